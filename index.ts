@@ -1,0 +1,13 @@
+/** docstack: the engine. Presets live at `docstack/presets`. */
+export { createStack, ClientStack, type StackOptions, type WriteOptions } from './kernel/stack.js';
+export { Class, type FetchOptions } from './kernel/model/class.js';
+export { Attribute, type ValueCheck } from './kernel/model/attribute.js';
+export { DocstackError, ERROR_CODES, isDocstackError, type ErrorCode } from './kernel/errors.js';
+export { definePlugin, type Plugin, type PluginEntry, type Kernel } from './kernel/plugin.js';
+export { KEYS } from './kernel/container.js';
+export type { KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
+export type { FindOptions, GetOptions } from './kernel/reads.js';
+export type { Selector } from './kernel/selector.js';
+export * from './kernel/model/types.js';
+export { validationPlugin } from './plugins/validation/index.js';
+export { ephemeralPlugin } from './plugins/ephemeral/index.js';

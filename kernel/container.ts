@@ -1,0 +1,23 @@
+import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+
+/**
+ * Constant keys of the per-stack awilix container. Plugins register their own services under
+ * keys they export as constants too; nothing is reached through module-level singletons.
+ */
+export const KEYS = {
+  stack: 'stack',
+  db: 'db',
+  hooks: 'hooks',
+  changeFeed: 'changeFeed',
+  classCache: 'classCache',
+  primaryKeys: 'primaryKeys',
+  options: 'stackOptions',
+  /** registered by the validation plugin: (classModel, attribute, value) => Promise<void>, throws to refuse */
+  valueCheck: 'valueCheck',
+} as const;
+
+export function createStackContainer(values: Record<string, unknown>): AwilixContainer {
+  const container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+  for (const [key, value] of Object.entries(values)) container.register(key, asValue(value));
+  return container;
+}

@@ -1,0 +1,94 @@
+import { DocstackError } from './errors.js';
+import { CLASS_META, SELF_META, type ClassModel, type Doc } from './model/types.js';
+
+/** `<ClassName>-<random>`: a class scan is then an allDocs key range. */
+export function newDocId(className: string): string {
+  return `${className}-${globalThis.crypto.randomUUID()}`;
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Fields a caller may never set on create. */
+const CREATE_PROTECTED = ['_rev', '_deleted', '~createTimestamp', '~updateTimestamp'] as const;
+/** Fields a caller may repeat on update (same value) but never change. */
+const UPDATE_PROTECTED = ['_id', '~class', '~createTimestamp', 'active'] as const;
+
+export function requireObject(input: unknown, what: string): Record<string, unknown> {
+  if (!isPlainObject(input)) {
+    throw new DocstackError('DS_DOC_INVALID', `${what} must be a plain object, not ${Array.isArray(input) ? 'an array' : typeof input}.`);
+  }
+  return input;
+}
+
+export function classNameOf(input: Record<string, unknown>): string {
+  const name = input['~class'];
+  if (typeof name !== 'string' || name === '') {
+    throw new DocstackError('DS_CLASS_MISSING', 'A document needs a "~class" naming its class.', { path: '~class' });
+  }
+  if (name === CLASS_META || name === SELF_META) {
+    throw new DocstackError('DS_CLASS_INVALID', 'Classes are created with Class.create, not as documents.', { path: '~class' });
+  }
+  return name;
+}
+
+/** The draft of a new document: the caller's attributes plus the system fields. */
+export function createDraft(input: Record<string, unknown>, model: ClassModel, givenId: string | undefined, now: string): Doc {
+  for (const field of CREATE_PROTECTED) {
+    if (Object.hasOwn(input, field)) {
+      throw new DocstackError('DS_DOC_PROTECTED_FIELD', `"${field}" is set by the engine; leave it out of a new document.`, { path: field });
+    }
+  }
+  if (Object.hasOwn(input, 'active') && input.active !== true) {
+    throw new DocstackError('DS_DOC_PROTECTED_FIELD', 'A new document is active; delete it to deactivate it.', { path: 'active' });
+  }
+  const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? newDocId(model.name);
+  checkDocId(id, model.name);
+  const { _id: _ignored, '~class': _cls, active: _active, ...attributes } = input;
+  return { _id: id, '~class': model.name, ...attributes, '~createTimestamp': now, active: true } as Doc;
+}
+
+export function checkDocId(id: unknown, className: string): void {
+  const prefix = `${className}-`;
+  if (typeof id !== 'string' || !id.startsWith(prefix) || id.length === prefix.length) {
+    throw new DocstackError(
+      'DS_DOC_ID_INVALID',
+      `A ${className} id must start with "${prefix}" followed by at least one character (got ${JSON.stringify(id)}), so class scans find it.`,
+      { path: '_id', details: { id } },
+    );
+  }
+}
+
+/** The draft of an update: stored document, changes merged on top, `null` clearing an attribute. */
+export function updateDraft(previous: Doc, changes: Record<string, unknown>, now: string): Doc {
+  if (Object.hasOwn(changes, '_rev') && changes._rev !== previous._rev) {
+    throw new DocstackError('DS_DOC_CONFLICT', `"${previous._id}" is at another revision than the one given; read it again and retry.`, {
+      path: '_rev',
+      details: { id: previous._id, expected: changes._rev, actual: previous._rev },
+    });
+  }
+  for (const field of UPDATE_PROTECTED) {
+    if (Object.hasOwn(changes, field) && changes[field] !== previous[field]) {
+      throw new DocstackError('DS_DOC_PROTECTED_FIELD', `"${field}" cannot be changed by an update.`, { path: field });
+    }
+  }
+  const draft: Record<string, unknown> = { ...previous };
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === '_rev' || key === '~updateTimestamp' || key === '_deleted') continue;
+    if (value === null || value === undefined) delete draft[key];
+    else draft[key] = value;
+  }
+  draft['~updateTimestamp'] = now;
+  return draft as Doc;
+}
+
+export function deleteDraft(previous: Doc, now: string): Doc {
+  return { ...previous, active: false, '~updateTimestamp': now };
+}

@@ -1,0 +1,64 @@
+import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import type { ClassModel, Doc } from './model/types.js';
+import type { ClientStack } from './stack.js';
+
+export type WriteOp = 'create' | 'update' | 'delete';
+export type WriteOrigin = 'local' | 'replication' | 'patch' | 'system';
+
+/**
+ * Shared by the documents of one createDocs/updateDoc/deleteDocument call, so plugins can
+ * batch their I/O (one foreign-key fetch for a whole batch) and see sibling drafts
+ * (primary-key duplicates inside one batch).
+ */
+export interface WriteBatch {
+  readonly drafts: readonly Doc[];
+  /** Scratch space keyed by plugin name; lives as long as the call. */
+  readonly scratch: Map<string, unknown>;
+}
+
+export interface WriteContext {
+  op: WriteOp;
+  classModel: ClassModel;
+  /** The stored document before this write (update and delete). */
+  previous?: Doc;
+  origin: WriteOrigin;
+  /** Set by the server node / auth plugin when a user session makes the write. */
+  session?: unknown;
+  /** Set by the transactions plugin. */
+  transaction?: unknown;
+  stack: ClientStack;
+  batch: WriteBatch;
+  /** Index of this draft in batch.drafts. */
+  index: number;
+}
+
+export interface ReadContext {
+  stack: ClientStack;
+  classModel?: ClassModel;
+}
+
+/**
+ * The one typed hook map. Frozen: plugins tap these, they never add hooks of their own.
+ * Order between plugins is set with tapable's `stage`, never by registration order.
+ */
+export function createHooks() {
+  return Object.freeze({
+    /** After storage and system patches; taps: ephemeral purge, key loading, schedulers. */
+    onOpen: new AsyncSeriesHook<[ClientStack]>(['stack']),
+    /** Waterfall over the draft: defaults, before-triggers, relation staging. */
+    beforeValidate: new AsyncSeriesWaterfallHook<[Doc, WriteContext]>(['draft', 'ctx']),
+    /** Throw a DocstackError to refuse the write. */
+    validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
+    /** Waterfall over the validated document just before storage: encryption. */
+    beforeWrite: new AsyncSeriesWaterfallHook<[Doc, WriteContext]>(['doc', 'ctx']),
+    /** After storage; `docs` are the stored documents (with their new `_rev`). */
+    afterWrite: new AsyncSeriesHook<[Doc[], WriteContext]>(['docs', 'ctx']),
+    /** Waterfall over each document read from storage: decryption. */
+    afterRead: new AsyncSeriesWaterfallHook<[Doc, ReadContext]>(['doc', 'ctx']),
+    /** Before storage closes: stop schedulers, close feeds. */
+    onClose: new AsyncSeriesHook<[ClientStack]>(['stack']),
+  });
+}
+
+export type KernelHooks = ReturnType<typeof createHooks>;
+export type HookName = keyof KernelHooks;

@@ -1,0 +1,71 @@
+import { isClassDocId } from '../class-cache.js';
+import { CLASS_META, SELF_META } from '../model/types.js';
+import type { Database } from '../storage.js';
+
+const INDEX_ID = '_local/~index/class-names';
+
+interface ClassNamesDoc {
+  _id: string;
+  _rev?: string;
+  /** update sequence the index has seen */
+  seq: number | string;
+  names: string[];
+}
+
+/**
+ * The names of the class documents, kept in a `_local` document and caught up from the
+ * changes feed since the sequence it last saw. Class documents cannot be range-scanned
+ * (their `_id` is the bare class name), and a scan of the whole database to list them would
+ * grow with the documents; this grows with the changes since the last listing only.
+ */
+export class ClassNamesIndex {
+  private pending: Promise<string[]> | null = null;
+
+  constructor(private readonly db: Database) {}
+
+  /** Names of the class documents that exist and are active (meta-classes included). */
+  list(): Promise<string[]> {
+    // concurrent callers share one catch-up
+    this.pending ??= this.catchUp().finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
+  }
+
+  private async catchUp(): Promise<string[]> {
+    const index = await this.readIndex();
+    const changes = await this.db.changes({ since: index.seq, return_docs: true });
+    const candidates = [...new Set(changes.results.map((c) => c.id).filter(isClassDocId))];
+    const names = new Set(index.names);
+    if (candidates.length > 0) {
+      const rows = await this.db.allDocs({ keys: candidates, include_docs: true });
+      for (const row of rows.rows) {
+        if (!('doc' in row)) continue;
+        const doc = row.doc as Record<string, unknown> | null | undefined;
+        const isClass = doc && (doc['~class'] === CLASS_META || doc['~class'] === SELF_META) && doc.active !== false;
+        if (isClass) names.add(row.key);
+        else names.delete(row.key);
+      }
+    }
+    const next: ClassNamesDoc = { ...index, seq: changes.last_seq, names: [...names].sort() };
+    if (next.seq !== index.seq) {
+      try {
+        await this.db.put(next as never);
+      } catch (err) {
+        // a concurrent catch-up (another instance of the same database) wrote first; its
+        // result is as good as ours and the next listing catches up from there
+        if ((err as { status?: number }).status !== 409) throw err;
+      }
+    }
+    return next.names;
+  }
+
+  private async readIndex(): Promise<ClassNamesDoc> {
+    try {
+      return (await this.db.get(INDEX_ID)) as unknown as ClassNamesDoc;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return { _id: INDEX_ID, seq: 0, names: [] };
+      throw err;
+    }
+  }
+}

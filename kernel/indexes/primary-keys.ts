@@ -1,0 +1,146 @@
+import { DocstackError } from '../errors.js';
+import { primaryKeyAttributes, type ClassModel, type Doc } from '../model/types.js';
+import type { Database } from '../storage.js';
+
+/**
+ * The primary-key index: one `_local` key document per key combination, its `_id` encoding
+ * class and key values and its body naming the document that owns the key.
+ *
+ * Why `_local` documents: they live in the same store (one leveldb batch with the write), they
+ * are read by id (a lookup is two gets, never a scan), they refuse a second writer of the same
+ * key with a conflict (so two concurrent creates cannot both win), and they do not replicate:
+ * the index is each peer's own, like a view.
+ */
+export interface KeyClaim {
+  keyId: string;
+  docId: string;
+  className: string;
+  attributes: string[];
+}
+
+interface KeyDoc {
+  _id: string;
+  _rev?: string;
+  docId: string;
+}
+
+const PREFIX = '_local/~pk/';
+
+export function primaryKeyValues(model: ClassModel, doc: Record<string, unknown>): unknown[] | null {
+  const attributes = primaryKeyAttributes(model);
+  if (attributes.length === 0) return null;
+  const values = attributes.map((a) => doc[a.name]);
+  // a document without its whole key has no index entry; mandatory checks refuse it anyway
+  return values.some((v) => v === undefined || v === null) ? null : values;
+}
+
+export function keyIdOf(className: string, values: readonly unknown[]): string {
+  return `${PREFIX}${className}/${JSON.stringify(values)}`;
+}
+
+export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
+  const values = primaryKeyValues(model, doc);
+  if (!values) return null;
+  return {
+    keyId: keyIdOf(model.name, values),
+    docId: doc._id,
+    className: model.name,
+    attributes: primaryKeyAttributes(model).map((a) => a.name),
+  };
+}
+
+export function uniqueViolation(claim: KeyClaim, ownerId: string): DocstackError {
+  return new DocstackError(
+    'DS_UNIQUE_VIOLATION',
+    `Another ${claim.className} (${ownerId}) already has this ${claim.attributes.join(' + ')}.`,
+    { path: claim.attributes.join(','), details: { className: claim.className, attributes: claim.attributes, existingId: ownerId } },
+  );
+}
+
+export class PrimaryKeyIndex {
+  constructor(
+    private readonly db: Database,
+    private readonly loadClass: (name: string) => Promise<ClassModel | null>,
+  ) {}
+
+  /** The id of the document that owns the key, or null. */
+  async lookup(className: string, values: readonly unknown[]): Promise<string | null> {
+    const keyDoc = await this.readKey(keyIdOf(className, values));
+    return keyDoc?.docId ?? null;
+  }
+
+  /** The current owner of a claim's key other than the claimant, or null when free or stale. */
+  async ownerOf(claim: KeyClaim): Promise<string | null> {
+    const keyDoc = await this.readKey(claim.keyId);
+    if (!keyDoc || keyDoc.docId === claim.docId) return null;
+    return (await this.isLiveOwner(keyDoc, claim)) ? keyDoc.docId : null;
+  }
+
+  /**
+   * Claims every key or none: on a conflict with a live owner the keys claimed here are given
+   * back and DS_UNIQUE_VIOLATION is thrown. A stale entry (its document gone, inactive or
+   * re-keyed, as after a crash between the two writes) is taken over.
+   */
+  async claim(claims: readonly KeyClaim[]): Promise<void> {
+    if (claims.length === 0) return;
+    const results = await this.db.bulkDocs(claims.map((c) => ({ _id: c.keyId, docId: c.docId })) as never[]);
+    const taken: KeyClaim[] = [];
+    const conflicts: KeyClaim[] = [];
+    results.forEach((result, i) => {
+      if ('error' in result && result.error) conflicts.push(claims[i]);
+      else taken.push(claims[i]);
+    });
+    for (const claim of conflicts) {
+      const keyDoc = await this.readKey(claim.keyId);
+      if (keyDoc && keyDoc.docId !== claim.docId && (await this.isLiveOwner(keyDoc, claim))) {
+        await this.release(taken);
+        throw uniqueViolation(claim, keyDoc.docId);
+      }
+      try {
+        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId } as never);
+        taken.push(claim);
+      } catch (err) {
+        await this.release(taken);
+        if ((err as { status?: number }).status === 409) throw uniqueViolation(claim, '(a concurrent writer)');
+        throw err;
+      }
+    }
+  }
+
+  /** Removes key entries, but only those still owned by the given document. */
+  async release(claims: readonly KeyClaim[]): Promise<void> {
+    for (const claim of claims) {
+      const keyDoc = await this.readKey(claim.keyId);
+      if (!keyDoc || keyDoc.docId !== claim.docId) continue;
+      try {
+        await this.db.remove(keyDoc._id, keyDoc._rev!);
+      } catch (err) {
+        if ((err as { status?: number }).status !== 409 && (err as { status?: number }).status !== 404) throw err;
+      }
+    }
+  }
+
+  private async readKey(keyId: string): Promise<KeyDoc | null> {
+    try {
+      return (await this.db.get(keyId)) as unknown as KeyDoc;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return null;
+      throw err;
+    }
+  }
+
+  /** Does the key entry still describe its document (present, active, same key values)? */
+  private async isLiveOwner(keyDoc: KeyDoc, claim: KeyClaim): Promise<boolean> {
+    let owner: Doc;
+    try {
+      owner = (await this.db.get(keyDoc.docId)) as unknown as Doc;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return false;
+      throw err;
+    }
+    if (owner.active === false) return false;
+    const model = await this.loadClass(claim.className);
+    if (!model) return false;
+    return claimFor(model, owner)?.keyId === claim.keyId;
+  }
+}

@@ -1,0 +1,237 @@
+import { EventEmitter } from 'events';
+import { nowIso, isPlainObject } from '../drafts.js';
+import { DocstackError } from '../errors.js';
+import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
+import { readRaw } from '../reads.js';
+import type { Selector } from '../selector.js';
+import type { ClientStack } from '../stack.js';
+import { checkDefaultValue } from './attribute.js';
+import { normalizeAttribute } from './attribute-rules.js';
+import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type Doc } from './types.js';
+
+const CLASS_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
+/** Fields of a document that addOrUpdateCard leaves to the engine. */
+const ENGINE_FIELDS = ['_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active'];
+
+export interface FetchOptions {
+  /** follow changes made by other writers (default false) */
+  subscribe?: boolean;
+}
+
+/**
+ * A class: its model (the class document) plus the card operations on its documents.
+ * A subscribed class object follows its class document as other writers change it (event
+ * `model`) and reports changes to documents of the class (event `change`: { id, rev, deleted }).
+ */
+export class Class extends EventEmitter {
+  private current: ClassModel;
+  private stopFeed: (() => void) | null = null;
+
+  private constructor(
+    readonly stack: ClientStack,
+    model: ClassModel,
+  ) {
+    super();
+    this.current = model;
+  }
+
+  get name(): string {
+    return this.current.name;
+  }
+
+  get model(): ClassModel {
+    return this.current;
+  }
+
+  static async create(
+    stack: ClientStack,
+    name: string,
+    type: string = CLASS_META,
+    description = '',
+    schema: Record<string, Record<string, unknown>> | Record<string, unknown>[] = {},
+    options: ClassOptions = {},
+  ): Promise<Class> {
+    if (type !== CLASS_META) throw new DocstackError('DS_CLASS_INVALID', `Class.create makes documents of the "class" meta-class, not "${type}".`, { path: 'type' });
+    if (typeof name !== 'string' || !CLASS_NAME.test(name) || name.length > 64 || name === CLASS_META || name === DOMAIN_META) {
+      throw new DocstackError('DS_CLASS_INVALID', `A class name starts with a letter (or "~" for system classes) and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
+    }
+    if (typeof description !== 'string') throw new DocstackError('DS_CLASS_INVALID', 'A class description is a string.', { path: 'description' });
+    const model = buildClassModel(name, description, options);
+    if (model.parentClass !== null) await stack.requireClass(model.parentClass);
+    const existing = await readRaw(stack.db, name);
+    if (existing) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
+
+    const entries = Array.isArray(schema) ? schema.map((a) => [a.name, a] as const) : Object.entries(schema).map(([k, a]) => [k, { name: k, ...a }] as const);
+    const classExists = async (target: string) => target === name || (await stack.classCache.get(target))?.active === true;
+    for (const [key, input] of entries) {
+      if (!isPlainObject(input)) throw new DocstackError('DS_ATTRIBUTE_INVALID', `The attribute "${String(key)}" must be an object.`, { path: String(key) });
+      const attribute = await normalizeAttribute(input, { classModel: model, classExists });
+      if (model.schema[attribute.name]) throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The attribute "${attribute.name}" is defined twice.`, { path: attribute.name });
+      model.schema[attribute.name] = attribute;
+    }
+    await checkDefaults(stack, model);
+    try {
+      const res = await stack.db.put(model as never);
+      model._rev = res.rev;
+    } catch (err) {
+      if ((err as { status?: number }).status === 409) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
+      throw err;
+    }
+    stack.classCache.set(model);
+    return stack.getClass(name);
+  }
+
+  static async fetch(stack: ClientStack, name: string, options: FetchOptions = {}): Promise<Class> {
+    const model = await stack.requireClass(name);
+    return Class.buildFromModel(stack, model, { subscribe: options.subscribe ?? false });
+  }
+
+  static buildFromModel(stack: ClientStack, model: ClassModel, options: FetchOptions = {}): Class {
+    const cls = new Class(stack, model);
+    if (options.subscribe) cls.subscribe();
+    return cls;
+  }
+
+  private subscribe(): void {
+    if (this.stopFeed) return;
+    const prefix = `${this.name}-`;
+    this.stopFeed = this.stack.changes.subscribe((change) => {
+      if (change.id === this.name && change.rev !== this.current._rev) {
+        void this.refresh().catch(() => undefined);
+      } else if (change.id.startsWith(prefix)) {
+        this.emit('change', { id: change.id, rev: change.rev, deleted: change.deleted });
+      }
+    });
+  }
+
+  /** Stops following changes (live class objects are stopped by stack.close). */
+  unsubscribe(): void {
+    this.stopFeed?.();
+    this.stopFeed = null;
+  }
+
+  /** Re-reads the class document. */
+  async refresh(): Promise<ClassModel> {
+    const model = (await readRaw(this.stack.db, this.name)) as ClassModel | null;
+    if (model && model._rev !== this.current._rev) {
+      this.current = model;
+      this.stack.classCache.set(model);
+      this.emit('model', model);
+    }
+    return this.current;
+  }
+
+  /**
+   * Applies a change to the stored class document (re-read first, so concurrent edits by
+   * other writers are not lost; one retry on a conflict). Used by Attribute.create and plugins.
+   */
+  async saveModel(change: (model: ClassModel) => ClassModel | Promise<ClassModel>): Promise<ClassModel> {
+    for (let attempt = 0; ; attempt++) {
+      const stored = (await readRaw(this.stack.db, this.name)) as ClassModel | null;
+      if (!stored || stored.active === false) throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named "${this.name}".`);
+      const next = await change(structuredClone(stored));
+      next['~updateTimestamp'] = nowIso();
+      try {
+        const res = await this.stack.db.put(next as never);
+        next._rev = res.rev;
+        this.current = next;
+        this.stack.classCache.set(next);
+        this.emit('model', next);
+        return next;
+      } catch (err) {
+        if ((err as { status?: number }).status !== 409 || attempt >= 2) throw err;
+      }
+    }
+  }
+
+  // ---- cards (documents of this class) -----------------------------------------------------
+
+  /** Updates the document named by `_id` or by the primary key in params; creates it otherwise. */
+  async addOrUpdateCard(params: Record<string, unknown>): Promise<Doc> {
+    if (!isPlainObject(params)) throw new DocstackError('DS_DOC_INVALID', 'addOrUpdateCard takes an object of attributes.');
+    const attributes = Object.fromEntries(Object.entries(params).filter(([k]) => !ENGINE_FIELDS.includes(k)));
+    let id = typeof params._id === 'string' ? params._id : null;
+    if (!id && primaryKeyAttributes(this.current).length > 0 && primaryKeyValues(this.current, params)) {
+      id = (await this.getByPrimaryKeys(params))?._id ?? null;
+    }
+    const existing = id ? await this.stack.getDocument(id) : null;
+    if (existing) {
+      const { _id, ...changes } = attributes;
+      return this.stack.updateDoc(existing._id, changes);
+    }
+    return this.stack.createDoc({ ...attributes, '~class': this.name });
+  }
+
+  /** The active document whose primary key equals the given values (from the index, not a scan). */
+  async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
+    const keyAttributes = primaryKeyAttributes(this.current);
+    if (keyAttributes.length === 0) throw new DocstackError('DS_QUERY_INVALID', `The class "${this.name}" has no primary key.`);
+    const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
+    if (missing.length > 0) throw new DocstackError('DS_QUERY_INVALID', `getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+    const values = primaryKeyValues(this.current, params)!;
+    const id = await this.stack.primaryKeys.lookup(this.name, values);
+    if (!id) return null;
+    const doc = await this.stack.getDocument(id);
+    // an entry left stale by a crash never answers for another key
+    return doc && claimFor(this.current, doc)?.keyId === keyIdOf(this.name, values) ? doc : null;
+  }
+
+  getCards(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<Doc[]> {
+    return this.stack.findDocuments(this.name, selector, { fields, skip, limit });
+  }
+
+  /** One active document of this class, or null. */
+  async get(id: string): Promise<Doc | null> {
+    const doc = await this.stack.getDocument(id);
+    return doc && doc['~class'] === this.name ? doc : null;
+  }
+
+  async deleteCard(id: string): Promise<Doc> {
+    const doc = await this.get(id);
+    if (!doc) throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active ${this.name} with the id ${JSON.stringify(id)}.`, { details: { id } });
+    return this.stack.deleteDocument(id);
+  }
+
+  /** Resolves true when no other active document has this document's primary key; else DS_UNIQUE_VIOLATION. */
+  async uniqueCheck(doc: Record<string, unknown>): Promise<true> {
+    const claim = claimFor(this.current, { ...doc, _id: typeof doc._id === 'string' ? doc._id : '' } as Doc);
+    if (!claim) return true;
+    const owner = await this.stack.primaryKeys.ownerOf(claim);
+    if (owner) throw uniqueViolation(claim, owner);
+    return true;
+  }
+}
+
+function buildClassModel(name: string, description: string, options: ClassOptions): ClassModel {
+  if (!isPlainObject(options)) throw new DocstackError('DS_CLASS_INVALID', 'Class options must be an object.', { path: 'options' });
+  const flag = (key: 'simple' | 'ephemeral') => {
+    const v = options[key];
+    if (v !== undefined && typeof v !== 'boolean') throw new DocstackError('DS_CLASS_INVALID', `"${key}" must be true or false.`, { path: key });
+    return v === true;
+  };
+  const tenants = options.tenants ?? [];
+  if (!Array.isArray(tenants) || tenants.some((t) => typeof t !== 'string')) throw new DocstackError('DS_CLASS_INVALID', '"tenants" must be a list of strings.', { path: 'tenants' });
+  for (const key of ['parentClass', 'defaultScope'] as const) {
+    const v = options[key];
+    if (v !== undefined && v !== null && (typeof v !== 'string' || v === '')) throw new DocstackError('DS_CLASS_INVALID', `"${key}" must be a non-empty string or null.`, { path: key });
+  }
+  return {
+    _id: name,
+    '~class': CLASS_META,
+    '~createTimestamp': nowIso(),
+    active: true,
+    name,
+    description,
+    parentClass: (options.parentClass as string | null | undefined) ?? null,
+    schema: {},
+    triggers: [],
+    simple: flag('simple'),
+    ephemeral: flag('ephemeral'),
+    tenants: [...tenants],
+    defaultScope: (options.defaultScope as string | null | undefined) ?? null,
+  };
+}
+
+async function checkDefaults(stack: ClientStack, model: ClassModel): Promise<void> {
+  for (const attribute of Object.values(model.schema)) await checkDefaultValue(stack, model, attribute);
+}

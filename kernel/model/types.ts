@@ -1,0 +1,110 @@
+/** The data model shared by the kernel and every plugin: documents, classes, attributes. */
+
+export const ATTRIBUTE_TYPES = [
+  'string',
+  'integer',
+  'decimal',
+  'boolean',
+  'date',
+  'enum',
+  'object',
+  'foreign_key',
+  'reference',
+] as const;
+export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
+
+/** Every config key an attribute may carry; which keys apply to which type is in attribute-rules.ts. */
+export interface AttributeConfig {
+  mandatory?: boolean;
+  defaultValue?: unknown;
+  isArray?: boolean;
+  primaryKey?: boolean;
+  encrypted?: boolean;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  precision?: number;
+  /** date only: a token pattern such as `YYYY-MM-DD` or `DD/MM/YYYY HH:mm`, or `date` / `date-time`. */
+  format?: string;
+  /** enum only: the allowed values. */
+  values?: string[];
+  /** foreign_key only: the class the referenced document must belong to. */
+  targetClass?: string;
+  /** reference only: the domain the relation belongs to. */
+  domain?: string;
+}
+
+export interface AttributeModel extends AttributeConfig {
+  name: string;
+  type: AttributeType;
+  description?: string;
+}
+
+/** Fields the engine maintains on every document; users never set them directly (but `~scope`). */
+export const SYSTEM_FIELDS = [
+  '_id',
+  '_rev',
+  '~class',
+  '~createTimestamp',
+  '~updateTimestamp',
+  'active',
+  '~scope',
+] as const;
+
+export interface DocFields {
+  _id: string;
+  _rev?: string;
+  '~class': string;
+  '~createTimestamp': string;
+  '~updateTimestamp'?: string;
+  active: boolean;
+  '~scope'?: string;
+}
+
+/** A stored document: system fields plus the attributes of its class. */
+export type Doc = DocFields & Record<string, unknown>;
+
+/** What a caller hands to createDoc: attributes plus `~class` (and optionally `~scope`). */
+export type NewDoc = { '~class': string; '~scope'?: string } & Record<string, unknown>;
+
+/** The meta-class every class document belongs to, and the meta-class of domains. */
+export const CLASS_META = 'class';
+export const DOMAIN_META = 'domain';
+/** The `~class` of the `class` meta-class document itself. */
+export const SELF_META = '~self';
+
+/** The class document: `_id` is the class name. */
+export interface ClassModel {
+  _id: string;
+  _rev?: string;
+  '~class': string;
+  '~createTimestamp'?: string;
+  '~updateTimestamp'?: string;
+  active: boolean;
+  name: string;
+  description: string;
+  parentClass: string | null;
+  /** attribute name → model */
+  schema: Record<string, AttributeModel>;
+  /** trigger models (plugins/triggers) */
+  triggers: unknown[];
+  /** simple classes store documents as given: no validation, triggers or encryption */
+  simple: boolean;
+  /** ephemeral classes lose their documents when the stack next opens */
+  ephemeral: boolean;
+  tenants: string[];
+  defaultScope: string | null;
+}
+
+export interface ClassOptions {
+  parentClass?: string | null;
+  simple?: boolean;
+  ephemeral?: boolean;
+  tenants?: string[];
+  defaultScope?: string | null;
+}
+
+/** Attributes of a class that form its natural primary key, in schema order. */
+export function primaryKeyAttributes(model: ClassModel): AttributeModel[] {
+  return Object.values(model.schema).filter((a) => a.primaryKey === true);
+}

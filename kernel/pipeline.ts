@@ -1,0 +1,147 @@
+import { DocstackError } from './errors.js';
+import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
+import { claimFor, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
+import type { ClassModel, Doc } from './model/types.js';
+import type { ClientStack } from './stack.js';
+import type { Database } from './storage.js';
+
+export interface WriteRequest {
+  op: WriteOp;
+  draft: Doc;
+  previous?: Doc;
+  classModel: ClassModel;
+}
+
+export interface WriteExtras {
+  session?: unknown;
+  transaction?: unknown;
+}
+
+/** Documents per bulkDocs call: PouchDB's bulkDocs grows worse than linearly past ~1,000. */
+const WRITE_CHUNK = 1000;
+
+interface PipelineDeps {
+  db: Database;
+  hooks: KernelHooks;
+  primaryKeys: PrimaryKeyIndex;
+  stack: ClientStack;
+}
+
+/**
+ * The write pipeline: beforeValidate → validate → (primary keys) → beforeWrite → bulkDocs →
+ * afterWrite. A call is all-or-nothing: every draft is validated before anything is stored,
+ * and a write-time failure (a concurrent writer) undoes what the call had stored.
+ */
+export class WritePipeline {
+  constructor(private readonly deps: PipelineDeps) {}
+
+  async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
+    const { hooks, stack } = this.deps;
+    const drafts = requests.map((r) => r.draft);
+    const batch: WriteBatch = { drafts, scratch: new Map() };
+    const contexts: WriteContext[] = requests.map((r, index) => ({
+      op: r.op,
+      classModel: r.classModel,
+      ...(r.previous ? { previous: r.previous } : {}),
+      origin,
+      stack,
+      batch,
+      index,
+      ...extras,
+    }));
+    const piped = (i: number) => !requests[i].classModel.simple;
+
+    // All drafts pass beforeValidate before any is validated, so validators see final siblings.
+    for (let i = 0; i < drafts.length; i++) {
+      if (piped(i)) drafts[i] = await hooks.beforeValidate.promise(drafts[i], contexts[i]);
+    }
+    for (let i = 0; i < drafts.length; i++) {
+      if (piped(i)) await hooks.validate.promise(drafts[i], contexts[i]);
+    }
+    const { claims, releases } = this.planKeys(requests, drafts);
+
+    const stored: Doc[] = [];
+    for (let i = 0; i < drafts.length; i++) {
+      stored.push(piped(i) ? await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]) : drafts[i]);
+    }
+
+    await this.deps.primaryKeys.claim(claims);
+    try {
+      await this.store(requests, stored);
+    } catch (err) {
+      await this.deps.primaryKeys.release(claims);
+      throw err;
+    }
+    await this.deps.primaryKeys.release(releases);
+
+    const results = drafts.map((draft, i) => ({ ...draft, _rev: stored[i]._rev }) as Doc);
+    for (let i = 0; i < stored.length; i++) await hooks.afterWrite.promise([stored[i]], contexts[i]);
+    return results;
+  }
+
+  /** Keys to claim before the write and to release after it; duplicates inside the batch refused. */
+  private planKeys(requests: WriteRequest[], drafts: Doc[]): { claims: KeyClaim[]; releases: KeyClaim[] } {
+    const claims: KeyClaim[] = [];
+    const releases: KeyClaim[] = [];
+    const inBatch = new Map<string, string>();
+    requests.forEach((request, i) => {
+      if (request.classModel.simple) return;
+      const next = request.op === 'delete' ? null : claimFor(request.classModel, drafts[i]);
+      const prev = request.previous ? claimFor(request.classModel, request.previous) : null;
+      if (next) {
+        const other = inBatch.get(next.keyId);
+        if (other !== undefined && other !== next.docId) {
+          throw new DocstackError(
+            'DS_UNIQUE_VIOLATION',
+            `Two documents of this batch have the same ${next.attributes.join(' + ')} (${other} and ${next.docId}).`,
+            { path: next.attributes.join(','), details: { className: next.className, attributes: next.attributes, existingId: other } },
+          );
+        }
+        inBatch.set(next.keyId, next.docId);
+        if (next.keyId !== prev?.keyId) claims.push(next);
+      }
+      if (prev && prev.keyId !== next?.keyId) releases.push(prev);
+    });
+    return { claims, releases };
+  }
+
+  /** bulkDocs in chunks; on any per-document failure, undo what this call stored and throw. */
+  private async store(requests: WriteRequest[], stored: Doc[]): Promise<void> {
+    const { db } = this.deps;
+    const written: number[] = [];
+    let failure: { index: number; status?: number; message?: string } | null = null;
+    for (let start = 0; start < stored.length && !failure; start += WRITE_CHUNK) {
+      const chunk = stored.slice(start, start + WRITE_CHUNK);
+      const results = await db.bulkDocs(chunk as never[]);
+      results.forEach((result, offset) => {
+        const index = start + offset;
+        if ('error' in result && result.error) {
+          failure ??= { index, status: result.status, message: result.message };
+        } else {
+          stored[index]._rev = (result as PouchDB.Core.Response).rev;
+          written.push(index);
+        }
+      });
+    }
+    if (!failure) return;
+    await this.undo(requests, stored, written);
+    const { index, status, message } = failure as { index: number; status?: number; message?: string };
+    const id = stored[index]._id;
+    if (status === 409 && requests[index].op === 'create') {
+      throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${id}" already exists.`, { details: { id } });
+    }
+    if (status === 409) {
+      throw new DocstackError('DS_DOC_CONFLICT', `"${id}" was changed by another writer; read it again and retry.`, { details: { id } });
+    }
+    throw new DocstackError('DS_DOC_CONFLICT', `Storing "${id}" failed: ${message ?? 'unknown storage error'}.`, { details: { id, status } });
+  }
+
+  /** Compensates a partial bulk write: new documents removed, updated ones restored. */
+  private async undo(requests: WriteRequest[], stored: Doc[], written: number[]): Promise<void> {
+    const reverts = written.map((i) => {
+      const previous = requests[i].previous;
+      return previous ? { ...previous, _rev: stored[i]._rev } : { _id: stored[i]._id, _rev: stored[i]._rev, _deleted: true };
+    });
+    if (reverts.length > 0) await this.deps.db.bulkDocs(reverts as never[]);
+  }
+}

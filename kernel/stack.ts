@@ -1,0 +1,291 @@
+import { EventEmitter } from 'events';
+import type { AwilixContainer } from 'awilix';
+import { ChangeFeed } from './change-feed.js';
+import { ClassCache } from './class-cache.js';
+import { createStackContainer, KEYS } from './container.js';
+import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from './drafts.js';
+import { DocstackError } from './errors.js';
+import { createHooks, type KernelHooks, type WriteOrigin } from './hooks.js';
+import { ClassNamesIndex } from './indexes/class-names.js';
+import { PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { Class } from './model/class.js';
+import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
+import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
+import { resolvePlugins, type Kernel, type PluginEntry } from './plugin.js';
+import { readRaw, scanClass, type FindOptions, type GetOptions } from './reads.js';
+import type { Selector } from './selector.js';
+import { openDatabase, type AdapterName, type Database } from './storage.js';
+import { applySystemPatches, expectedPatchCount } from './system-patches.js';
+
+export interface StackOptions {
+  name: string;
+  adapter: AdapterName;
+  /** leveldb: folder holding the database folder (default ./data) */
+  dataDir?: string;
+  /** a preset (plugins.config.ts) or any list of plugins / [plugin, options] / false */
+  plugins?: readonly PluginEntry[];
+  /** expected number of applied system patches; defaults to the PATCH_COUNT environment variable */
+  patchCount?: number;
+}
+
+export interface WriteOptions extends WriteExtras {
+  origin?: WriteOrigin;
+}
+
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/**
+ * A document database on one PouchDB store: the plugin kernel (hooks, container) and the
+ * document pipeline. Open it with `createStack` (or `ClientStack.create`); close it with `close`.
+ */
+export class ClientStack extends EventEmitter {
+  readonly hooks: KernelHooks = createHooks();
+  readonly container: AwilixContainer;
+  readonly db: Database;
+  readonly changes: ChangeFeed;
+  readonly classCache: ClassCache;
+  readonly primaryKeys: PrimaryKeyIndex;
+  readonly classNames: ClassNamesIndex;
+  private readonly pipeline: WritePipeline;
+  private readonly liveClasses = new Map<string, Promise<Class>>();
+  private state: 'opening' | 'open' | 'closing' | 'closed' = 'opening';
+  private closing: Promise<void> | null = null;
+  /** how many system patches this database has applied */
+  patchCount = 0;
+
+  private constructor(
+    readonly name: string,
+    readonly options: StackOptions,
+    db: Database,
+  ) {
+    super();
+    this.db = db;
+    this.changes = new ChangeFeed(db);
+    this.classCache = new ClassCache(db, this.changes);
+    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n));
+    this.classNames = new ClassNamesIndex(db);
+    this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, stack: this });
+    this.container = createStackContainer({
+      [KEYS.stack]: this,
+      [KEYS.db]: db,
+      [KEYS.hooks]: this.hooks,
+      [KEYS.changeFeed]: this.changes,
+      [KEYS.classCache]: this.classCache,
+      [KEYS.primaryKeys]: this.primaryKeys,
+      [KEYS.options]: options,
+    });
+  }
+
+  static async create(name: string, options: Omit<StackOptions, 'name'> & { name?: string }): Promise<ClientStack> {
+    const full: StackOptions = { ...options, name };
+    if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
+      throw new DocstackError('DS_STACK_OPTIONS_INVALID', `A stack name must be letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`, { path: 'name' });
+    }
+    const plugins = resolvePlugins(full.plugins ?? []); // refuse a bad preset before touching storage
+    const expected = expectedPatchCount(full.patchCount);
+    const db = await openDatabase(full);
+    const stack = new ClientStack(name, full, db);
+    try {
+      const kernel: Kernel = { hooks: stack.hooks, container: stack.container, stack };
+      for (const { plugin, options: pluginOptions } of plugins) await plugin.setup(kernel, pluginOptions);
+      stack.patchCount = await applySystemPatches(db, expected);
+      await stack.hooks.onOpen.promise(stack);
+      stack.state = 'open';
+      return stack;
+    } catch (err) {
+      await stack.shutdown();
+      throw err;
+    }
+  }
+
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  private assertOpen(): void {
+    if (this.state !== 'open' && this.state !== 'opening') {
+      throw new DocstackError('DS_STACK_CLOSED', `The stack "${this.name}" is closed.`);
+    }
+  }
+
+  // ---- classes ----------------------------------------------------------------------------
+
+  /** The active class model, or DS_CLASS_NOT_FOUND. */
+  async requireClass(name: string): Promise<ClassModel> {
+    this.assertOpen();
+    const model = typeof name === 'string' ? await this.classCache.get(name) : null;
+    const isClassDoc = model && (model['~class'] === CLASS_META || model['~class'] === SELF_META);
+    if (!model || !isClassDoc || model.active === false) {
+      throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
+    }
+    return model;
+  }
+
+  /** A live class object (follows changes by other writers), shared per name; `fresh` re-reads. */
+  async getClass(name: string, fresh = false): Promise<Class> {
+    this.assertOpen();
+    let live = this.liveClasses.get(name);
+    if (live && fresh) {
+      this.classCache.invalidate(name);
+      await (await live).refresh();
+      return live;
+    }
+    if (!live) {
+      live = Class.fetch(this, name, { subscribe: true });
+      this.liveClasses.set(name, live);
+      live.catch(() => this.liveClasses.delete(name));
+    }
+    return live;
+  }
+
+  /** A class object without a subscription: the model as it is now. */
+  async getClassSnapshot(name: string): Promise<Class> {
+    return Class.fetch(this, name, { subscribe: false });
+  }
+
+  /** Names of the active classes, meta-classes included. */
+  async listClasses(): Promise<string[]> {
+    this.assertOpen();
+    return this.classNames.list();
+  }
+
+  // ---- documents ---------------------------------------------------------------------------
+
+  async createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
+    const [created] = await this.createDocs([options.id === undefined ? doc : { ...doc, _id: options.id }], options);
+    return created;
+  }
+
+  /** All or nothing: every document is validated before any is stored. */
+  async createDocs(docs: NewDoc[], options: WriteOptions = {}): Promise<Doc[]> {
+    this.assertOpen();
+    if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'createDocs takes an array of documents.');
+    const now = nowIso();
+    const requests: WriteRequest[] = [];
+    const chosenIds: string[] = [];
+    for (const input of docs) {
+      const doc = requireObject(input, 'A document');
+      const model = await this.requireClass(classNameOf(doc));
+      const draft = createDraft(doc, model, undefined, now);
+      if (doc._id !== undefined) chosenIds.push(draft._id);
+      requests.push({ op: 'create', draft, classModel: model });
+    }
+    await this.refuseExistingIds(chosenIds);
+    return this.pipeline.write(requests, options.origin ?? 'local', options);
+  }
+
+  async updateDoc(id: string, changes: Record<string, unknown>, options: WriteOptions = {}): Promise<Doc> {
+    this.assertOpen();
+    const previous = await this.requireActive(id);
+    const model = await this.requireClass(previous['~class']);
+    const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso());
+    const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', options);
+    return updated;
+  }
+
+  /** Soft delete: the document stays, with `active: false`, and reads skip it by default. */
+  async deleteDocument(id: string, options: WriteOptions = {}): Promise<Doc> {
+    this.assertOpen();
+    const previous = await this.requireActive(id);
+    const model = await this.requireClass(previous['~class']);
+    const [deleted] = await this.pipeline.write(
+      [{ op: 'delete', draft: deleteDraft(previous, nowIso()), previous, classModel: model }],
+      options.origin ?? 'local',
+      options,
+    );
+    return deleted;
+  }
+
+  /** One document by id, or null (also for an inactive one, unless includeInactive). */
+  async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
+    this.assertOpen();
+    if (typeof id !== 'string' || id === '') return null;
+    const doc = await readRaw(this.db, id);
+    if (!doc || (doc.active === false && !options.includeInactive)) return null;
+    const classModel = (await this.classCache.get(doc['~class'])) ?? undefined;
+    return this.hooks.afterRead.promise(doc, { stack: this, ...(classModel ? { classModel } : {}) });
+  }
+
+  /** Documents of a class matching a Mango selector, in `_id` order. */
+  async findDocuments(className: string, selector?: Selector, options: FindOptions = {}): Promise<Doc[]> {
+    const model = await this.requireClass(className);
+    if (model.name === CLASS_META) return this.findClassDocuments(selector, options);
+    return scanClass(this, this.db, this.hooks, model, selector, options);
+  }
+
+  /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
+  private async findClassDocuments(selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
+    const { compileSelector, projectFields } = await import('./selector.js');
+    const names = await this.classNames.list();
+    const docs: Doc[] = [];
+    for (const name of names) {
+      const doc = await this.getDocument(name, options);
+      if (doc) docs.push(doc);
+    }
+    const matched = compileSelector(selector)(docs).slice(options.skip ?? 0);
+    return matched.slice(0, options.limit ?? matched.length).map((d) => projectFields(d, options.fields));
+  }
+
+  private async requireActive(id: string): Promise<Doc> {
+    const previous = typeof id === 'string' && id !== '' ? await readRaw(this.db, id) : null;
+    if (!previous || previous.active === false || typeof previous['~class'] !== 'string') {
+      throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
+    }
+    return previous;
+  }
+
+  /** Ids the caller chose must be new (generated ones are random); checked before validation writes anything. */
+  private async refuseExistingIds(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    if (new Set(ids).size !== ids.length) {
+      const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+      throw new DocstackError('DS_DOC_EXISTS', `The id "${dup}" appears twice in one batch.`, { path: '_id', details: { id: dup } });
+    }
+    const rows = await this.db.allDocs({ keys: ids });
+    for (const row of rows.rows) {
+      if ('value' in row && row.value && !row.value.deleted) {
+        throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
+      }
+    }
+  }
+
+  // ---- life cycle --------------------------------------------------------------------------
+
+  /** Internal writes by plugins and patches go through the same pipeline with their origin. */
+  writeRequests(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
+    this.assertOpen();
+    return this.pipeline.write(requests, origin, extras);
+  }
+
+  /** Runs onClose taps, stops every subscription and closes storage. Safe to call twice. */
+  close(): Promise<void> {
+    if (this.state === 'closed') return Promise.resolve();
+    this.closing ??= (async () => {
+      this.state = 'closing';
+      try {
+        await this.hooks.onClose.promise(this);
+      } finally {
+        await this.shutdown();
+      }
+    })();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    for (const live of this.liveClasses.values()) live.then((c) => c.unsubscribe(), () => undefined);
+    this.liveClasses.clear();
+    this.classCache.close();
+    this.changes.close();
+    this.state = 'closed';
+    await this.db.close();
+    this.emit('closed');
+  }
+}
+
+/** Opens a stack: storage, plugins (in requirement order), system patches, then onOpen taps. */
+export async function createStack(options: StackOptions): Promise<ClientStack> {
+  if (!options || typeof options !== 'object') {
+    throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'createStack needs an options object with name and adapter.');
+  }
+  return ClientStack.create(options.name, options);
+}

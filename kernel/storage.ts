@@ -1,0 +1,58 @@
+import PouchDB from 'pouchdb-core';
+import { DocstackError } from './errors.js';
+
+export type AdapterName = 'leveldb' | 'memory';
+export type Database = PouchDB.Database<Record<string, unknown>>;
+
+// A constructor of our own (PouchDB.defaults) so registering adapters never touches the
+// global PouchDB an application may also use.
+const DocstackPouch = PouchDB.defaults({}) as typeof PouchDB;
+
+// Adapters load on first use: a browser bundle that never asks for leveldb never pulls in
+// its native binding.
+const adapterLoaders: Record<AdapterName, () => Promise<{ default: PouchDB.Plugin }>> = {
+  leveldb: () => import('pouchdb-adapter-leveldb'),
+  memory: () => import('pouchdb-adapter-memory'),
+};
+const loadedAdapters = new Map<AdapterName, Promise<void>>();
+
+function loadAdapter(name: AdapterName): Promise<void> {
+  let loading = loadedAdapters.get(name);
+  if (!loading) {
+    loading = adapterLoaders[name]().then((mod) => {
+      DocstackPouch.plugin(mod.default);
+    });
+    loadedAdapters.set(name, loading);
+  }
+  return loading;
+}
+
+export interface StorageOptions {
+  name: string;
+  adapter: AdapterName;
+  /** leveldb only: the folder that holds the database folder (default ./data). */
+  dataDir?: string;
+}
+
+/** Where a leveldb stack keeps its files: `<dataDir>/<name>`. */
+export function storageLocation(options: StorageOptions): string {
+  if (options.adapter === 'memory') return options.name;
+  const dir = (options.dataDir ?? './data').replace(/[\\/]+$/, '');
+  return `${dir}/${options.name}`;
+}
+
+export async function openDatabase(options: StorageOptions): Promise<Database> {
+  if (!Object.hasOwn(adapterLoaders, options.adapter)) {
+    throw new DocstackError('DS_STORAGE_ADAPTER_UNKNOWN', `Unknown storage adapter "${String(options.adapter)}"; use "leveldb" or "memory".`, {
+      details: { adapter: options.adapter },
+    });
+  }
+  await loadAdapter(options.adapter);
+  if (options.adapter === 'leveldb') {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(options.dataDir ?? './data', { recursive: true });
+  }
+  const db = new DocstackPouch<Record<string, unknown>>(storageLocation(options), { adapter: options.adapter });
+  await db.info(); // surfaces open errors (locked folder, bad path) here, not on the first write
+  return db;
+}

@@ -1,0 +1,65 @@
+import { SYSTEM_PATCHES, type SystemPatch } from '../patches/index.js';
+import { DocstackError } from './errors.js';
+import type { Database } from './storage.js';
+
+const RECORD_ID = '_local/~system-patches';
+
+interface PatchRecord {
+  _id: string;
+  _rev?: string;
+  applied: { id: string; at: string }[];
+}
+
+/**
+ * Applies the system patches this database has not recorded yet, recording each as it
+ * lands (a crash between two patches resumes at the second). Returns how many are applied
+ * in all. When `expectedCount` is set (PATCH_COUNT), a different total refuses to open: a
+ * deployment pinned to a patch level must not run against another one unnoticed.
+ */
+export async function applySystemPatches(
+  db: Database,
+  expectedCount: number | undefined,
+  patches: readonly SystemPatch[] = SYSTEM_PATCHES,
+): Promise<number> {
+  const record = await readRecord(db);
+  const done = new Set(record.applied.map((p) => p.id));
+  for (const patch of patches) {
+    if (done.has(patch.id)) continue;
+    const now = new Date().toISOString();
+    await patch.apply({ db, now });
+    record.applied.push({ id: patch.id, at: now });
+    const res = await db.put(record as never);
+    record._rev = res.rev;
+  }
+  const count = record.applied.length;
+  if (expectedCount !== undefined && count !== expectedCount) {
+    throw new DocstackError(
+      'DS_STACK_PATCH_COUNT',
+      `PATCH_COUNT is ${expectedCount} but ${count} system patch${count === 1 ? ' is' : 'es are'} applied to this database; ` +
+        'deploy the engine version that matches the data, or update PATCH_COUNT.',
+      { details: { expected: expectedCount, applied: count } },
+    );
+  }
+  return count;
+}
+
+async function readRecord(db: Database): Promise<PatchRecord> {
+  try {
+    return (await db.get(RECORD_ID)) as unknown as PatchRecord;
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return { _id: RECORD_ID, applied: [] };
+    throw err;
+  }
+}
+
+/** PATCH_COUNT from the options, else from the environment where there is one (Node). */
+export function expectedPatchCount(option: number | undefined): number | undefined {
+  if (option !== undefined) return option;
+  const raw = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.PATCH_COUNT;
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `PATCH_COUNT must be a whole number, not "${raw}".`);
+  }
+  return n;
+}

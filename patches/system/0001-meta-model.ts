@@ -1,0 +1,61 @@
+import { CLASS_META, DOMAIN_META, SELF_META, type AttributeModel, type ClassModel } from '../../kernel/model/types.js';
+import type { SystemPatch } from '../types.js';
+
+const attr = (name: string, type: AttributeModel['type'], extra: Partial<AttributeModel> = {}): AttributeModel => ({
+  name,
+  type,
+  ...extra,
+});
+
+/** The bootstrap meta-model: the `class` meta-class (its own class is `~self`) and `domain`. */
+function metaClass(id: string, ofClass: string, description: string, schema: AttributeModel[], now: string): ClassModel {
+  return {
+    _id: id,
+    '~class': ofClass,
+    '~createTimestamp': now,
+    active: true,
+    name: id,
+    description,
+    parentClass: null,
+    schema: Object.fromEntries(schema.map((a) => [a.name, a])),
+    triggers: [],
+    simple: false,
+    ephemeral: false,
+    tenants: [],
+    defaultScope: null,
+  };
+}
+
+export const metaModelPatch: SystemPatch = {
+  id: '0001-meta-model',
+  description: 'Creates the class meta-class (~class ~self) and the domain meta-class.',
+  async apply({ db, now }) {
+    const docs = [
+      metaClass(CLASS_META, SELF_META, 'The meta-class: every class document is one of these.', [
+        attr('name', 'string', { mandatory: true, primaryKey: true, maxLength: 64 }),
+        attr('description', 'string'),
+        attr('parentClass', 'string'),
+        attr('schema', 'object'),
+        attr('triggers', 'object', { isArray: true }),
+        attr('simple', 'boolean', { defaultValue: false }),
+        attr('ephemeral', 'boolean', { defaultValue: false }),
+        attr('tenants', 'string', { isArray: true }),
+        attr('defaultScope', 'string'),
+      ], now),
+      metaClass(DOMAIN_META, CLASS_META, 'The meta-class of domains: typed relations between two classes.', [
+        attr('name', 'string', { mandatory: true, primaryKey: true, maxLength: 64 }),
+        attr('description', 'string'),
+        attr('relation', 'enum', { mandatory: true, values: ['1:1', '1:N', 'N:1', 'N:N'] }),
+        attr('sourceClass', 'string', { mandatory: true }),
+        attr('targetClass', 'string', { mandatory: true }),
+      ], now),
+    ];
+    // Only what is missing: a replica may already hold these documents.
+    const existing = await db.allDocs({ keys: docs.map((d) => d._id) });
+    const missing = docs.filter((_, i) => {
+      const row = existing.rows[i];
+      return !row || 'error' in row;
+    });
+    if (missing.length > 0) await db.bulkDocs(missing as never[]);
+  },
+};

@@ -1,0 +1,34 @@
+import type { ClientStack } from '../../kernel/stack.js';
+import { definePlugin } from '../../kernel/plugin.js';
+
+const PURGE_CHUNK = 500;
+
+/**
+ * Ephemeral classes hold documents that only make sense while the stack is open (drafts,
+ * presence, caches). When the stack next opens their documents are removed for good —
+ * deleted from storage, not soft-deleted — before anything else can read them.
+ */
+export const ephemeralPlugin = definePlugin({
+  name: 'ephemeral',
+  setup({ hooks }) {
+    hooks.onOpen.tapPromise({ name: 'ephemeral', stage: -50 }, async (stack) => {
+      const purged = await purgeEphemeral(stack);
+      if (purged > 0) stack.emit('ephemeral:purged', { count: purged });
+    });
+  },
+});
+
+export async function purgeEphemeral(stack: ClientStack): Promise<number> {
+  let purged = 0;
+  for (const name of await stack.classNames.list()) {
+    const model = await stack.classCache.get(name);
+    if (!model?.ephemeral || model.active === false) continue;
+    for (;;) {
+      const page = await stack.db.allDocs({ startkey: `${name}-`, endkey: `${name}-\uffff`, limit: PURGE_CHUNK });
+      if (page.rows.length === 0) break;
+      await stack.db.bulkDocs(page.rows.map((row) => ({ _id: row.id, _rev: row.value.rev, _deleted: true })) as never[]);
+      purged += page.rows.length;
+    }
+  }
+  return purged;
+}

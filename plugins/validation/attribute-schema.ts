@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import type { ErrorCode } from '../../kernel/errors.js';
+import type { AttributeModel } from '../../kernel/model/types.js';
+import { dateCheck } from './dates.js';
+
+const isPlainObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A refinement that carries the docstack code its failure maps to. */
+const coded = (code: ErrorCode, message: string) => ({ message, params: { code } });
+
+/** The zod schema of one (non-null) value of an attribute, arrays included. */
+export function attributeSchema(attribute: AttributeModel): z.ZodType {
+  const item = itemSchema(attribute);
+  return attribute.isArray ? z.array(item) : item;
+}
+
+function itemSchema(a: AttributeModel): z.ZodType {
+  switch (a.type) {
+    case 'string': {
+      const s = z.string();
+      return a.maxLength === undefined ? s : s.max(a.maxLength);
+    }
+    case 'integer':
+    case 'decimal': {
+      let n = a.type === 'integer' ? z.number().int() : z.number();
+      if (a.min !== undefined) n = n.min(a.min);
+      if (a.max !== undefined) n = n.max(a.max);
+      if (a.type === 'decimal' && a.precision !== undefined) {
+        const p = a.precision;
+        return n.refine((v) => Number(v.toFixed(p)) === v, coded('DS_VALIDATION_PRECISION', `at most ${p} decimal place${p === 1 ? '' : 's'}`));
+      }
+      return n;
+    }
+    case 'boolean':
+      return z.boolean();
+    case 'date': {
+      const check = dateCheck(a.format);
+      const expected = a.format ? `a date in the format ${a.format}` : 'an ISO 8601 date or date-time with offset';
+      return z.string().refine(check, coded('DS_VALIDATION_DATE_FORMAT', `expected ${expected}`));
+    }
+    case 'enum':
+      return z.enum(a.values as [string, ...string[]]);
+    case 'object':
+      return z.custom<Record<string, unknown>>(isPlainObject, coded('DS_VALIDATION_TYPE', 'expected an object'));
+    case 'foreign_key':
+    case 'reference':
+      return z.string().min(1);
+  }
+}

@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+import { DocstackError } from '../../kernel/errors.js';
+import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../kernel/model/types.js';
+import { attributeSchema } from './attribute-schema.js';
+import { issueToError } from './issues.js';
+
+interface CompiledAttribute {
+  model: AttributeModel;
+  schema: z.ZodType;
+}
+
+export interface CompiledClass {
+  attributes: CompiledAttribute[];
+  foreignKeys: AttributeModel[];
+  known: Set<string>;
+}
+
+const ALWAYS_ALLOWED = new Set<string>([...SYSTEM_FIELDS, '_attachments', '_conflicts']);
+
+// A class model object is replaced (not mutated) when its document changes, so a WeakMap
+// keyed by it rebuilds the validator exactly when the class changes.
+const compiled = new WeakMap<ClassModel, CompiledClass>();
+
+export function compileClass(model: ClassModel): CompiledClass {
+  let result = compiled.get(model);
+  if (!result) {
+    const attributes = Object.values(model.schema).map((a) => ({ model: a, schema: attributeSchema(a) }));
+    result = {
+      attributes,
+      foreignKeys: attributes.filter((a) => a.model.type === 'foreign_key').map((a) => a.model),
+      known: new Set([...ALWAYS_ALLOWED, ...Object.keys(model.schema)]),
+    };
+    compiled.set(model, result);
+  }
+  return result;
+}
+
+/** The synchronous part of validation: unknown attributes, mandatory, types and bounds. */
+export function checkShape(validator: CompiledClass, model: ClassModel, draft: Doc): void {
+  const unknown = Object.keys(draft).filter((k) => !validator.known.has(k));
+  if (unknown.length > 0) {
+    throw new DocstackError(
+      'DS_VALIDATION_UNKNOWN_ATTRIBUTE',
+      `The class "${model.name}" has no attribute${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}.`,
+      { path: unknown[0], details: { attributes: unknown } },
+    );
+  }
+  for (const { model: attribute, schema } of validator.attributes) {
+    const value = draft[attribute.name];
+    if (value === undefined || value === null) {
+      if (attribute.mandatory) {
+        throw new DocstackError('DS_VALIDATION_MANDATORY', `"${attribute.name}" is mandatory for a ${model.name}.`, { path: attribute.name });
+      }
+      continue;
+    }
+    checkValue(attribute, schema, value);
+  }
+}
+
+export function checkValue(attribute: AttributeModel, schema: z.ZodType, value: unknown): void {
+  const result = schema.safeParse(value);
+  if (!result.success) throw issueToError(attribute, result.error.issues[0], value);
+}

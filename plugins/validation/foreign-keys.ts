@@ -1,0 +1,97 @@
+import { DocstackError } from '../../kernel/errors.js';
+import type { WriteContext } from '../../kernel/hooks.js';
+import type { AttributeModel, Doc } from '../../kernel/model/types.js';
+
+type Target = Pick<Doc, '_id' | '~class' | 'active'> | null;
+
+const SCRATCH_KEY = 'validation:foreign-keys';
+
+interface BatchTargets {
+  /** documents created by the same batch: a target may be written alongside its referrers */
+  inBatch: Map<string, Doc>;
+  /** one allDocs per class of the batch, for every foreign-key id its drafts name */
+  byClass: Map<string, Promise<Map<string, Target>>>;
+}
+
+function idsOf(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+}
+
+function batchTargets(ctx: WriteContext): BatchTargets {
+  let state = ctx.batch.scratch.get(SCRATCH_KEY) as BatchTargets | undefined;
+  if (!state) {
+    const inBatch = new Map<string, Doc>();
+    for (const draft of ctx.batch.drafts) if (draft.active !== false) inBatch.set(draft._id, draft);
+    state = { inBatch, byClass: new Map() };
+    ctx.batch.scratch.set(SCRATCH_KEY, state);
+  }
+  return state;
+}
+
+async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): Promise<Map<string, Target>> {
+  const state = batchTargets(ctx);
+  const className = ctx.classModel.name;
+  let pending = state.byClass.get(className);
+  if (!pending) {
+    const ids = new Set<string>();
+    for (const draft of ctx.batch.drafts) {
+      if (draft['~class'] !== className) continue;
+      for (const fk of foreignKeys) for (const id of idsOf(draft[fk.name])) if (!state.inBatch.has(id)) ids.add(id);
+    }
+    pending = (async () => {
+      const targets = new Map<string, Target>();
+      if (ids.size === 0) return targets;
+      const rows = await ctx.stack.db.allDocs({ keys: [...ids], include_docs: true });
+      for (const row of rows.rows) {
+        const doc = 'doc' in row ? (row.doc as unknown as Doc | null | undefined) : undefined;
+        targets.set(row.key, doc ? { _id: doc._id, '~class': doc['~class'], active: doc.active } : null);
+      }
+      return targets;
+    })();
+    state.byClass.set(className, pending);
+  }
+  return pending;
+}
+
+/** Every id of every foreign key must name an active document of the attribute's targetClass. */
+export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[]): Promise<void> {
+  if (foreignKeys.length === 0) return;
+  const { inBatch } = batchTargets(ctx);
+  let fetched: Map<string, Target> | null = null;
+  for (const fk of foreignKeys) {
+    const value = draft[fk.name];
+    const ids = idsOf(value);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      const path = Array.isArray(value) ? `${fk.name}[${i}]` : fk.name;
+      let target: Target | undefined = inBatch.get(id);
+      if (!target) {
+        fetched ??= await fetchTargets(ctx, foreignKeys);
+        target = fetched.has(id) ? fetched.get(id)! : await getTarget(ctx, id);
+      }
+      const problem = !target
+        ? 'does not exist'
+        : target.active === false
+          ? 'is inactive'
+          : target['~class'] !== fk.targetClass
+            ? `is a ${target['~class']}, not a ${fk.targetClass}`
+            : null;
+      if (problem) {
+        throw new DocstackError('DS_VALIDATION_FOREIGN_KEY', `"${path}" names ${JSON.stringify(id)}, which ${problem}.`, {
+          path,
+          details: { attribute: fk.name, targetClass: fk.targetClass, id },
+        });
+      }
+    }
+  }
+}
+
+async function getTarget(ctx: WriteContext, id: string): Promise<Target> {
+  try {
+    return (await ctx.stack.db.get(id)) as unknown as Doc;
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,61 @@
+import { asValue } from 'awilix';
+import { KEYS } from '../../kernel/container.js';
+import type { WriteContext } from '../../kernel/hooks.js';
+import type { ValueCheck } from '../../kernel/model/attribute.js';
+import type { Doc } from '../../kernel/model/types.js';
+import { definePlugin } from '../../kernel/plugin.js';
+import { attributeSchema } from './attribute-schema.js';
+import { checkShape, checkValue, compileClass } from './class-validator.js';
+import { formatDate } from './dates.js';
+import { checkForeignKeys } from './foreign-keys.js';
+
+/** Runs before the other beforeValidate taps (before-triggers see the defaults). */
+const DEFAULTS_STAGE = -100;
+
+/**
+ * Stamps defaults, normalises values (null clears, Date → text in the attribute's format),
+ * then validates drafts against their class with zod, and foreign keys against the store.
+ */
+export const validationPlugin = definePlugin({
+  name: 'validation',
+  setup({ hooks, container }) {
+    hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx));
+
+    hooks.validate.tapPromise('validation', async (draft, ctx) => {
+      if (ctx.op === 'delete') return; // deleting never depends on the document being valid
+      const validator = compileClass(ctx.classModel);
+      checkShape(validator, ctx.classModel, draft);
+      await checkForeignKeys(draft, ctx, validator.foreignKeys);
+    });
+
+    const valueCheck: ValueCheck = async (_classModel, attribute, value) => {
+      checkValue(attribute, attributeSchema(attribute), normalizeValue(attribute.type, attribute.format, value));
+    };
+    container.register(KEYS.valueCheck, asValue(valueCheck));
+  },
+});
+
+function prepareDraft(draft: Doc, ctx: WriteContext): Doc {
+  if (ctx.op === 'delete') return draft;
+  const next: Record<string, unknown> = { ...draft };
+  for (const attribute of Object.values(ctx.classModel.schema)) {
+    let value = next[attribute.name];
+    if (value === undefined && ctx.op === 'create' && attribute.defaultValue !== undefined) {
+      value = structuredClone(attribute.defaultValue);
+    }
+    if (value === null || value === undefined) {
+      delete next[attribute.name];
+      continue;
+    }
+    next[attribute.name] = normalizeValue(attribute.type, attribute.format, value);
+  }
+  return next as Doc;
+}
+
+/** Dates given as Date objects are stored as text (JSON has no dates). */
+function normalizeValue(type: string, format: string | undefined, value: unknown): unknown {
+  if (type !== 'date') return value;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? value : formatDate(value, format);
+  if (Array.isArray(value)) return value.map((v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? formatDate(v, format) : v));
+  return value;
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    // leveldb tests open real files; keep a generous bound for the 2-core CI machine
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
