@@ -14,6 +14,8 @@ export function isClassDocId(id: string): boolean {
 export class ClassCache {
   private readonly models = new Map<string, ClassModel>();
   private readonly loading = new Map<string, Promise<ClassModel | null>>();
+  /** bumped on every invalidation, so a read that started before it does not cache its stale result */
+  private generation = 0;
   private readonly stop: () => void;
 
   constructor(
@@ -33,16 +35,20 @@ export class ClassCache {
     if (cached) return cached;
     let pending = this.loading.get(name);
     if (!pending) {
-      pending = this.read(name).finally(() => this.loading.delete(name));
+      const started: Promise<ClassModel | null> = this.read(name).finally(() => {
+        if (this.loading.get(name) === started) this.loading.delete(name);
+      });
+      pending = started;
       this.loading.set(name, pending);
     }
     return pending;
   }
 
   private async read(name: string): Promise<ClassModel | null> {
+    const startedAt = this.generation;
     try {
       const doc = (await this.db.get(name)) as unknown as ClassModel;
-      this.models.set(name, doc);
+      if (startedAt === this.generation) this.models.set(name, doc);
       return doc;
     } catch (err) {
       if ((err as { status?: number }).status === 404) return null;
@@ -55,6 +61,8 @@ export class ClassCache {
   }
 
   invalidate(name: string): void {
+    this.generation += 1;
+    this.loading.delete(name);
     this.models.delete(name);
   }
 

@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   DS_DOC_PROTECTED_FIELD: 'A system field (_id, _rev, ~class, timestamps) cannot be changed.',
   DS_UNIQUE_VIOLATION: 'Another document already has this primary-key combination.',
   DS_QUERY_INVALID: 'The selector or the query options are invalid.',
+  DS_ENCRYPTION_UNAVAILABLE: 'An encrypted attribute reached storage unsealed; it is refused, never stored in clear.',
 
   // validation (plugins/validation)
   DS_VALIDATION_MANDATORY: 'A mandatory attribute is missing or null.',

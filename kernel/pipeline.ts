@@ -17,6 +17,30 @@ export interface WriteExtras {
   transaction?: unknown;
 }
 
+/** A sealed attribute value, as the encryption plugin stores it: `{ "~enc": 1, ... }`. */
+function isSealed(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && '~enc' in value;
+}
+
+/**
+ * The last line of defence for `encrypted: true`: whatever plugins ran, an encrypted attribute
+ * is never stored in clear. Without an encryption plugin (or without the scope's key) the
+ * write is refused rather than silently leaking the value.
+ */
+function refusePlaintext(model: ClassModel, doc: Doc): void {
+  for (const attribute of Object.values(model.schema)) {
+    if (!attribute.encrypted) continue;
+    const value = doc[attribute.name];
+    if (value !== undefined && value !== null && !isSealed(value)) {
+      throw new DocstackError(
+        'DS_ENCRYPTION_UNAVAILABLE',
+        `"${attribute.name}" is encrypted, but nothing sealed it (no encryption plugin, or the stack is locked); it is not stored in clear.`,
+        { path: attribute.name },
+      );
+    }
+  }
+}
+
 /** Documents per bulkDocs call: PouchDB's bulkDocs grows worse than linearly past ~1,000. */
 const WRITE_CHUNK = 1000;
 
@@ -63,6 +87,7 @@ export class WritePipeline {
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
       stored.push(piped(i) ? await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]) : drafts[i]);
+      refusePlaintext(requests[i].classModel, stored[i]);
     }
 
     await this.deps.primaryKeys.claim(claims);

@@ -277,7 +277,12 @@ export class ClientStack extends EventEmitter {
     this.classCache.close();
     this.changes.close();
     this.state = 'closed';
-    await this.db.close();
+    try {
+      await this.db.close();
+    } catch (err) {
+      // another instance of the same store (same name, same process) already closed it
+      if ((err as { status?: number }).status !== 412) throw err;
+    }
     this.emit('closed');
   }
 }

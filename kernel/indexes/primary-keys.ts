@@ -22,9 +22,17 @@ interface KeyDoc {
   _id: string;
   _rev?: string;
   docId: string;
+  /** when the key was claimed (ms); a claim's document is written just after it */
+  claimedAt?: number;
 }
 
 const PREFIX = '_local/~pk/';
+/**
+ * How long a claim whose document does not exist yet counts as taken. The claim is written
+ * just before its document, so a concurrent writer must not mistake "not written yet" for
+ * "left behind by a crash"; past this grace period it is a crash leftover and may be reused.
+ */
+const PENDING_CLAIM_GRACE_MS = 60_000;
 
 export function primaryKeyValues(model: ClassModel, doc: Record<string, unknown>): unknown[] | null {
   const attributes = primaryKeyAttributes(model);
@@ -83,7 +91,8 @@ export class PrimaryKeyIndex {
    */
   async claim(claims: readonly KeyClaim[]): Promise<void> {
     if (claims.length === 0) return;
-    const results = await this.db.bulkDocs(claims.map((c) => ({ _id: c.keyId, docId: c.docId })) as never[]);
+    const claimedAt = Date.now();
+    const results = await this.db.bulkDocs(claims.map((c) => ({ _id: c.keyId, docId: c.docId, claimedAt })) as never[]);
     const taken: KeyClaim[] = [];
     const conflicts: KeyClaim[] = [];
     results.forEach((result, i) => {
@@ -97,7 +106,7 @@ export class PrimaryKeyIndex {
         throw uniqueViolation(claim, keyDoc.docId);
       }
       try {
-        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId } as never);
+        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId, claimedAt: Date.now() } as never);
         taken.push(claim);
       } catch (err) {
         await this.release(taken);
@@ -129,14 +138,17 @@ export class PrimaryKeyIndex {
     }
   }
 
-  /** Does the key entry still describe its document (present, active, same key values)? */
+  /**
+   * Does the key entry still describe its document (present, active, same key values)? A
+   * claim whose document is not written yet is live during the grace period.
+   */
   private async isLiveOwner(keyDoc: KeyDoc, claim: KeyClaim): Promise<boolean> {
     let owner: Doc;
     try {
       owner = (await this.db.get(keyDoc.docId)) as unknown as Doc;
     } catch (err) {
-      if ((err as { status?: number }).status === 404) return false;
-      throw err;
+      if ((err as { status?: number }).status !== 404) throw err;
+      return Date.now() - (keyDoc.claimedAt ?? 0) < PENDING_CLAIM_GRACE_MS;
     }
     if (owner.active === false) return false;
     const model = await this.loadClass(claim.className);

@@ -3,7 +3,13 @@ import type { ErrorCode } from '../../kernel/errors.js';
 import type { AttributeModel } from '../../kernel/model/types.js';
 import { dateCheck } from './dates.js';
 
-const isPlainObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+// Plain objects only (prototype Object or null): a Date, Map or class instance is not JSON data —
+// PouchDB would store a Date as a string and a Map as {}, so the attribute would not hold an object.
+const isPlainObject = (v: unknown) => {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
 
 /** A refinement that carries the docstack code its failure maps to. */
 const coded = (code: ErrorCode, message: string) => ({ message, params: { code } });

@@ -49,7 +49,7 @@ export function checkShape(validator: CompiledClass, model: ClassModel, draft: D
     const value = draft[attribute.name];
     if (value === undefined || value === null) {
       if (attribute.mandatory) {
-        throw new DocstackError('DS_VALIDATION_MANDATORY', `"${attribute.name}" is mandatory for a ${model.name}.`, { path: attribute.name });
+        throw new DocstackError('DS_VALIDATION_MANDATORY', `"${attribute.name}" is mandatory in the class "${model.name}".`, { path: attribute.name });
       }
       continue;
     }

@@ -68,28 +68,45 @@ export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKey
       let target: Target | undefined = inBatch.get(id);
       if (!target) {
         fetched ??= await fetchTargets(ctx, foreignKeys);
-        target = fetched.has(id) ? fetched.get(id)! : await getTarget(ctx, id);
+        target = fetched.has(id) ? fetched.get(id)! : await getTarget(ctx.stack, id);
       }
-      const problem = !target
-        ? 'does not exist'
-        : target.active === false
-          ? 'is inactive'
-          : target['~class'] !== fk.targetClass
-            ? `is a ${target['~class']}, not a ${fk.targetClass}`
-            : null;
-      if (problem) {
-        throw new DocstackError('DS_VALIDATION_FOREIGN_KEY', `"${path}" names ${JSON.stringify(id)}, which ${problem}.`, {
-          path,
-          details: { attribute: fk.name, targetClass: fk.targetClass, id },
-        });
-      }
+      refuseTarget(fk, target, id, path);
     }
   }
 }
 
-async function getTarget(ctx: WriteContext, id: string): Promise<Target> {
+function refuseTarget(fk: AttributeModel, target: Target, id: string, path: string): void {
+  const problem = !target
+    ? 'does not exist'
+    : target.active === false
+      ? 'is inactive'
+      : target['~class'] !== fk.targetClass
+        ? `is a ${target['~class']}, not a ${fk.targetClass}`
+        : null;
+  if (problem) {
+    throw new DocstackError('DS_VALIDATION_FOREIGN_KEY', `"${path}" names ${JSON.stringify(id)}, which ${problem}.`, {
+      path,
+      details: { attribute: fk.name, targetClass: fk.targetClass, id },
+    });
+  }
+}
+
+/**
+ * One value of a foreign key checked against the store, outside a write (a defaultValue):
+ * without it, Attribute.create saved a default naming a missing document and then failed
+ * half-way while stamping it onto the existing documents.
+ */
+export async function checkForeignKeyValue(stack: Pick<WriteContext['stack'], 'db'>, fk: AttributeModel, value: unknown): Promise<void> {
+  if (fk.type !== 'foreign_key') return;
+  const ids = idsOf(value);
+  for (let i = 0; i < ids.length; i++) {
+    refuseTarget(fk, await getTarget(stack, ids[i]), ids[i], Array.isArray(value) ? `${fk.name}[${i}]` : fk.name);
+  }
+}
+
+async function getTarget(stack: Pick<WriteContext['stack'], 'db'>, id: string): Promise<Target> {
   try {
-    return (await ctx.stack.db.get(id)) as unknown as Doc;
+    return (await stack.db.get(id)) as unknown as Doc;
   } catch (err) {
     if ((err as { status?: number }).status === 404) return null;
     throw err;

@@ -7,7 +7,7 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { attributeSchema } from './attribute-schema.js';
 import { checkShape, checkValue, compileClass } from './class-validator.js';
 import { formatDate } from './dates.js';
-import { checkForeignKeys } from './foreign-keys.js';
+import { checkForeignKeyValue, checkForeignKeys } from './foreign-keys.js';
 
 /** Runs before the other beforeValidate taps (before-triggers see the defaults). */
 const DEFAULTS_STAGE = -100;
@@ -18,7 +18,7 @@ const DEFAULTS_STAGE = -100;
  */
 export const validationPlugin = definePlugin({
   name: 'validation',
-  setup({ hooks, container }) {
+  setup({ hooks, container, stack }) {
     hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx));
 
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
@@ -29,7 +29,9 @@ export const validationPlugin = definePlugin({
     });
 
     const valueCheck: ValueCheck = async (_classModel, attribute, value) => {
-      checkValue(attribute, attributeSchema(attribute), normalizeValue(attribute.type, attribute.format, value));
+      const normalized = normalizeValue(attribute.type, attribute.format, value);
+      checkValue(attribute, attributeSchema(attribute), normalized);
+      await checkForeignKeyValue(stack, attribute, normalized);
     };
     container.register(KEYS.valueCheck, asValue(valueCheck));
   },

@@ -1,0 +1,224 @@
+/**
+ * Shared helpers for every bench (pipeline today, encryption and others later): timing,
+ * medians, paired ratios, aims, the printed table and the JSON result file.
+ *
+ * Rules every bench follows (see docs in bench/run.ts):
+ * - the engine and its baseline run side by side in the same process, on fresh databases,
+ *   so machine noise hits both sides alike;
+ * - a warm-up round is run and thrown away (JIT, adapter loading, first-open costs);
+ * - several rounds are run and the median is kept, so one slow round does not decide.
+ */
+import { writeFile, mkdir } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * One timed run: wall-clock milliseconds (what a caller waits; the ratio the aims are about)
+ * and process CPU milliseconds (all threads, so leveldb's worker threads count). CPU time
+ * hardly moves when other programs compete for the cores, so where the wall ratio and the CPU
+ * ratio agree the number can be trusted; where they differ, the machine was busy.
+ */
+export interface Sample {
+  wallMs: number;
+  cpuMs: number;
+}
+
+export async function time(fn: () => Promise<unknown>): Promise<Sample> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await fn();
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+}
+
+export function addSamples(a: Sample, b: Sample): Sample {
+  return { wallMs: a.wallMs + b.wallMs, cpuMs: a.cpuMs + b.cpuMs };
+}
+
+// `npm run bench` is plain `tsx` (no --expose-gc), so gc is switched on at run time. Collecting
+// garbage before each timed step keeps one side from paying for the other side's garbage.
+setFlagsFromString('--expose-gc');
+const gcFn = runInNewContext('gc') as (() => void) | undefined;
+
+export function collectGarbage(): void {
+  gcFn?.();
+}
+
+/** Garbage collected, then timed. */
+export async function measure(fn: () => Promise<unknown>): Promise<Sample> {
+  collectGarbage();
+  return time(fn);
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Rotates a list by `by` places: used to alternate which side runs first in each round. */
+export function rotate<T>(items: readonly T[], by: number): T[] {
+  const n = items.length;
+  const k = ((by % n) + n) % n;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+/**
+ * A target printed next to a ratio. A binding aim is the issue's promise (MISSED fails
+ * `--strict`); an informational one is shown for context and never fails anything.
+ */
+export interface Aim {
+  max: number;
+  binding: boolean;
+}
+
+/** One engine-vs-baseline pairing, filled round by round (index i of both arrays = round i). */
+export interface Comparison {
+  /** what is measured, e.g. "bulk insert 10,000" */
+  name: string;
+  adapter: string;
+  engine: string;
+  baseline: string;
+  engineSamples: Sample[];
+  baselineSamples: Sample[];
+  aim?: Aim;
+}
+
+export type AimStatus = 'ok' | 'MISSED' | 'info: within' | 'info: over' | '';
+
+export interface ComparisonResult {
+  name: string;
+  adapter: string;
+  engine: string;
+  baseline: string;
+  rounds: number;
+  engineMedianMs: number;
+  baselineMedianMs: number;
+  /** median of the per-round wall-clock ratios (each round's engine time over the baseline run beside it) */
+  ratio: number;
+  roundRatios: number[];
+  /** the same from process CPU time: a cross-check that noise from other programs hardly moves */
+  cpuRatio: number;
+  cpuRoundRatios: number[];
+  aim: Aim | null;
+  status: AimStatus;
+}
+
+export function comparison(fields: Omit<Comparison, 'engineSamples' | 'baselineSamples'>): Comparison {
+  return { ...fields, engineSamples: [], baselineSamples: [] };
+}
+
+/** Records one round: the engine's sample and the sample of the baseline run beside it. */
+export function record(c: Comparison, engine: Sample, baseline: Sample): void {
+  c.engineSamples.push(engine);
+  c.baselineSamples.push(baseline);
+}
+
+/**
+ * Ratios are paired per round, then the median taken: a round where the whole machine was slow
+ * makes both sides slow, so its ratio stays honest even when its absolute times do not.
+ */
+export function summarize(c: Comparison): ComparisonResult {
+  if (c.engineSamples.length !== c.baselineSamples.length || c.engineSamples.length === 0) {
+    throw new Error(`"${c.name}" (${c.adapter}) has ${c.engineSamples.length} engine and ${c.baselineSamples.length} baseline samples.`);
+  }
+  const roundRatios = c.engineSamples.map((s, i) => s.wallMs / c.baselineSamples[i].wallMs);
+  const cpuRoundRatios = c.engineSamples.map((s, i) => s.cpuMs / c.baselineSamples[i].cpuMs);
+  const ratio = median(roundRatios);
+  let status: AimStatus = '';
+  if (c.aim) {
+    const within = ratio <= c.aim.max;
+    status = c.aim.binding ? (within ? 'ok' : 'MISSED') : within ? 'info: within' : 'info: over';
+  }
+  return {
+    name: c.name,
+    adapter: c.adapter,
+    engine: c.engine,
+    baseline: c.baseline,
+    rounds: c.engineSamples.length,
+    engineMedianMs: round2(median(c.engineSamples.map((s) => s.wallMs))),
+    baselineMedianMs: round2(median(c.baselineSamples.map((s) => s.wallMs))),
+    ratio: round2(ratio),
+    roundRatios: roundRatios.map(round2),
+    cpuRatio: round2(median(cpuRoundRatios)),
+    cpuRoundRatios: cpuRoundRatios.map(round2),
+    aim: c.aim ?? null,
+    status,
+  };
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+/** True when a binding aim was missed (what `--strict` turns into exit code 1). */
+export function anyMissed(results: readonly ComparisonResult[]): boolean {
+  return results.some((r) => r.status === 'MISSED');
+}
+
+/** A plain-text table: one row per comparison, aims and their status beside the ratio. */
+export function formatTable(results: readonly ComparisonResult[]): string {
+  const header = ['adapter', 'comparison', 'baseline', 'engine ms', 'baseline ms', 'ratio', 'cpu ratio', 'aim', 'status'];
+  const rows = results.map((r) => [
+    r.adapter,
+    r.name,
+    r.baseline,
+    r.engineMedianMs.toFixed(1),
+    r.baselineMedianMs.toFixed(1),
+    `${r.ratio.toFixed(2)}×`,
+    `${r.cpuRatio.toFixed(2)}×`,
+    r.aim ? `≤ ${r.aim.max}×${r.aim.binding ? '' : ' (info)'}` : '',
+    r.status,
+  ]);
+  const numeric = new Set([3, 4, 5, 6]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** What a bench hands back to bench/run.ts. */
+export interface BenchReport {
+  bench: string;
+  /** settings worth recording beside the numbers (sizes, rounds, adapters) */
+  settings: Record<string, unknown>;
+  results: ComparisonResult[];
+}
+
+/**
+ * The 1-minute load average, sampled before and after a bench: above the core count, other
+ * programs were competing for the CPU and wall-clock ratios are noisy (see cpu ratio).
+ */
+export interface LoadWatch {
+  before: number;
+  after: number;
+  busy: boolean;
+}
+
+export function watchLoad(): () => LoadWatch {
+  const before = loadavg()[0];
+  return () => {
+    const after = loadavg()[0];
+    return { before: round2(before), after: round2(after), busy: Math.max(before, after) > cpus().length };
+  };
+}
+
+/** Writes `bench/results/<bench>.json`: kept in git, so keep it stable and readable. */
+export async function writeResults(file: string, report: BenchReport, load: LoadWatch): Promise<void> {
+  const payload = {
+    bench: report.bench,
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: cpus().length,
+    loadAverage1m: { before: load.before, after: load.after },
+    settings: report.settings,
+    results: report.results,
+  };
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, `${JSON.stringify(payload, null, 2)}\n`);
+}

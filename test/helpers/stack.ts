@@ -1,0 +1,51 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { createStack, type ClientStack, type StackOptions } from '../../index.js';
+import { browser } from '../../plugins.config.js';
+
+let counter = 0;
+const open: ClientStack[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const stack of open.splice(0)) await stack.close();
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/** A unique name per call: memory stores of one name are shared within a process. */
+export function uniqueName(prefix = 'test'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}-${Date.now()}`;
+}
+
+/** A memory stack with the browser preset, closed after the test. */
+export async function memoryStack(options: Partial<StackOptions> = {}): Promise<ClientStack> {
+  const stack = await createStack({ name: uniqueName(), adapter: 'memory', plugins: browser, ...options });
+  open.push(stack);
+  return stack;
+}
+
+/** Closes with the other stacks after the test (for stacks opened by hand). */
+export function track(stack: ClientStack): ClientStack {
+  open.push(stack);
+  return stack;
+}
+
+/** A temp folder for leveldb stores, removed after the test. */
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'docstack-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Runs a promise that must be refused; returns the error for assertions. */
+export async function refusal(promise: Promise<unknown>): Promise<Error & { code?: string; path?: string; details?: Record<string, unknown> }> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error & { code?: string; path?: string };
+  }
+  throw new Error('expected a refusal, but the call succeeded');
+}

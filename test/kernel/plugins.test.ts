@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { createStack, definePlugin, DocstackError, KEYS, type Plugin } from '../../index.js';
+import { browser, server } from '../../plugins.config.js';
+import { refusal, track, uniqueName } from '../helpers/stack.js';
+
+const open = (plugins: Parameters<typeof createStack>[0]['plugins']) =>
+  createStack({ name: uniqueName('plugins'), adapter: 'memory', plugins }).then(track);
+
+describe('plugin registry', () => {
+  it('refuses two plugins with one name', async () => {
+    const a = definePlugin({ name: 'same', setup() {} });
+    const b = definePlugin({ name: 'same', setup() {} });
+    const err = await refusal(open([a, b]));
+    expect(err).toBeInstanceOf(DocstackError);
+    expect(err.code).toBe('DS_PLUGIN_DUPLICATE');
+  });
+
+  it('refuses a plugin whose requirement is missing, naming both', async () => {
+    const needy = definePlugin({ name: 'needy', requires: ['absent'], setup() {} });
+    const err = await refusal(open([needy]));
+    expect(err.code).toBe('DS_PLUGIN_MISSING_REQUIREMENT');
+    expect(err.message).toContain('needy');
+    expect(err.message).toContain('absent');
+  });
+
+  it('refuses an object that is not a plugin', async () => {
+    const err = await refusal(open([{ name: '', setup: () => {} } as Plugin]));
+    expect(err.code).toBe('DS_PLUGIN_INVALID');
+  });
+
+  it('sets up required plugins first, skips false entries and passes options', async () => {
+    const order: string[] = [];
+    const seen: unknown[] = [];
+    const late = definePlugin({ name: 'late', requires: ['early'], setup: () => void order.push('late') });
+    const early = definePlugin<{ flag: number }>({
+      name: 'early',
+      setup: (_kernel, options) => {
+        order.push('early');
+        seen.push(options);
+      },
+    });
+    const off = definePlugin({ name: 'off', setup: () => void order.push('off') });
+    await open([late, false, [early, { flag: 7 }], null, off && false]);
+    expect(order).toEqual(['early', 'late']);
+    expect(seen).toEqual([{ flag: 7 }]);
+  });
+
+  it('runs taps in stage order, not registration order', async () => {
+    const calls: string[] = [];
+    const second = definePlugin({
+      name: 'second',
+      setup: ({ hooks }) => hooks.onOpen.tapPromise({ name: 'second', stage: 10 }, async () => void calls.push('second')),
+    });
+    const first = definePlugin({
+      name: 'first',
+      setup: ({ hooks }) => hooks.onOpen.tapPromise({ name: 'first', stage: -10 }, async () => void calls.push('first')),
+    });
+    await open([second, first]);
+    expect(calls).toEqual(['first', 'second']);
+  });
+
+  it('gives each stack its own strict container', async () => {
+    const registered: unknown[] = [];
+    const plugin = definePlugin({
+      name: 'svc',
+      setup: ({ container, stack }) => {
+        registered.push(container.resolve(KEYS.stack));
+        expect(container.resolve(KEYS.stack)).toBe(stack);
+      },
+    });
+    const one = await open([plugin]);
+    const two = await open([plugin]);
+    expect(registered).toEqual([one, two]);
+    expect(one.container).not.toBe(two.container);
+    expect(() => one.container.resolve('nothingRegistered')).toThrow();
+  });
+
+  it('freezes the hook map: plugins tap hooks, they do not add them', async () => {
+    const stack = await open([]);
+    expect(Object.isFrozen(stack.hooks)).toBe(true);
+    expect(Object.keys(stack.hooks).sort()).toEqual(
+      ['afterRead', 'afterWrite', 'beforeValidate', 'beforeWrite', 'onClose', 'onOpen', 'validate'].sort(),
+    );
+  });
+
+  it('closes storage when a plugin fails to set up, so the name can be reopened', async () => {
+    const name = uniqueName('failing');
+    const broken = definePlugin({ name: 'broken', setup: () => { throw new Error('boom'); } });
+    await expect(createStack({ name, adapter: 'memory', plugins: [broken] })).rejects.toThrow('boom');
+    const again = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    expect(again.isOpen).toBe(true);
+  });
+
+  it('has presets whose names are unique and whose server preset contains the browser one', () => {
+    const names = (list: readonly unknown[]) => list.filter(Boolean).map((p) => (p as Plugin).name);
+    expect(new Set(names(browser)).size).toBe(names(browser).length);
+    for (const name of names(browser)) expect(names(server)).toContain(name);
+  });
+});
+
+describe('the write pipeline', () => {
+  it('runs beforeValidate → validate → beforeWrite → store → afterWrite, and afterRead on reads', async () => {
+    const events: string[] = [];
+    const spy = definePlugin({
+      name: 'spy',
+      setup({ hooks }) {
+        hooks.beforeValidate.tapPromise('spy', async (draft, ctx) => {
+          events.push(`beforeValidate:${ctx.op}:${ctx.origin}`);
+          return { ...draft, stamped: 'yes' };
+        });
+        hooks.validate.tapPromise('spy', async (draft) => void events.push(`validate:${String(draft.stamped)}`));
+        hooks.beforeWrite.tapPromise('spy', async (doc) => {
+          events.push('beforeWrite');
+          return { ...doc, sealed: true };
+        });
+        hooks.afterWrite.tapPromise('spy', async (docs) => void events.push(`afterWrite:${String(docs[0]._rev).slice(0, 2)}`));
+        hooks.afterRead.tapPromise('spy', async (doc) => {
+          events.push('afterRead');
+          return { ...doc, sealed: false };
+        });
+      },
+    });
+    const stack = await open([spy]);
+    const { Class } = await import('../../index.js');
+    await Class.create(stack, 'Thing', 'class', '', { stamped: { type: 'string' }, sealed: { type: 'boolean' } });
+    const created = await stack.createDoc({ '~class': 'Thing' });
+    expect(events).toEqual(['beforeValidate:create:local', 'validate:yes', 'beforeWrite', 'afterWrite:1-']);
+    expect(created.sealed).toBeUndefined(); // the caller gets the validated draft, not the sealed one
+    const raw = (await stack.db.get(created._id)) as Record<string, unknown>;
+    expect(raw.sealed).toBe(true);
+    const read = await stack.getDocument(created._id);
+    expect(read?.sealed).toBe(false);
+    expect(events.at(-1)).toBe('afterRead');
+  });
+
+  it('lets a validate tap refuse a write, storing nothing', async () => {
+    const refuser = definePlugin({
+      name: 'refuser',
+      setup: ({ hooks }) =>
+        hooks.validate.tapPromise('refuser', async (draft) => {
+          if (draft.n === 13) throw new DocstackError('DS_VALIDATION_RANGE', 'unlucky', { path: 'n' });
+        }),
+    });
+    const stack = await open([refuser]);
+    const { Class } = await import('../../index.js');
+    await Class.create(stack, 'Thing', 'class', '', { n: { type: 'integer' } });
+    const err = await refusal(stack.createDocs([{ '~class': 'Thing', n: 1 }, { '~class': 'Thing', n: 13 }]));
+    expect(err.code).toBe('DS_VALIDATION_RANGE');
+    expect(await stack.findDocuments('Thing')).toHaveLength(0);
+  });
+
+  it('skips beforeValidate, validate and beforeWrite for a simple class', async () => {
+    const touched: string[] = [];
+    const spy = definePlugin({
+      name: 'spy',
+      setup({ hooks }) {
+        hooks.validate.tapPromise('spy', async () => void touched.push('validate'));
+        hooks.afterWrite.tapPromise('spy', async () => void touched.push('afterWrite'));
+      },
+    });
+    const stack = await open([spy, ...browser]);
+    const { Class } = await import('../../index.js');
+    await Class.create(stack, 'Log', 'class', 'raw log lines', { line: { type: 'string', maxLength: 3 } }, { simple: true });
+    const doc = await stack.createDoc({ '~class': 'Log', line: 'longer than three', extra: { any: 'thing' } });
+    expect(touched).toEqual(['afterWrite']);
+    expect(await stack.getDocument(doc._id)).toMatchObject({ line: 'longer than three', extra: { any: 'thing' }, active: true });
+  });
+
+  it('never stores an encrypted attribute in clear: refused unless a beforeWrite tap sealed it', async () => {
+    const { Class } = await import('../../index.js');
+    const plain = await open([...browser]);
+    await Class.create(plain, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true }, label: { type: 'string' } });
+    const err = await refusal(plain.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' }));
+    expect(err.code).toBe('DS_ENCRYPTION_UNAVAILABLE');
+    expect(err.path).toBe('pin');
+    expect(await plain.findDocuments('Secret')).toHaveLength(0);
+    // documents that leave the encrypted attribute empty are fine
+    expect((await plain.createDoc({ '~class': 'Secret', label: 'no pin' })).label).toBe('no pin');
+
+    const sealer = definePlugin({
+      name: 'fake-sealer',
+      setup: ({ hooks }) =>
+        hooks.beforeWrite.tapPromise('fake-sealer', async (doc) => (doc.pin === undefined ? doc : { ...doc, pin: { '~enc': 1, ct: 'opaque' } })),
+    });
+    const sealed = await open([...browser, sealer]);
+    await Class.create(sealed, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true } });
+    const doc = await sealed.createDoc({ '~class': 'Secret', pin: '1234' });
+    expect(((await sealed.db.get(doc._id)) as Record<string, unknown>).pin).toEqual({ '~enc': 1, ct: 'opaque' });
+  });
+});

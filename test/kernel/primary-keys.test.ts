@@ -1,0 +1,123 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { Class, createStack, type ClientStack } from '../../index.js';
+import { memoryStack, refusal, track, uniqueName } from '../helpers/stack.js';
+import { browser } from '../../plugins.config.js';
+
+let stack: ClientStack;
+let people: Class;
+const active = async () => (await stack.findDocuments('Person')).length;
+
+beforeEach(async () => {
+  stack = await memoryStack();
+  people = await Class.create(stack, 'Person', 'class', 'composite natural key', {
+    country: { type: 'enum', values: ['FR', 'DE', 'IT'], primaryKey: true },
+    nationalId: { type: 'string', primaryKey: true },
+    name: { type: 'string' },
+  });
+});
+
+describe('primary keys', () => {
+  it('makes key attributes mandatory', async () => {
+    expect(people.model.schema.nationalId.mandatory).toBe(true);
+    expect((await refusal(stack.createDoc({ '~class': 'Person', country: 'FR' }))).code).toBe('DS_VALIDATION_MANDATORY');
+  });
+
+  it('refuses a duplicate key combination, naming the owner', async () => {
+    const first = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '1', name: 'Ann' });
+    await stack.createDoc({ '~class': 'Person', country: 'DE', nationalId: '1', name: 'Bob' }); // other combination
+    const err = await refusal(stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '1', name: 'Eve' }));
+    expect(err.code).toBe('DS_UNIQUE_VIOLATION');
+    expect(err.path).toBe('country,nationalId');
+    expect(err.details?.existingId).toBe(first._id);
+    expect(await active()).toBe(2);
+  });
+
+  it('refuses duplicates inside one createDocs batch, storing none of it', async () => {
+    const err = await refusal(
+      stack.createDocs([
+        { '~class': 'Person', country: 'IT', nationalId: '9' },
+        { '~class': 'Person', country: 'IT', nationalId: '8' },
+        { '~class': 'Person', country: 'IT', nationalId: '9' },
+      ]),
+    );
+    expect(err.code).toBe('DS_UNIQUE_VIOLATION');
+    expect(await active()).toBe(0);
+    expect(await people.getByPrimaryKeys({ country: 'IT', nationalId: '8' })).toBeNull();
+  });
+
+  it('lets exactly one of two concurrent creates of the same key win', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '42', name: `racer ${i}` })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason.code).toBe('DS_UNIQUE_VIOLATION');
+    expect(await active()).toBe(1);
+  });
+
+  it('frees a key when its document is re-keyed or deleted', async () => {
+    const doc = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '7' });
+    await stack.updateDoc(doc._id, { nationalId: '77' });
+    expect((await people.getByPrimaryKeys({ country: 'FR', nationalId: '77' }))?._id).toBe(doc._id);
+    expect(await people.getByPrimaryKeys({ country: 'FR', nationalId: '7' })).toBeNull();
+    const reuse = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '7' });
+    await stack.deleteDocument(reuse._id);
+    expect(await people.getByPrimaryKeys({ country: 'FR', nationalId: '7' })).toBeNull();
+    await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '7', name: 'third owner' });
+    expect((await people.getByPrimaryKeys({ country: 'FR', nationalId: '7' }))?.name).toBe('third owner');
+  });
+
+  it('refuses an update onto a taken key and keeps the stored document', async () => {
+    await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '1' });
+    const other = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '2' });
+    expect((await refusal(stack.updateDoc(other._id, { nationalId: '1' }))).code).toBe('DS_UNIQUE_VIOLATION');
+    expect((await stack.getDocument(other._id))?.nationalId).toBe('2');
+    expect((await people.getByPrimaryKeys({ country: 'FR', nationalId: '2' }))?._id).toBe(other._id);
+  });
+
+  it('looks keys up by index, never by scanning the class', async () => {
+    await stack.createDocs(Array.from({ length: 50 }, (_, i) => ({ '~class': 'Person', country: 'DE', nationalId: String(i) })));
+    const scan = vi.spyOn(stack.db, 'allDocs'); // class scans are allDocs key ranges
+    const found = await people.getByPrimaryKeys({ country: 'DE', nationalId: '33' });
+    expect(found?.nationalId).toBe('33');
+    expect(scan).not.toHaveBeenCalled();
+    expect((await refusal(people.getByPrimaryKeys({ country: 'DE' }))).code).toBe('DS_QUERY_INVALID');
+  });
+
+  it('honours a claim whose document is not written yet (a concurrent writer mid-way)', async () => {
+    await stack.db.put({ _id: '_local/~pk/Person/["IT","6"]', docId: 'Person-being-written', claimedAt: Date.now() } as never);
+    expect((await refusal(stack.createDoc({ '~class': 'Person', country: 'IT', nationalId: '6' }))).code).toBe('DS_UNIQUE_VIOLATION');
+    expect(await active()).toBe(0);
+  });
+
+  it('takes over a stale key entry left by a crash between the two writes', async () => {
+    const longAgo = Date.now() - 10 * 60_000;
+    await stack.db.put({ _id: '_local/~pk/Person/["IT","5"]', docId: 'Person-never-written', claimedAt: longAgo } as never);
+    const doc = await stack.createDoc({ '~class': 'Person', country: 'IT', nationalId: '5' });
+    expect((await people.getByPrimaryKeys({ country: 'IT', nationalId: '5' }))?._id).toBe(doc._id);
+  });
+
+  it('uniqueCheck answers before a write', async () => {
+    await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '3' });
+    await expect(people.uniqueCheck({ country: 'FR', nationalId: '4' })).resolves.toBe(true);
+    expect((await refusal(people.uniqueCheck({ country: 'FR', nationalId: '3' }))).code).toBe('DS_UNIQUE_VIOLATION');
+  });
+
+  it('addOrUpdateCard updates the document with the same key, creates otherwise', async () => {
+    const created = await people.addOrUpdateCard({ country: 'IT', nationalId: '10', name: 'first' });
+    const updated = await people.addOrUpdateCard({ country: 'IT', nationalId: '10', name: 'second' });
+    expect(updated._id).toBe(created._id);
+    expect(updated.name).toBe('second');
+    const byId = await people.addOrUpdateCard({ ...updated, name: 'third' });
+    expect(byId._id).toBe(created._id);
+    expect(await active()).toBe(1);
+  });
+
+  it('keeps the index across two stack instances of one store', async () => {
+    const name = uniqueName('shared-pk');
+    const a = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    const b = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    await Class.create(a, 'Tag', 'class', '', { label: { type: 'string', primaryKey: true } });
+    await a.createDoc({ '~class': 'Tag', label: 'red' });
+    expect((await refusal(b.createDoc({ '~class': 'Tag', label: 'red' }))).code).toBe('DS_UNIQUE_VIOLATION');
+  });
+});

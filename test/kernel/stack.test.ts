@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ClientStack, Class, createStack, DocstackError } from '../../index.js';
+import { browser } from '../../plugins.config.js';
+import { memoryStack, refusal, tempDir, track, uniqueName } from '../helpers/stack.js';
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('opening a stack', () => {
+  it('creates the bootstrap meta-model: class (~class ~self) and domain', async () => {
+    const stack = await memoryStack();
+    const meta = (await stack.db.get('class')) as Record<string, unknown>;
+    expect(meta['~class']).toBe('~self');
+    expect(meta.name).toBe('class');
+    const domain = (await stack.db.get('domain')) as Record<string, unknown>;
+    expect(domain['~class']).toBe('class');
+    expect(Object.keys(domain.schema as object)).toEqual(expect.arrayContaining(['name', 'relation', 'sourceClass', 'targetClass']));
+    expect(stack.patchCount).toBe(1);
+    expect(await stack.listClasses()).toEqual(['class', 'domain']);
+  });
+
+  it('applies system patches once: a reopened store keeps the meta-model revision', async () => {
+    const dataDir = await tempDir();
+    const name = uniqueName('patches');
+    const first = await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser });
+    const rev = ((await first.db.get('class')) as { _rev: string })._rev;
+    await first.close();
+    const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser }));
+    expect(((await second.db.get('class')) as { _rev: string })._rev).toBe(rev);
+    const record = (await second.db.get('_local/~system-patches')) as unknown as { applied: { id: string }[] };
+    expect(record.applied.map((p) => p.id)).toEqual(['0001-meta-model']);
+  });
+
+  it('refuses to open when PATCH_COUNT differs from the applied patches (env and option)', async () => {
+    vi.stubEnv('PATCH_COUNT', '5');
+    const err = await refusal(createStack({ name: uniqueName(), adapter: 'memory', plugins: browser }));
+    expect(err).toBeInstanceOf(DocstackError);
+    expect(err.code).toBe('DS_STACK_PATCH_COUNT');
+    expect(err.message).toMatch(/PATCH_COUNT is 5 but 1 system patch is applied/);
+    vi.stubEnv('PATCH_COUNT', '1');
+    track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: browser }));
+    vi.unstubAllEnvs();
+    expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory', patchCount: 2 }))).code).toBe('DS_STACK_PATCH_COUNT');
+    vi.stubEnv('PATCH_COUNT', 'many');
+    expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory' }))).code).toBe('DS_STACK_OPTIONS_INVALID');
+  });
+
+  it('refuses an unknown adapter and a bad name', async () => {
+    const bad = await refusal(createStack({ name: uniqueName(), adapter: 'sqlite' as never }));
+    expect(bad.code).toBe('DS_STORAGE_ADAPTER_UNKNOWN');
+    const badName = await refusal(createStack({ name: '../etc', adapter: 'memory' }));
+    expect(badName.code).toBe('DS_STACK_OPTIONS_INVALID');
+  });
+
+  it('also opens with ClientStack.create(name, options)', async () => {
+    const stack = track(await ClientStack.create(uniqueName(), { adapter: 'memory', plugins: browser }));
+    expect(stack).toBeInstanceOf(ClientStack);
+    expect(stack.isOpen).toBe(true);
+  });
+
+  it('refuses work after close, and close twice is harmless', async () => {
+    const stack = await memoryStack();
+    await Class.create(stack, 'Thing', 'class');
+    let closedHook = 0;
+    stack.hooks.onClose.tap('test', () => void closedHook++);
+    await stack.close();
+    await stack.close();
+    expect(closedHook).toBe(1);
+    expect((await refusal(stack.createDoc({ '~class': 'Thing' }))).code).toBe('DS_STACK_CLOSED');
+    expect((await refusal(stack.findDocuments('Thing'))).code).toBe('DS_STACK_CLOSED');
+  });
+});
