@@ -60,33 +60,12 @@ export class WritePipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
   async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
-    const { hooks, stack } = this.deps;
-    const drafts = requests.map((r) => r.draft);
-    const batch: WriteBatch = { drafts, scratch: new Map() };
-    const contexts: WriteContext[] = requests.map((r, index) => ({
-      op: r.op,
-      classModel: r.classModel,
-      ...(r.previous ? { previous: r.previous } : {}),
-      origin,
-      stack,
-      batch,
-      index,
-      ...extras,
-    }));
-    const piped = (i: number) => !requests[i].classModel.simple;
-
-    // All drafts pass beforeValidate before any is validated, so validators see final siblings.
-    for (let i = 0; i < drafts.length; i++) {
-      if (piped(i)) drafts[i] = await hooks.beforeValidate.promise(drafts[i], contexts[i]);
-    }
-    for (let i = 0; i < drafts.length; i++) {
-      if (piped(i)) await hooks.validate.promise(drafts[i], contexts[i]);
-    }
-    const { claims, releases } = this.planKeys(requests, drafts);
+    const { hooks } = this.deps;
+    const { drafts, contexts, claims, releases } = await this.prepare(requests, origin, extras);
 
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
-      stored.push(piped(i) ? await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]) : drafts[i]);
+      stored.push(requests[i].classModel.simple ? drafts[i] : await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]));
       refusePlaintext(requests[i].classModel, stored[i]);
     }
 
@@ -102,6 +81,37 @@ export class WritePipeline {
     const results = drafts.map((draft, i) => ({ ...draft, _rev: stored[i]._rev }) as Doc);
     for (let i = 0; i < stored.length; i++) await hooks.afterWrite.promise([stored[i]], contexts[i]);
     return results;
+  }
+
+  /** Runs every check a write would run (hooks included) and stores nothing. */
+  async check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<void> {
+    await this.prepare(requests, origin, extras);
+  }
+
+  /** beforeValidate and validate for every draft, then the primary-key plan. */
+  private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras) {
+    const { hooks, stack } = this.deps;
+    const drafts = requests.map((r) => r.draft);
+    const batch: WriteBatch = { drafts, scratch: new Map() };
+    const contexts: WriteContext[] = requests.map((r, index) => ({
+      op: r.op,
+      classModel: r.classModel,
+      ...(r.previous ? { previous: r.previous } : {}),
+      origin,
+      stack,
+      batch,
+      index,
+      ...extras,
+    }));
+    const piped = (i: number) => !requests[i].classModel.simple;
+    // All drafts pass beforeValidate before any is validated, so validators see final siblings.
+    for (let i = 0; i < drafts.length; i++) {
+      if (piped(i)) drafts[i] = await hooks.beforeValidate.promise(drafts[i], contexts[i]);
+    }
+    for (let i = 0; i < drafts.length; i++) {
+      if (piped(i)) await hooks.validate.promise(drafts[i], contexts[i]);
+    }
+    return { drafts, contexts, ...this.planKeys(requests, drafts) };
   }
 
   /** Keys to claim before the write and to release after it; duplicates inside the batch refused. */

@@ -257,6 +257,12 @@ export class ClientStack extends EventEmitter {
     return this.pipeline.write(requests, origin, extras);
   }
 
+  /** Runs every check of a write (hooks included) without storing anything. */
+  checkRequests(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<void> {
+    this.assertOpen();
+    return this.pipeline.check(requests, origin, extras);
+  }
+
   /** Runs onClose taps, stops every subscription and closes storage. Safe to call twice. */
   close(): Promise<void> {
     if (this.state === 'closed') return Promise.resolve();

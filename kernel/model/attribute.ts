@@ -1,14 +1,16 @@
 import { KEYS } from '../container.js';
 import { DocstackError } from '../errors.js';
 import type { WriteRequest } from '../pipeline.js';
-import { scanClass } from '../reads.js';
 import type { ClientStack } from '../stack.js';
 import { normalizeAttribute } from './attribute-rules.js';
 import type { Class } from './class.js';
 import type { AttributeConfig, AttributeModel, AttributeType, ClassModel, Doc } from './types.js';
 
-/** Checks a value against one attribute, as the validation plugin would on a write. */
-export type ValueCheck = (classModel: ClassModel, attribute: AttributeModel, value: unknown) => Promise<void>;
+/**
+ * Checks a value against one attribute, as the validation plugin would on a write, and
+ * returns it in its stored form (a Date becomes text in the attribute's format).
+ */
+export type ValueCheck = (classModel: ClassModel, attribute: AttributeModel, value: unknown) => Promise<unknown>;
 
 const STAMP_BATCH = 500;
 
@@ -44,6 +46,11 @@ export class Attribute {
         { path: attribute.name },
       );
     }
+    const prospective: ClassModel = { ...current, schema: { ...current.schema, [attribute.name]: attribute } };
+    // Stamping must not fail half-way: every stamped document is checked before anything is saved.
+    if (attribute.defaultValue !== undefined && hasDocs) {
+      await forEachUnstamped(stack, current.name, attribute, (docs) => stack.checkRequests(stampRequests(docs, prospective, attribute), 'system'));
+    }
     const saved = await classObj.saveModel((model) => {
       if (model.schema[attribute.name]) {
         throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The class "${model.name}" already has an attribute "${attribute.name}".`, { path: attribute.name });
@@ -51,23 +58,35 @@ export class Attribute {
       model.schema[attribute.name] = attribute;
       return model;
     });
-    if (attribute.defaultValue !== undefined && hasDocs) await stampDefault(stack, saved, attribute);
+    if (attribute.defaultValue !== undefined && hasDocs) {
+      await forEachUnstamped(stack, current.name, attribute, async (docs) => {
+        await stack.writeRequests(stampRequests(docs, saved, attribute), 'system');
+      });
+    }
     return attribute;
   }
 }
 
+/**
+ * Refuses a defaultValue the attribute would refuse, and puts it in its stored form: the class
+ * document keeps exactly what documents will receive (JSON, not a Date object).
+ */
 export async function checkDefaultValue(stack: ClientStack, classModel: ClassModel, attribute: AttributeModel): Promise<void> {
-  if (attribute.defaultValue === undefined || !stack.container.hasRegistration(KEYS.valueCheck)) return;
-  const check = stack.container.resolve<ValueCheck>(KEYS.valueCheck);
-  try {
-    await check(classModel, attribute, attribute.defaultValue);
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new DocstackError('DS_ATTRIBUTE_DEFAULT_INVALID', `The defaultValue of "${attribute.name}" is refused: ${reason}`, {
-      path: attribute.name,
-      cause: err,
-    });
+  if (attribute.defaultValue === undefined) return;
+  let value: unknown = attribute.defaultValue;
+  if (stack.container.hasRegistration(KEYS.valueCheck)) {
+    const check = stack.container.resolve<ValueCheck>(KEYS.valueCheck);
+    try {
+      value = await check(classModel, attribute, value);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new DocstackError('DS_ATTRIBUTE_DEFAULT_INVALID', `The defaultValue of "${attribute.name}" is refused: ${reason}`, {
+        path: attribute.name,
+        cause: err,
+      });
+    }
   }
+  attribute.defaultValue = JSON.parse(JSON.stringify(value));
 }
 
 async function hasDocuments(stack: ClientStack, model: ClassModel): Promise<boolean> {
@@ -75,16 +94,28 @@ async function hasDocuments(stack: ClientStack, model: ClassModel): Promise<bool
   return rows.rows.length > 0;
 }
 
-async function stampDefault(stack: ClientStack, model: ClassModel, attribute: AttributeModel): Promise<void> {
+/** Active raw documents of the class that lack the attribute, a page at a time. */
+async function forEachUnstamped(stack: ClientStack, className: string, attribute: AttributeModel, visit: (docs: Doc[]) => Promise<void>): Promise<void> {
+  let startkey = `${className}-`;
+  let skip = 0;
   for (;;) {
-    const docs = await scanClass(stack, stack.db, stack.hooks, model, { [attribute.name]: { $exists: false } }, { limit: STAMP_BATCH });
-    if (docs.length === 0) return;
-    const requests: WriteRequest[] = docs.map((previous: Doc) => ({
-      op: 'update',
-      previous,
-      draft: { ...previous, [attribute.name]: structuredClone(attribute.defaultValue), '~updateTimestamp': new Date().toISOString() },
-      classModel: model,
-    }));
-    await stack.writeRequests(requests, 'system');
+    const page = await stack.db.allDocs({ startkey, endkey: `${className}-\uffff`, include_docs: true, limit: STAMP_BATCH, skip });
+    const docs = page.rows
+      .map((row) => row.doc as unknown as Doc)
+      .filter((doc) => doc && doc['~class'] === className && doc.active !== false && doc[attribute.name] === undefined);
+    if (docs.length > 0) await visit(docs);
+    if (page.rows.length < STAMP_BATCH) return;
+    startkey = page.rows[page.rows.length - 1].id;
+    skip = 1;
   }
+}
+
+function stampRequests(docs: Doc[], model: ClassModel, attribute: AttributeModel): WriteRequest[] {
+  const now = new Date().toISOString();
+  return docs.map((previous) => ({
+    op: 'update',
+    previous,
+    draft: { ...previous, [attribute.name]: structuredClone(attribute.defaultValue), '~updateTimestamp': now },
+    classModel: model,
+  }));
 }

@@ -54,7 +54,12 @@ async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): P
   return pending;
 }
 
-/** Every id of every foreign key must name an active document of the attribute's targetClass. */
+/**
+ * Every id of every foreign key written must name an active document of the attribute's
+ * targetClass. On update only the ids the update introduces are checked: a reference that
+ * was valid when written and whose target was deleted since does not freeze the document
+ * (editing another attribute stays possible; moving the reference is checked).
+ */
 export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[]): Promise<void> {
   if (foreignKeys.length === 0) return;
   const { inBatch } = batchTargets(ctx);
@@ -62,8 +67,10 @@ export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKey
   for (const fk of foreignKeys) {
     const value = draft[fk.name];
     const ids = idsOf(value);
+    const kept = new Set(ctx.op === 'update' ? idsOf(ctx.previous?.[fk.name]) : []);
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
+      if (kept.has(id)) continue;
       const path = Array.isArray(value) ? `${fk.name}[${i}]` : fk.name;
       let target: Target | undefined = inBatch.get(id);
       if (!target) {

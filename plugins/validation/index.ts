@@ -32,6 +32,7 @@ export const validationPlugin = definePlugin({
       const normalized = normalizeValue(attribute.type, attribute.format, value);
       checkValue(attribute, attributeSchema(attribute), normalized);
       await checkForeignKeyValue(stack, attribute, normalized);
+      return normalized;
     };
     container.register(KEYS.valueCheck, asValue(valueCheck));
   },

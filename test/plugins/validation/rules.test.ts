@@ -170,13 +170,18 @@ describe('updates are validated like creates', () => {
     expect(await t.stack.getDocument(doc._id)).toMatchObject({ priority: 5, owner: person._id, tags: ['a', 'b'] });
   });
 
-  it('re-checks a foreign key that is kept when its target has gone', async () => {
+  it('checks only the foreign keys an update introduces: a kept one whose target has gone does not freeze the document', async () => {
     const t = await tasks();
     const person = await t.stack.createDoc({ '~class': 'Person', name: 'Ann' });
     const doc = await t.create({ title: 't', owner: person._id });
     await t.stack.deleteDocument(person._id);
-    await t.refusedUpdate(doc._id, { note: 'anything' }, 'DS_VALIDATION_FOREIGN_KEY', 'owner');
-    await t.stack.updateDoc(doc._id, { note: 'anything', owner: null });
+    await t.stack.updateDoc(doc._id, { note: 'anything' });
+    expect(await t.stack.getDocument(doc._id)).toMatchObject({ note: 'anything', owner: person._id });
+    // moving the reference to another gone target is refused
+    const other = await t.stack.createDoc({ '~class': 'Person', name: 'Bob' });
+    await t.stack.deleteDocument(other._id);
+    await t.refusedUpdate(doc._id, { owner: other._id }, 'DS_VALIDATION_FOREIGN_KEY', 'owner');
+    await t.stack.updateDoc(doc._id, { owner: null });
     expect(await t.stack.getDocument(doc._id)).not.toHaveProperty('owner');
   });
 });
