@@ -2,7 +2,7 @@
  * Shared helpers for every bench (pipeline today, encryption and others later): timing,
  * medians, paired ratios, aims, the printed table and the JSON result file.
  *
- * Rules every bench follows (see docs in bench/run.ts):
+ * Rules every bench follows:
  * - the engine and its baseline run side by side in the same process, on fresh databases,
  *   so machine noise hits both sides alike;
  * - a warm-up round is run and thrown away (JIT, adapter loading, first-open costs);
@@ -52,6 +52,27 @@ export function collectGarbage(): void {
 export async function measure(fn: () => Promise<unknown>): Promise<Sample> {
   collectGarbage();
   return time(fn);
+}
+
+/**
+ * Runs each side in `blocks` slices, alternating sides slice by slice (the order flipping every
+ * slice, starting from `round`), and sums each side's samples. A slow spell of the machine
+ * (another program, a leveldb compaction, a GC) then lands on both sides instead of one; use
+ * it for any step made of many small operations (lookups, serial writes).
+ */
+export async function interleaved<K extends string>(
+  sides: Record<K, (block: number) => Promise<unknown>>,
+  blocks: number,
+  round: number,
+): Promise<Record<K, Sample>> {
+  const names = Object.keys(sides) as K[];
+  const totals = Object.fromEntries(names.map((n) => [n, { wallMs: 0, cpuMs: 0 }])) as Record<K, Sample>;
+  for (let block = 0; block < blocks; block++) {
+    for (const name of rotate(names, round + block)) {
+      totals[name] = addSamples(totals[name], await measure(() => sides[name](block)));
+    }
+  }
+  return totals;
 }
 
 export function median(values: readonly number[]): number {

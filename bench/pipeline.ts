@@ -8,6 +8,8 @@
  *   2. LOOKUPS primary-key lookups `items.getByPrimaryKeys({ code })` against raw
  *      `db.get(_id)` of the same documents, each on the database its side just filled;
  *   3. SERIAL serial `stack.createDoc` against SERIAL serial raw `db.put`.
+ * Steps 2 and 3 alternate the sides in BLOCKS slices, so a leveldb compaction or another
+ * program's burst does not land on one side only.
  * The raw documents have the engine's shape: same attributes plus the system fields the
  * engine adds (`_id` `<Class>-<uuid>`, `~class`, `~createTimestamp`, `active`).
  */
@@ -20,7 +22,7 @@ import leveldbAdapter from 'pouchdb-adapter-leveldb';
 import memoryAdapter from 'pouchdb-adapter-memory';
 import { Class, createStack, type ClientStack, type NewDoc } from '../index.js';
 import { browser } from '../plugins.config.js';
-import { addSamples, collectGarbage, comparison, measure, record, rotate, summarize, time, type Sample, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
+import { addSamples, collectGarbage, comparison, interleaved, measure, record, rotate, summarize, time, type Sample, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
 
 type AdapterName = 'memory' | 'leveldb';
 type RawDb = PouchDB.Database<Record<string, unknown>>;
@@ -40,6 +42,8 @@ const WARMUP_SCALE = 0.2;
 const CATEGORIES = 5;
 const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
 const FEED_TIMEOUT_MS = 60_000;
+/** Lookups and serial inserts run in this many alternating slices per side (see harness interleaved). */
+const BLOCKS = 10;
 
 /** The issue's aims. The bulk aim binds on leveldb (the on-disk store users run). */
 const BULK_AIM = 1.5;
@@ -232,7 +236,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
  * One round on one adapter. Every side gets its own fresh database; within a step the order
- * of the sides rotates with the round number, so neither side always runs on a warmer process.
+ * of the sides rotates with the round number (and slice), so neither side always runs first.
  * When `into` is null (warm-up) the times are thrown away.
  */
 async function runRound(place: Place, sizes: Sizes, round: number, into: Comparisons | null): Promise<void> {
@@ -271,25 +275,21 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Compari
   const picks = pickIndexes(sizes.docs, sizes.lookups, seed);
   const codes = picks.map((i) => attributes[i].code as string);
   const ids = picks.map((i) => singleDocs[i]._id as string);
-  const lookupSides: [string, () => Promise<unknown>][] = [
-    [
-      'baseline',
-      async () => {
-        for (const id of ids) await single.get(id);
+  const lookup = await interleaved(
+    {
+      baseline: async (block) => {
+        for (const id of slice(ids, block)) await single.get(id);
       },
-    ],
-    [
-      'engine',
-      async () => {
-        for (const code of codes) {
+      engine: async (block) => {
+        for (const code of slice(codes, block)) {
           // a miss would time the cheap path: the bench refuses to report it
           if (!(await engine.items.getByPrimaryKeys({ code }))) throw new Error(`getByPrimaryKeys missed ${code}`);
         }
       },
-    ],
-  ];
-  const lookup: Record<string, Sample> = {};
-  for (const [side, run] of rotate(lookupSides, round)) lookup[side] = await measure(run);
+    },
+    BLOCKS,
+    round,
+  );
   await dropRaw(single);
   await dropEngine(engine.stack, place);
 
@@ -299,25 +299,19 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Compari
   const serialEngine = await openEngine(place);
   const serialDocs = rawDocs(serialAttributes);
   const serialInputs = engineInputs(serialAttributes);
-  const serialSides: [string, () => Promise<unknown>][] = [
-    [
-      'baseline',
-      async () => {
-        for (const doc of serialDocs) await serialRaw.put(doc as PouchDB.Core.PutDocument<Record<string, unknown>>);
+  const serial = await interleaved(
+    {
+      baseline: async (block) => {
+        for (const doc of slice(serialDocs, block)) await serialRaw.put(doc as PouchDB.Core.PutDocument<Record<string, unknown>>);
       },
-    ],
-    [
-      'engine',
-      async () => {
-        for (const input of serialInputs) await serialEngine.stack.createDoc(input);
+      engine: async (block) => {
+        for (const input of slice(serialInputs, block)) await serialEngine.stack.createDoc(input);
+        await serialEngine.settle(); // the feed's tail of this block belongs to the engine, not to the next baseline block
       },
-    ],
-  ];
-  const serial: Record<string, Sample> = {};
-  for (const [side, run] of rotate(serialSides, round)) {
-    serial[side] = await measure(run);
-    if (side === 'engine') await serialEngine.settle(); // untimed: serial writes leave only a short tail
-  }
+    },
+    BLOCKS,
+    round,
+  );
   await dropRaw(serialRaw);
   await dropEngine(serialEngine.stack, place);
   collectGarbage();
@@ -334,6 +328,12 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Compari
 async function expectItems(db: RawDb, expected: number, what: string): Promise<void> {
   const { rows } = await db.allDocs({ startkey: 'Item-', endkey: 'Item-\uffff' });
   if (rows.length !== expected) throw new Error(`${what} stored ${rows.length} Item documents, expected ${expected}.`);
+}
+
+/** Block `block` of BLOCKS equal slices of a list. */
+function slice<T>(items: readonly T[], block: number): readonly T[] {
+  const size = Math.ceil(items.length / BLOCKS);
+  return items.slice(block * size, (block + 1) * size);
 }
 
 /** `count` distinct indexes of [0, total), spread over the whole key range, in a shuffled order. */

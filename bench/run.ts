@@ -20,7 +20,8 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   pipeline: runPipeline,
 };
 
-const DEFAULT_ROUNDS = 3;
+// five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median
+const DEFAULT_ROUNDS = 5;
 
 function parseArgs(argv: string[]): { names: string[]; rounds: number; strict: boolean } {
   const names: string[] = [];
