@@ -10,33 +10,52 @@ export interface ChangeEvent {
 
 export type ChangeListener = (change: ChangeEvent) => void;
 
+export interface SubscribeOptions {
+  /**
+   * A passive listener hears the feed while somebody else keeps it running, but does not
+   * start it: caches that have another way to stay fresh use this.
+   */
+  passive?: boolean;
+}
+
 /**
  * The one live `changes` feed of a stack. Every subscriber (class objects, caches, later the
- * session cache and live queries) listens here; nobody opens a feed of their own. The feed
- * carries ids and revisions only: a subscriber that needs a document reads it, so a bulk
- * write with nobody listening to documents costs one cheap event per change.
+ * session cache and live queries) listens here; nobody opens a feed of their own.
+ *
+ * The feed is not free: after every write PouchDB re-reads the new changes from the by-sequence
+ * store (document bodies included), which for a bulk insert costs about as much again as reading
+ * the documents. So it runs only while at least one active listener wants it, and stops when
+ * the last one leaves.
  */
 export class ChangeFeed {
-  private readonly listeners = new Set<ChangeListener>();
+  private readonly active = new Set<ChangeListener>();
+  private readonly passive = new Set<ChangeListener>();
   private feed: PouchDB.Core.Changes<Record<string, unknown>> | null = null;
   private closed = false;
 
   constructor(private readonly db: Database) {}
 
-  subscribe(listener: ChangeListener): () => void {
-    this.listeners.add(listener);
-    this.ensureRunning();
+  subscribe(listener: ChangeListener, options: SubscribeOptions = {}): () => void {
+    const set = options.passive ? this.passive : this.active;
+    set.add(listener);
+    if (!options.passive) this.start();
     return () => {
-      this.listeners.delete(listener);
+      set.delete(listener);
+      if (this.active.size === 0) this.stop();
     };
   }
 
-  get listenerCount(): number {
-    return this.listeners.size;
+  /** When the running feed started (ms), or 0: changes before it were not heard. */
+  startedAt = 0;
+
+  /** Is the feed running (so passive listeners hear every change)? */
+  get running(): boolean {
+    return this.feed !== null;
   }
 
-  private ensureRunning(): void {
+  private start(): void {
     if (this.feed || this.closed) return;
+    this.startedAt = Date.now();
     const feed = this.db.changes({ since: 'now', live: true, return_docs: false });
     feed.on('change', (change) => {
       const event: ChangeEvent = {
@@ -45,7 +64,7 @@ export class ChangeFeed {
         rev: change.changes[0]?.rev ?? '',
         deleted: change.deleted === true,
       };
-      for (const listener of [...this.listeners]) {
+      for (const listener of [...this.active, ...this.passive]) {
         try {
           listener(event);
         } catch {
@@ -55,15 +74,21 @@ export class ChangeFeed {
     });
     // a closed database ends the feed with an error; nothing to recover then
     feed.on('error', () => {
-      this.feed = null;
+      if (this.feed === feed) this.feed = null;
     });
     this.feed = feed;
   }
 
-  close(): void {
-    this.closed = true;
-    this.listeners.clear();
+  private stop(): void {
     this.feed?.cancel();
     this.feed = null;
+    this.startedAt = 0;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.active.clear();
+    this.passive.clear();
+    this.stop();
   }
 }

@@ -8,11 +8,29 @@ export function isClassDocId(id: string): boolean {
 }
 
 /**
- * Class models by name, read once and kept exact by the stack's change feed, so the write
- * path does not read the class document for every draft.
+ * When the change feed is not running, a cached class is re-read (one get) at most this often,
+ * so a class changed by another writer of the store (another instance, a replication) is
+ * enforced within this delay. While the feed runs, invalidation is exact.
+ */
+const VERIFY_AFTER_MS = 1000;
+
+interface Entry {
+  model: ClassModel;
+  checkedAt: number;
+}
+
+/** The revision number of a `N-hash` revision, for picking the newer of two models. */
+export function revNumber(rev: string | undefined): number {
+  return rev ? Number.parseInt(rev, 10) || 0 : 0;
+}
+
+/**
+ * Class models by name, so the write path does not read the class document per draft. Kept
+ * fresh by this stack's own class writes (set), by the change feed while it runs (passive
+ * listener), and otherwise by a cheap re-read once the entry is older than VERIFY_AFTER_MS.
  */
 export class ClassCache {
-  private readonly models = new Map<string, ClassModel>();
+  private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<ClassModel | null>>();
   /** bumped on every invalidation, so a read that started before it does not cache its stale result */
   private generation = 0;
@@ -20,19 +38,22 @@ export class ClassCache {
 
   constructor(
     private readonly db: Database,
-    feed: ChangeFeed,
+    private readonly feed: ChangeFeed,
   ) {
-    this.stop = feed.subscribe((change) => {
-      if (!isClassDocId(change.id)) return;
-      const cached = this.models.get(change.id);
-      if (!cached || cached._rev !== change.rev) this.invalidate(change.id);
-    });
+    this.stop = feed.subscribe(
+      (change) => {
+        if (!isClassDocId(change.id)) return;
+        const cached = this.entries.get(change.id);
+        if (!cached || cached.model._rev !== change.rev) this.invalidate(change.id);
+      },
+      { passive: true },
+    );
   }
 
   /** The stored class model (active or not), or null when there is no such class document. */
   async get(name: string): Promise<ClassModel | null> {
-    const cached = this.models.get(name);
-    if (cached) return cached;
+    const entry = this.entries.get(name);
+    if (entry && this.isFresh(entry)) return entry.model;
     let pending = this.loading.get(name);
     if (!pending) {
       const started: Promise<ClassModel | null> = this.read(name).finally(() => {
@@ -44,30 +65,50 @@ export class ClassCache {
     return pending;
   }
 
+  /** The cached model without any I/O (possibly stale), or undefined. */
+  peek(name: string): ClassModel | undefined {
+    return this.entries.get(name)?.model;
+  }
+
+  private isFresh(entry: Entry): boolean {
+    // while the feed runs, an entry read after it started is invalidated exactly by it
+    if (this.feed.running && entry.checkedAt > this.feed.startedAt) return true;
+    return Date.now() - entry.checkedAt < VERIFY_AFTER_MS;
+  }
+
   private async read(name: string): Promise<ClassModel | null> {
     const startedAt = this.generation;
+    const checkedAt = Date.now();
+    let doc: ClassModel;
     try {
-      const doc = (await this.db.get(name)) as unknown as ClassModel;
-      if (startedAt === this.generation) this.models.set(name, doc);
-      return doc;
+      doc = (await this.db.get(name)) as unknown as ClassModel;
     } catch (err) {
       if ((err as { status?: number }).status === 404) return null;
       throw err;
     }
+    if (startedAt !== this.generation) return doc;
+    const previous = this.entries.get(name);
+    // same revision: keep the same object, so validators compiled for it stay cached
+    const model = previous && previous.model._rev === doc._rev ? previous.model : doc;
+    this.entries.set(name, { model, checkedAt });
+    return model;
   }
 
+  /** Records a class document this stack just wrote. */
   set(model: ClassModel): void {
-    this.models.set(model._id, model);
+    const current = this.entries.get(model._id);
+    if (current && revNumber(current.model._rev) > revNumber(model._rev)) return;
+    this.entries.set(model._id, { model, checkedAt: Date.now() });
   }
 
   invalidate(name: string): void {
     this.generation += 1;
     this.loading.delete(name);
-    this.models.delete(name);
+    this.entries.delete(name);
   }
 
   close(): void {
     this.stop();
-    this.models.clear();
+    this.entries.clear();
   }
 }

@@ -163,9 +163,12 @@ export class ClientStack extends EventEmitter {
     const now = nowIso();
     const requests: WriteRequest[] = [];
     const chosenIds: string[] = [];
+    const models = new Map<string, ClassModel>(); // one class lookup per class per call
     for (const input of docs) {
       const doc = requireObject(input, 'A document');
-      const model = await this.requireClass(classNameOf(doc));
+      const className = classNameOf(doc);
+      let model = models.get(className);
+      if (!model) models.set(className, (model = await this.requireClass(className)));
       const draft = createDraft(doc, model, undefined, now);
       if (doc._id !== undefined) chosenIds.push(draft._id);
       requests.push({ op: 'create', draft, classModel: model });

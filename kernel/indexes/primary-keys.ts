@@ -27,6 +27,7 @@ interface KeyDoc {
 }
 
 const PREFIX = '_local/~pk/';
+const CLAIM_CHUNK = 1000;
 /**
  * How long a claim whose document does not exist yet counts as taken. The claim is written
  * just before its document, so a concurrent writer must not mistake "not written yet" for
@@ -92,13 +93,17 @@ export class PrimaryKeyIndex {
   async claim(claims: readonly KeyClaim[]): Promise<void> {
     if (claims.length === 0) return;
     const claimedAt = Date.now();
-    const results = await this.db.bulkDocs(claims.map((c) => ({ _id: c.keyId, docId: c.docId, claimedAt })) as never[]);
     const taken: KeyClaim[] = [];
     const conflicts: KeyClaim[] = [];
-    results.forEach((result, i) => {
-      if ('error' in result && result.error) conflicts.push(claims[i]);
-      else taken.push(claims[i]);
-    });
+    // chunks: PouchDB's bulkDocs grows worse than linearly with the batch
+    for (let start = 0; start < claims.length; start += CLAIM_CHUNK) {
+      const chunk = claims.slice(start, start + CLAIM_CHUNK);
+      const results = await this.db.bulkDocs(chunk.map((c) => ({ _id: c.keyId, docId: c.docId, claimedAt })) as never[]);
+      results.forEach((result, i) => {
+        if ('error' in result && result.error) conflicts.push(chunk[i]);
+        else taken.push(chunk[i]);
+      });
+    }
     for (const claim of conflicts) {
       const keyDoc = await this.readKey(claim.keyId);
       if (keyDoc && keyDoc.docId !== claim.docId && (await this.isLiveOwner(keyDoc, claim))) {

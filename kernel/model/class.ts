@@ -1,6 +1,7 @@
 import { EventEmitter } from 'events';
 import { nowIso, isPlainObject } from '../drafts.js';
 import { DocstackError } from '../errors.js';
+import { revNumber } from '../class-cache.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import { readRaw } from '../reads.js';
 import type { Selector } from '../selector.js';
@@ -20,11 +21,18 @@ export interface FetchOptions {
 
 /**
  * A class: its model (the class document) plus the card operations on its documents.
- * A subscribed class object follows its class document as other writers change it (event
- * `model`) and reports changes to documents of the class (event `change`: { id, rev, deleted }).
+ *
+ * A live class object (`stack.getClass`, `Class.fetch(..., { subscribe: true })`) follows its
+ * class document as it changes, here or by another writer of the store, and emits:
+ * - `model` (ClassModel): the class document changed;
+ * - `change` ({ id, rev, deleted }): a document of the class changed.
+ * It listens to the stack's change feed while it has `model` or `change` listeners; without
+ * listeners its `model` follows the stack's class cache, which is never more than a second
+ * behind another writer (see kernel/class-cache.ts) — so an idle class object costs nothing.
  */
 export class Class extends EventEmitter {
   private current: ClassModel;
+  private live = false;
   private stopFeed: (() => void) | null = null;
 
   private constructor(
@@ -39,7 +47,12 @@ export class Class extends EventEmitter {
     return this.current.name;
   }
 
+  /** The newest model this object knows: its own, or (live objects) the stack's cached one if newer. */
   get model(): ClassModel {
+    if (this.live) {
+      const cached = this.stack.classCache.peek(this.current.name);
+      if (cached && revNumber(cached._rev) > revNumber(this.current._rev)) this.current = cached;
+    }
     return this.current;
   }
 
@@ -93,7 +106,18 @@ export class Class extends EventEmitter {
   }
 
   private subscribe(): void {
-    if (this.stopFeed) return;
+    if (this.live) return;
+    this.live = true;
+    const wanted = (event: string | symbol) => event === 'model' || event === 'change';
+    this.on('newListener', (event) => {
+      if (wanted(event) && !this.stopFeed) this.listen();
+    });
+    this.on('removeListener', (event) => {
+      if (wanted(event) && this.listenerCount('model') + this.listenerCount('change') === 0) this.unlisten();
+    });
+  }
+
+  private listen(): void {
     const prefix = `${this.name}-`;
     this.stopFeed = this.stack.changes.subscribe((change) => {
       if (change.id === this.name && change.rev !== this.current._rev) {
@@ -102,12 +126,21 @@ export class Class extends EventEmitter {
         this.emit('change', { id: change.id, rev: change.rev, deleted: change.deleted });
       }
     });
+    // changes made before we listened are not replayed; catch up with the class document once
+    void this.refresh().catch(() => undefined);
+  }
+
+  private unlisten(): void {
+    this.stopFeed?.();
+    this.stopFeed = null;
   }
 
   /** Stops following changes (live class objects are stopped by stack.close). */
   unsubscribe(): void {
-    this.stopFeed?.();
-    this.stopFeed = null;
+    this.unlisten();
+    this.live = false;
+    this.removeAllListeners('newListener');
+    this.removeAllListeners('removeListener');
   }
 
   /** Re-reads the class document. */

@@ -104,7 +104,15 @@ export interface ClassOptions {
   defaultScope?: string | null;
 }
 
+// Class model objects are replaced, never mutated, when their document changes: safe to memoise.
+const keyAttributes = new WeakMap<ClassModel, AttributeModel[]>();
+
 /** Attributes of a class that form its natural primary key, in schema order. */
 export function primaryKeyAttributes(model: ClassModel): AttributeModel[] {
-  return Object.values(model.schema).filter((a) => a.primaryKey === true);
+  let attributes = keyAttributes.get(model);
+  if (!attributes) {
+    attributes = Object.values(model.schema).filter((a) => a.primaryKey === true);
+    keyAttributes.set(model, attributes);
+  }
+  return attributes;
 }

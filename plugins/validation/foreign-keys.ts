@@ -5,6 +5,7 @@ import type { AttributeModel, Doc } from '../../kernel/model/types.js';
 type Target = Pick<Doc, '_id' | '~class' | 'active'> | null;
 
 const SCRATCH_KEY = 'validation:foreign-keys';
+const FEW_IDS = 8;
 
 interface BatchTargets {
   /** documents created by the same batch: a target may be written alongside its referrers */
@@ -42,6 +43,12 @@ async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): P
     pending = (async () => {
       const targets = new Map<string, Target>();
       if (ids.size === 0) return targets;
+      // allDocs with keys runs one range query per key inside PouchDB: for a handful of ids
+      // plain gets are several times cheaper; for a batch, one call beats thousands of gets
+      if (ids.size <= FEW_IDS) {
+        await Promise.all([...ids].map(async (id) => targets.set(id, await getTarget(ctx.stack, id))));
+        return targets;
+      }
       const rows = await ctx.stack.db.allDocs({ keys: [...ids], include_docs: true });
       for (const row of rows.rows) {
         const doc = 'doc' in row ? (row.doc as unknown as Doc | null | undefined) : undefined;

@@ -107,4 +107,32 @@ describe('class objects', () => {
     expect((await refusal(colors.deleteCard(other._id))).code).toBe('DS_DOC_NOT_FOUND');
     expect((await colors.getCards()).map((c) => c.name)).toEqual(['red']);
   });
+
+  it('runs the change feed only while a class object has listeners', async () => {
+    const stack = await memoryStack();
+    const cls = await Class.create(stack, 'Quiet', 'class', '', { n: { type: 'integer' } });
+    await stack.createDocs(Array.from({ length: 10 }, (_, i) => ({ '~class': 'Quiet', n: i })));
+    expect(stack.changes.running).toBe(false);
+    const seen: string[] = [];
+    const listener = (c: { id: string }) => seen.push(c.id);
+    cls.on('change', listener);
+    expect(stack.changes.running).toBe(true);
+    const doc = await stack.createDoc({ '~class': 'Quiet', n: 99 });
+    await until(() => seen.includes(doc._id));
+    cls.off('change', listener);
+    expect(stack.changes.running).toBe(false);
+  });
+
+  it('enforces a class changed by another writer within a second, with no feed running', async () => {
+    const name = uniqueName('ttl');
+    const mine = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    const theirs = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    const local = await Class.create(mine, 'Score', 'class', '', { points: { type: 'integer' } });
+    await mine.createDoc({ '~class': 'Score', points: 5 }); // the class is cached here now
+    await Attribute.create(await theirs.getClass('Score'), 'level', 'integer', '', { min: 1 });
+    expect(mine.changes.running).toBe(false);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await refusal(mine.createDoc({ '~class': 'Score', level: 0 }))).code).toBe('DS_VALIDATION_RANGE');
+    expect(Object.keys(local.model.schema)).toEqual(['points', 'level']);
+  });
 });
