@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
-import { createStack, type ClientStack, type StackOptions } from '../../index.js';
+import { afterEach, expect } from 'vitest';
+import { createStack, DocstackError, type ClientStack, type ErrorCode, type StackOptions } from '../../index.js';
 import { browser } from '../../plugins.config.js';
 
 let counter = 0;
@@ -48,4 +48,13 @@ export async function refusal(promise: Promise<unknown>): Promise<Error & { code
     return err as Error & { code?: string; path?: string };
   }
   throw new Error('expected a refusal, but the call succeeded');
+}
+
+/** The call is refused with a DocstackError of this code (and path, when given). */
+export async function expectRefused(promise: Promise<unknown>, code: ErrorCode, path?: string): Promise<DocstackError> {
+  const err = await refusal(promise);
+  expect(err).toBeInstanceOf(DocstackError);
+  expect((err as DocstackError).code).toBe(code);
+  if (path !== undefined) expect((err as DocstackError).path).toBe(path);
+  return err as DocstackError;
 }

@@ -5,15 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, DocstackError, type AttributeConfig, type ClientStack, type ErrorCode } from '../../index.js';
-import { memoryStack, refusal } from '../helpers/stack.js';
-
-async function expectRefused(promise: Promise<unknown>, code: ErrorCode, path?: string): Promise<DocstackError> {
-  const err = await refusal(promise);
-  expect(err).toBeInstanceOf(DocstackError);
-  expect((err as DocstackError).code).toBe(code);
-  if (path !== undefined) expect((err as DocstackError).path).toBe(path);
-  return err as DocstackError;
-}
+import { expectRefused, memoryStack } from '../helpers/stack.js';
 
 const classDoc = (stack: ClientStack, name: string) => stack.db.get(name);
 const classExists = async (stack: ClientStack, name: string) => {

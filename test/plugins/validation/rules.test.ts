@@ -3,18 +3,10 @@
  * attributes, updates validated like creates, and deletes never blocked.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, DocstackError, type ErrorCode } from '../../../index.js';
-import { memoryStack, refusal } from '../../helpers/stack.js';
+import { Class, type ErrorCode } from '../../../index.js';
+import { expectRefused, memoryStack } from '../../helpers/stack.js';
 
 type Attrs = Record<string, unknown>;
-
-async function expectRefused(promise: Promise<unknown>, code: ErrorCode, path?: string): Promise<DocstackError> {
-  const err = await refusal(promise);
-  expect(err).toBeInstanceOf(DocstackError);
-  expect((err as DocstackError).code).toBe(code);
-  if (path !== undefined) expect((err as DocstackError).path).toBe(path);
-  return err as DocstackError;
-}
 
 const taskSchema = {
   title: { type: 'string', mandatory: true, maxLength: 20 },

@@ -3,19 +3,11 @@
  * (with which code and path), and that a refused write stores nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, DocstackError, type ErrorCode } from '../../../index.js';
-import { memoryStack, refusal } from '../../helpers/stack.js';
+import { Class, type ErrorCode } from '../../../index.js';
+import { expectRefused, memoryStack } from '../../helpers/stack.js';
 
 type Attrs = Record<string, unknown>;
 type Schema = Record<string, Record<string, unknown>>;
-
-async function expectRefused(promise: Promise<unknown>, code: ErrorCode, path?: string): Promise<DocstackError> {
-  const err = await refusal(promise);
-  expect(err).toBeInstanceOf(DocstackError);
-  expect((err as DocstackError).code).toBe(code);
-  if (path !== undefined) expect((err as DocstackError).path).toBe(path);
-  return err as DocstackError;
-}
 
 /** A stack with a class `Thing` of the given schema, and shortcuts to write and count Things. */
 async function thing(schema: Schema, extra: Record<string, Schema> = {}) {
