@@ -13,7 +13,7 @@ import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from '.
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
 import { resolvePlugins, type Kernel, type PluginEntry } from './plugin.js';
 import { readRaw, scanClass, type FindOptions, type GetOptions } from './reads.js';
-import type { Selector } from './selector.js';
+import { compileSelector, projectFields, type Selector } from './selector.js';
 import { openDatabase, type AdapterName, type Database } from './storage.js';
 import { applySystemPatches, expectedPatchCount } from './system-patches.js';
 
@@ -218,7 +218,6 @@ export class ClientStack extends EventEmitter {
 
   /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
   private async findClassDocuments(selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
-    const { compileSelector, projectFields } = await import('./selector.js');
     const names = await this.classNames.list();
     const docs: Doc[] = [];
     for (const name of names) {

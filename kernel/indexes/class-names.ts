@@ -3,6 +3,7 @@ import { CLASS_META, SELF_META } from '../model/types.js';
 import type { Database } from '../storage.js';
 
 const INDEX_ID = '_local/~index/class-names';
+const CHANGES_PAGE = 1000;
 
 interface ClassNamesDoc {
   _id: string;
@@ -34,8 +35,16 @@ export class ClassNamesIndex {
 
   private async catchUp(): Promise<string[]> {
     const index = await this.readIndex();
-    const changes = await this.db.changes({ since: index.seq, return_docs: true });
-    const candidates = [...new Set(changes.results.map((c) => c.id).filter(isClassDocId))];
+    // page through the changes: after a large import there may be millions of them
+    const candidateSet = new Set<string>();
+    let since = index.seq;
+    for (;;) {
+      const page = await this.db.changes({ since, limit: CHANGES_PAGE, return_docs: true });
+      for (const change of page.results) if (isClassDocId(change.id)) candidateSet.add(change.id);
+      since = page.last_seq;
+      if (page.results.length < CHANGES_PAGE) break;
+    }
+    const candidates = [...candidateSet];
     const names = new Set(index.names);
     if (candidates.length > 0) {
       const rows = await this.db.allDocs({ keys: candidates, include_docs: true });
@@ -47,7 +56,7 @@ export class ClassNamesIndex {
         else names.delete(row.key);
       }
     }
-    const next: ClassNamesDoc = { ...index, seq: changes.last_seq, names: [...names].sort() };
+    const next: ClassNamesDoc = { ...index, seq: since, names: [...names].sort() };
     if (next.seq !== index.seq) {
       try {
         await this.db.put(next as never);

@@ -70,4 +70,14 @@ describe('opening a stack', () => {
     expect((await refusal(stack.createDoc({ '~class': 'Thing' }))).code).toBe('DS_STACK_CLOSED');
     expect((await refusal(stack.findDocuments('Thing'))).code).toBe('DS_STACK_CLOSED');
   });
+
+  it('lists classes caught up across more changes than one page of the changes feed', async () => {
+    const stack = await memoryStack();
+    await Class.create(stack, 'Early', 'class', '', { n: { type: 'integer' } });
+    await stack.createDocs(Array.from({ length: 2500 }, (_, i) => ({ '~class': 'Early', n: i })));
+    await Class.create(stack, 'Late', 'class');
+    expect(await stack.listClasses()).toEqual(['Early', 'Late', 'class', 'domain']);
+    const index = (await stack.db.get('_local/~index/class-names')) as unknown as { seq: number };
+    expect(index.seq).toBe((await stack.db.info()).update_seq);
+  });
 });
