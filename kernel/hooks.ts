@@ -30,6 +30,8 @@ export interface WriteContext {
   batch: WriteBatch;
   /** Index of this draft in batch.drafts. */
   index: number;
+  /** 0 for a caller's write; +1 for each write made in reaction to another (see WriteExtras). */
+  depth: number;
 }
 
 export interface ReadContext {

@@ -15,6 +15,22 @@ export interface WriteRequest {
 export interface WriteExtras {
   session?: unknown;
   transaction?: unknown;
+  /**
+   * How many writes led to this one: 0 for a caller's write, +1 for each write a plugin makes
+   * in reaction to another (after-triggers); plugins refuse past their limit.
+   */
+  depth?: number;
+}
+
+/** The `change` event of a stack: one per document this stack stored. */
+export interface DocChangeEvent {
+  op: WriteOp;
+  id: string;
+  rev: string | undefined;
+  className: string;
+  origin: WriteOrigin;
+  /** the document as validated (plaintext), with its new revision */
+  doc: Doc;
 }
 
 /** A sealed attribute value, as the encryption plugin stores it: `{ "~enc": 1, ... }`. */
@@ -79,6 +95,16 @@ export class WritePipeline {
     await this.deps.primaryKeys.release(releases);
 
     const results = drafts.map((draft, i) => ({ ...draft, _rev: stored[i]._rev }) as Doc);
+    for (let i = 0; i < stored.length; i++) {
+      this.deps.stack.emit('change', {
+        op: contexts[i].op,
+        id: stored[i]._id,
+        rev: stored[i]._rev,
+        className: requests[i].classModel.name,
+        origin,
+        doc: results[i],
+      } satisfies DocChangeEvent);
+    }
     for (let i = 0; i < stored.length; i++) await hooks.afterWrite.promise([stored[i]], contexts[i]);
     return results;
   }
@@ -101,7 +127,9 @@ export class WritePipeline {
       stack,
       batch,
       index,
-      ...extras,
+      depth: extras.depth ?? 0,
+      ...(extras.session !== undefined ? { session: extras.session } : {}),
+      ...(extras.transaction !== undefined ? { transaction: extras.transaction } : {}),
     }));
     const piped = (i: number) => !requests[i].classModel.simple;
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.

@@ -32,6 +32,12 @@ export interface WriteOptions extends WriteExtras {
   origin?: WriteOrigin;
 }
 
+/** Picks the pipeline extras out of a caller's options (never their other keys). */
+function extrasOf(options: WriteOptions): WriteExtras {
+  const { session, transaction, depth } = options;
+  return { session, transaction, depth };
+}
+
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /**
@@ -174,7 +180,7 @@ export class ClientStack extends EventEmitter {
       requests.push({ op: 'create', draft, classModel: model });
     }
     await this.refuseExistingIds(chosenIds);
-    return this.pipeline.write(requests, options.origin ?? 'local', options);
+    return this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
   }
 
   async updateDoc(id: string, changes: Record<string, unknown>, options: WriteOptions = {}): Promise<Doc> {
@@ -182,7 +188,7 @@ export class ClientStack extends EventEmitter {
     const previous = await this.requireActive(id);
     const model = await this.requireClass(previous['~class']);
     const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso());
-    const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', options);
+    const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
     return updated;
   }
 
@@ -194,7 +200,7 @@ export class ClientStack extends EventEmitter {
     const [deleted] = await this.pipeline.write(
       [{ op: 'delete', draft: deleteDraft(previous, nowIso()), previous, classModel: model }],
       options.origin ?? 'local',
-      options,
+      extrasOf(options),
     );
     return deleted;
   }
@@ -249,6 +255,22 @@ export class ClientStack extends EventEmitter {
         throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
       }
     }
+  }
+
+  // ---- extensions --------------------------------------------------------------------------
+
+  /**
+   * Lets a plugin add a named API to this stack instance (`stack.jobs`, `stack.useDomain`…):
+   * a read-only own property, refused if the name is taken. Type it with declaration merging:
+   * `declare module 'docstack' { interface ClientStack { jobs: JobsApi } }`.
+   */
+  defineExtension(name: string, value: unknown): void {
+    if (name in this) {
+      throw new DocstackError('DS_PLUGIN_DUPLICATE', `The stack already has a member named "${name}"; two plugins cannot both add it.`, {
+        details: { extension: name },
+      });
+    }
+    Object.defineProperty(this, name, { value, enumerable: true, writable: false, configurable: false });
   }
 
   // ---- life cycle --------------------------------------------------------------------------

@@ -94,6 +94,28 @@ export class Class extends EventEmitter {
     return stack.getClass(name);
   }
 
+  /**
+   * The class if it exists (as it is), else creates it: for plugins that own system classes
+   * (`~Job`, `~TriggerFailure`…) and make sure of them when a stack opens. Concurrent
+   * creators (two instances of one store) end up with the one class.
+   */
+  static async ensure(
+    stack: ClientStack,
+    name: string,
+    description: string,
+    schema: Record<string, Record<string, unknown>>,
+    options: ClassOptions = {},
+  ): Promise<Class> {
+    const existing = await stack.classCache.get(name);
+    if (existing && existing.active !== false) return stack.getClass(name);
+    try {
+      return await Class.create(stack, name, CLASS_META, description, schema, options);
+    } catch (err) {
+      if ((err as DocstackError).code === 'DS_CLASS_EXISTS') return stack.getClass(name);
+      throw err;
+    }
+  }
+
   static async fetch(stack: ClientStack, name: string, options: FetchOptions = {}): Promise<Class> {
     const model = await stack.requireClass(name);
     return Class.buildFromModel(stack, model, { subscribe: options.subscribe ?? false });

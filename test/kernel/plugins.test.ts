@@ -187,4 +187,33 @@ describe('the write pipeline', () => {
     const doc = await sealed.createDoc({ '~class': 'Secret', pin: '1234' });
     expect(((await sealed.db.get(doc._id)) as Record<string, unknown>).pin).toEqual({ '~enc': 1, ct: 'opaque' });
   });
+
+  it('emits a change event per stored document and passes depth to hooks', async () => {
+    const depths: number[] = [];
+    const spy = definePlugin({ name: 'depth-spy', setup: ({ hooks }) => hooks.validate.tapPromise('depth-spy', async (_d, ctx) => void depths.push(ctx.depth)) });
+    const stack = await open([spy, ...browser]);
+    const { Class } = await import('../../index.js');
+    await Class.create(stack, 'Thing', 'class', '', { n: { type: 'integer' } });
+    const events: { op: string; id: string; className: string; origin: string }[] = [];
+    stack.on('change', (e) => events.push(e));
+    const doc = await stack.createDoc({ '~class': 'Thing', n: 1 });
+    await stack.updateDoc(doc._id, { n: 2 }, { depth: 3 });
+    await stack.deleteDocument(doc._id);
+    expect(events.map((e) => [e.op, e.id, e.className, e.origin])).toEqual([
+      ['create', doc._id, 'Thing', 'local'],
+      ['update', doc._id, 'Thing', 'local'],
+      ['delete', doc._id, 'Thing', 'local'],
+    ]);
+    expect(depths).toEqual([0, 3, 0]);
+  });
+
+  it('lets a plugin add one named API to the stack, refusing a second with the same name', async () => {
+    const api = { hello: () => 'hi' };
+    const adds = definePlugin({ name: 'adds', setup: ({ stack }) => stack.defineExtension('greeter', api) });
+    const again = definePlugin({ name: 'again', setup: ({ stack }) => stack.defineExtension('greeter', {}) });
+    const stack = await open([adds]);
+    expect((stack as unknown as { greeter: typeof api }).greeter.hello()).toBe('hi');
+    expect((await refusal(open([adds, again]))).code).toBe('DS_PLUGIN_DUPLICATE');
+    expect((await refusal(open([definePlugin({ name: 'clash', setup: ({ stack: s }) => s.defineExtension('createDoc', 1) })]))).code).toBe('DS_PLUGIN_DUPLICATE');
+  });
 });
