@@ -14,6 +14,8 @@ export const KEYS = {
   options: 'stackOptions',
   /** registered by the validation plugin: (classModel, attribute, value) => Promise<void>, throws to refuse */
   valueCheck: 'valueCheck',
+  /** registered by the triggers plugin: (classModel, trigger) => Promise<normalised trigger>, throws to refuse */
+  triggerCheck: 'triggerCheck',
 } as const;
 
 export function createStackContainer(values: Record<string, unknown>): AwilixContainer {

@@ -49,6 +49,33 @@ export const ERROR_CODES = {
   DS_QUERY_INVALID: 'The selector or the query options are invalid.',
   DS_ENCRYPTION_UNAVAILABLE: 'An encrypted attribute reached storage unsealed; it is refused, never stored in clear.',
 
+  // triggers (plugins/triggers)
+  DS_TRIGGER_UNAVAILABLE: 'Triggers need the triggers plugin, which this stack does not load.',
+  DS_TRIGGER_INVALID: 'The trigger model is invalid.',
+  DS_TRIGGER_EXISTS: 'The class already has a trigger with that name.',
+  DS_TRIGGER_NOT_FOUND: 'The class has no trigger with that name.',
+  DS_TRIGGER_HANDLER_UNKNOWN: 'The trigger names a handler (or job) that no plugin registered.',
+  DS_TRIGGER_REFUSED: 'A before-trigger refused the write.',
+  DS_TRIGGER_DEPTH: 'Writes made by triggers nested deeper than the limit.',
+
+  // jobs (plugins/jobs)
+  DS_JOB_INVALID: 'The job model is invalid (schedule, platform, timeout, retries...).',
+  DS_JOB_EXISTS: 'A job with that name already exists.',
+  DS_JOB_NOT_FOUND: 'No job with that name exists.',
+  DS_JOB_HANDLER_UNKNOWN: 'The job names a handler that no plugin registered.',
+  DS_JOB_DISABLED: 'The job is disabled.',
+  DS_JOB_TIMEOUT: 'A job run took longer than its timeout.',
+
+  // domains and relations (plugins/domains)
+  DS_DOMAIN_INVALID: 'The domain model is invalid (name, relation, classes).',
+  DS_DOMAIN_EXISTS: 'A domain with that name already exists.',
+  DS_DOMAIN_NOT_FOUND: 'No domain with that name exists.',
+  DS_RELATION_INVALID: 'A relation end is missing, inactive or of the wrong class.',
+  DS_RELATION_CARDINALITY: 'The relation would break the cardinality of its domain.',
+  DS_RELATION_EXISTS: 'The two documents are already related in this domain.',
+  DS_RELATION_NOT_FOUND: 'No active relation between the two documents in this domain.',
+  DS_ATTRIBUTE_REFERENCE_PLACEMENT: 'A reference attribute is not allowed on this class for its domain.',
+
   // validation (plugins/validation)
   DS_VALIDATION_MANDATORY: 'A mandatory attribute is missing or null.',
   DS_VALIDATION_TYPE: 'A value does not have the attribute type.',

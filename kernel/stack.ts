@@ -7,7 +7,7 @@ import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDra
 import { DocstackError } from './errors.js';
 import { createHooks, type KernelHooks, type WriteOrigin } from './hooks.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
-import { PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { claimFor, PrimaryKeyIndex, type KeyClaim } from './indexes/primary-keys.js';
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
@@ -39,6 +39,7 @@ function extrasOf(options: WriteOptions): WriteExtras {
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const PURGE_CHUNK = 500;
 
 /**
  * A document database on one PouchDB store: the plugin kernel (hooks, container) and the
@@ -255,6 +256,30 @@ export class ClientStack extends EventEmitter {
         throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
       }
     }
+  }
+
+  /**
+   * Removes documents from storage for good (a real delete, not `active: false`), with their
+   * primary-key entries: for ephemeral classes and retention purges. No hooks run; the
+   * documents are gone, not changed. Returns how many were removed.
+   */
+  async purgeDocuments(ids: string[]): Promise<number> {
+    this.assertOpen();
+    let purged = 0;
+    for (let start = 0; start < ids.length; start += PURGE_CHUNK) {
+      const rows = await this.db.allDocs({ keys: ids.slice(start, start + PURGE_CHUNK), include_docs: true });
+      const docs = rows.rows.map((row) => ('doc' in row ? (row.doc as unknown as Doc | null) : null)).filter((d): d is Doc => !!d);
+      const claims: KeyClaim[] = [];
+      for (const doc of docs) {
+        const model = await this.classCache.get(doc['~class']);
+        const claim = model ? claimFor(model, doc) : null;
+        if (claim) claims.push(claim);
+      }
+      await this.primaryKeys.release(claims);
+      const results = await this.db.bulkDocs(docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true })) as never[]);
+      purged += results.filter((r) => !('error' in r && r.error)).length;
+    }
+    return purged;
   }
 
   // ---- extensions --------------------------------------------------------------------------

@@ -1,5 +1,3 @@
-import { claimFor } from '../../kernel/indexes/primary-keys.js';
-import type { Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { definePlugin } from '../../kernel/plugin.js';
 
@@ -26,13 +24,11 @@ export async function purgeEphemeral(stack: ClientStack): Promise<number> {
     const model = await stack.classCache.get(name);
     if (!model?.ephemeral || model.active === false) continue;
     for (;;) {
-      const page = await stack.db.allDocs({ startkey: `${name}-`, endkey: `${name}-\uffff`, limit: PURGE_CHUNK, include_docs: true });
+      const page = await stack.db.allDocs({ startkey: `${name}-`, endkey: `${name}-\uffff`, limit: PURGE_CHUNK });
       if (page.rows.length === 0) break;
-      // their primary keys go with them, so the keys are free at once
-      const claims = page.rows.map((row) => claimFor(model, row.doc as unknown as Doc)).filter((c) => c !== null);
-      await stack.primaryKeys.release(claims);
-      await stack.db.bulkDocs(page.rows.map((row) => ({ _id: row.id, _rev: row.value.rev, _deleted: true })) as never[]);
-      purged += page.rows.length;
+      const removed = await stack.purgeDocuments(page.rows.map((row) => row.id));
+      purged += removed;
+      if (removed === 0) break; // nothing could be removed (a concurrent writer): do not spin
     }
   }
   return purged;
