@@ -11,3 +11,4 @@ export type { Selector } from './kernel/selector.js';
 export * from './kernel/model/types.js';
 export { validationPlugin } from './plugins/validation/index.js';
 export { ephemeralPlugin } from './plugins/ephemeral/index.js';
+export { domainsPlugin, Domain, type DomainModel, type RelationDoc, type RelationKind } from './plugins/domains/index.js';

@@ -16,6 +16,8 @@ export const KEYS = {
   valueCheck: 'valueCheck',
   /** registered by the triggers plugin: (classModel, trigger) => Promise<normalised trigger>, throws to refuse */
   triggerCheck: 'triggerCheck',
+  /** registered by the domains plugin: (classModel, attribute) => Promise<void>, throws to refuse a reference */
+  referenceCheck: 'referenceCheck',
 } as const;
 
 export function createStackContainer(values: Record<string, unknown>): AwilixContainer {

@@ -212,7 +212,7 @@ export class ClientStack extends EventEmitter {
     if (typeof id !== 'string' || id === '') return null;
     const doc = await readRaw(this.db, id);
     if (!doc || (doc.active === false && !options.includeInactive)) return null;
-    const classModel = (await this.classCache.get(doc['~class'])) ?? undefined;
+    const classModel = typeof doc['~class'] === 'string' ? ((await this.classCache.get(doc['~class'])) ?? undefined) : undefined;
     return this.hooks.afterRead.promise(doc, { stack: this, ...(classModel ? { classModel } : {}) });
   }
 

@@ -27,7 +27,12 @@ export interface AttributeRuleContext {
   classModel: ClassModel;
   /** does an active class of that name exist (or is it the class being defined)? */
   classExists(name: string): Promise<boolean>;
+  /** the domains plugin's placement check for reference attributes; absent without that plugin */
+  checkReference?: ReferenceCheck;
 }
+
+/** Throws to refuse a reference attribute on a class (domain unknown, placement not allowed). */
+export type ReferenceCheck = (classModel: ClassModel, attribute: AttributeModel) => Promise<void>;
 
 function refuse(code: ErrorCode, message: string, path: string): never {
   throw new DocstackError(code, message, { path });
@@ -128,6 +133,10 @@ async function checkCombinations(model: AttributeModel, ctx: AttributeRuleContex
     if (model.isArray) refuse('DS_ATTRIBUTE_PRIMARY_KEY', `An array attribute cannot be part of a primary key ("${name}").`, name);
     if (cls.simple) refuse('DS_ATTRIBUTE_PRIMARY_KEY', `"${cls.name}" is a simple class: it keeps no primary-key index.`, name);
     model.mandatory = true; // a key with a hole in it identifies nothing
+  }
+  if (model.type === 'reference') {
+    if (!ctx.checkReference) refuse('DS_ATTRIBUTE_REFERENCE_DOMAIN', `The reference "${name}" needs the domains plugin, which this stack does not load.`, name);
+    await ctx.checkReference(cls, model);
   }
   if (model.type === 'foreign_key' && !(await ctx.classExists(model.targetClass!))) {
     refuse('DS_ATTRIBUTE_TARGET_CLASS', `The targetClass "${model.targetClass}" of "${name}" is not a class.`, name);

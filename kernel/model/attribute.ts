@@ -2,7 +2,7 @@ import { KEYS } from '../container.js';
 import { DocstackError } from '../errors.js';
 import type { WriteRequest } from '../pipeline.js';
 import type { ClientStack } from '../stack.js';
-import { normalizeAttribute } from './attribute-rules.js';
+import { normalizeAttribute, type AttributeRuleContext, type ReferenceCheck } from './attribute-rules.js';
 import type { Class } from './class.js';
 import type { AttributeConfig, AttributeModel, AttributeType, ClassModel, Doc } from './types.js';
 
@@ -29,8 +29,7 @@ export class Attribute {
   ): Promise<AttributeModel> {
     const { stack } = classObj;
     const current = await stack.requireClass(classObj.name);
-    const classExists = async (target: string) => target === current.name || (await stack.classCache.get(target))?.active === true;
-    const attribute = await normalizeAttribute({ ...config, name, type, description }, { classModel: current, classExists });
+    const attribute = await normalizeAttribute({ ...config, name, type, description }, ruleContext(stack, current));
     if (current.schema[attribute.name]) {
       throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The class "${current.name}" already has an attribute "${attribute.name}".`, { path: attribute.name });
     }
@@ -71,6 +70,16 @@ export class Attribute {
  * Refuses a defaultValue the attribute would refuse, and puts it in its stored form: the class
  * document keeps exactly what documents will receive (JSON, not a Date object).
  */
+/** What the attribute rules need from a stack: class existence and the plugins' checks. */
+export function ruleContext(stack: ClientStack, classModel: ClassModel): AttributeRuleContext {
+  const { container } = stack;
+  return {
+    classModel,
+    classExists: async (target) => target === classModel.name || (await stack.classCache.get(target))?.active === true,
+    ...(container.hasRegistration(KEYS.referenceCheck) ? { checkReference: container.resolve<ReferenceCheck>(KEYS.referenceCheck) } : {}),
+  };
+}
+
 export async function checkDefaultValue(stack: ClientStack, classModel: ClassModel, attribute: AttributeModel): Promise<void> {
   if (attribute.defaultValue === undefined) return;
   let value: unknown = attribute.defaultValue;

@@ -3,11 +3,12 @@ import { nowIso, isPlainObject } from '../drafts.js';
 import { DocstackError } from '../errors.js';
 import { revNumber } from '../class-cache.js';
 import { KEYS } from '../container.js';
+import { whileObserved } from '../observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import { readRaw } from '../reads.js';
 import type { Selector } from '../selector.js';
 import type { ClientStack } from '../stack.js';
-import { checkDefaultValue } from './attribute.js';
+import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
 import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type Doc } from './types.js';
 
@@ -37,7 +38,7 @@ export interface FetchOptions {
 export class Class extends EventEmitter {
   private current: ClassModel;
   private live = false;
-  private stopFeed: (() => void) | null = null;
+  private stopObserving: (() => void) | null = null;
 
   private constructor(
     readonly stack: ClientStack,
@@ -79,10 +80,10 @@ export class Class extends EventEmitter {
     if (existing) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
 
     const entries = Array.isArray(schema) ? schema.map((a) => [a.name, a] as const) : Object.entries(schema).map(([k, a]) => [k, { name: k, ...a }] as const);
-    const classExists = async (target: string) => target === name || (await stack.classCache.get(target))?.active === true;
+    const rules = ruleContext(stack, model);
     for (const [key, input] of entries) {
       if (!isPlainObject(input)) throw new DocstackError('DS_ATTRIBUTE_INVALID', `The attribute "${String(key)}" must be an object.`, { path: String(key) });
-      const attribute = await normalizeAttribute(input, { classModel: model, classExists });
+      const attribute = await normalizeAttribute(input, rules);
       if (model.schema[attribute.name]) throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The attribute "${attribute.name}" is defined twice.`, { path: attribute.name });
       model.schema[attribute.name] = attribute;
     }
@@ -134,18 +135,12 @@ export class Class extends EventEmitter {
   private subscribe(): void {
     if (this.live) return;
     this.live = true;
-    const wanted = (event: string | symbol) => event === 'model' || event === 'change';
-    this.on('newListener', (event) => {
-      if (wanted(event) && !this.stopFeed) this.listen();
-    });
-    this.on('removeListener', (event) => {
-      if (wanted(event) && this.listenerCount('model') + this.listenerCount('change') === 0) this.unlisten();
-    });
+    this.stopObserving = whileObserved(this, ['model', 'change'], () => this.listen());
   }
 
-  private listen(): void {
+  private listen(): () => void {
     const prefix = `${this.name}-`;
-    this.stopFeed = this.stack.changes.subscribe((change) => {
+    const stop = this.stack.changes.subscribe((change) => {
       if (change.id === this.name && change.rev !== this.current._rev) {
         void this.refresh().catch(() => undefined);
       } else if (change.id.startsWith(prefix)) {
@@ -154,19 +149,14 @@ export class Class extends EventEmitter {
     });
     // changes made before we listened are not replayed; catch up with the class document once
     void this.refresh().catch(() => undefined);
-  }
-
-  private unlisten(): void {
-    this.stopFeed?.();
-    this.stopFeed = null;
+    return stop;
   }
 
   /** Stops following changes (live class objects are stopped by stack.close). */
   unsubscribe(): void {
-    this.unlisten();
+    this.stopObserving?.();
+    this.stopObserving = null;
     this.live = false;
-    this.removeAllListeners('newListener');
-    this.removeAllListeners('removeListener');
   }
 
   /** Re-reads the class document. */

@@ -4,7 +4,7 @@
  * refusals that depend on existing documents, and defaultValue stamping.
  */
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, DocstackError, type AttributeConfig, type ClientStack, type ErrorCode } from '../../index.js';
+import { Attribute, Class, Domain, DocstackError, type AttributeConfig, type ClientStack, type ErrorCode } from '../../index.js';
 import { expectRefused, memoryStack } from '../helpers/stack.js';
 
 const classDoc = (stack: ClientStack, name: string) => stack.db.get(name);
@@ -116,6 +116,8 @@ describe('schema refusals', () => {
     const { stack, cls } = await withThing();
     await Attribute.create(cls, 'e', 'enum', '', { values: ['a', 'b'], defaultValue: 'b' });
     await Attribute.create(cls, 'fk', 'foreign_key', '', { targetClass: 'Thing' });
+    await Class.create(stack, 'Owner', 'class');
+    await Domain.create(stack, null, 'D', 'domain', '1:N', 'Owner', 'Thing');
     await Attribute.create(cls, 'r', 'reference', '', { domain: 'D' });
     await Attribute.create(cls, 'n', 'integer', '', { min: 4, max: 4, defaultValue: 4 });
     await Attribute.create(cls, 'd', 'date', '', { format: 'DD/MM/YYYY', defaultValue: '29/02/2024' });

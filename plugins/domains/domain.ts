@@ -1,0 +1,126 @@
+import { EventEmitter } from 'events';
+import { DocstackError } from '../../kernel/errors.js';
+import { DOMAIN_META, type Doc } from '../../kernel/model/types.js';
+import { whileObserved } from '../../kernel/observed.js';
+import type { Selector } from '../../kernel/selector.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { DOMAIN_NAME, domainDocId, RELATION_KINDS, relationPrefix, type DomainModel, type RelationDoc, type RelationKind } from './model.js';
+import type { DomainRegistry } from './registry.js';
+
+/**
+ * A domain: a typed relation between a source class and a target class with a cardinality
+ * (1:1, 1:N, N:1, N:N), and the relations in it. A live domain object (`stack.useDomain`)
+ * emits `change` ({ id, rev, deleted }) for relation documents of the domain, from any writer
+ * of the store, while it has listeners.
+ */
+export class Domain extends EventEmitter {
+  private stopObserving: (() => void) | null = null;
+
+  constructor(
+    readonly stack: ClientStack,
+    private readonly registry: DomainRegistry,
+    readonly model: DomainModel,
+  ) {
+    super();
+  }
+
+  get name(): string {
+    return this.model.name;
+  }
+
+  get id(): string {
+    return this.model._id;
+  }
+
+  /** `Domain.create(stack, id | null, name, 'domain', relation, sourceClass, targetClass, description?)` */
+  static async create(
+    stack: ClientStack,
+    id: string | null,
+    name: string,
+    type: string,
+    relation: RelationKind,
+    sourceClass: string,
+    targetClass: string,
+    description = '',
+  ): Promise<Domain> {
+    const registry = domainRegistryOf(stack);
+    if (type !== DOMAIN_META) throw new DocstackError('DS_DOMAIN_INVALID', `Domain.create makes documents of the "domain" meta-class, not "${type}".`, { path: 'type' });
+    if (typeof name !== 'string' || !DOMAIN_NAME.test(name) || name.length > 64) {
+      throw new DocstackError('DS_DOMAIN_INVALID', `A domain name starts with a letter and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
+    }
+    if (!(RELATION_KINDS as readonly string[]).includes(relation)) {
+      throw new DocstackError('DS_DOMAIN_INVALID', `The relation of a domain is one of ${RELATION_KINDS.join(', ')} (got ${JSON.stringify(relation)}).`, { path: 'relation' });
+    }
+    for (const [path, cls] of [['sourceClass', sourceClass], ['targetClass', targetClass]] as const) {
+      const model = typeof cls === 'string' ? await stack.classCache.get(cls) : null;
+      if (!model || model.active === false || model['~class'] !== 'class') {
+        throw new DocstackError('DS_DOMAIN_INVALID', `The ${path} of the domain "${name}" must be a class (got ${JSON.stringify(cls)}).`, { path });
+      }
+      if (model.simple) throw new DocstackError('DS_DOMAIN_INVALID', `"${cls}" is a simple class: its documents have no relation checks.`, { path });
+    }
+    if (await registry.find(name)) throw new DocstackError('DS_DOMAIN_EXISTS', `A domain named "${name}" already exists.`, { path: 'name' });
+    try {
+      const doc = await stack.createDoc(
+        { '~class': DOMAIN_META, name, description, relation, sourceClass, targetClass },
+        id === null || id === undefined ? {} : { id: domainDocId(id) },
+      );
+      registry.forget();
+      return registry.use(doc as DomainModel);
+    } catch (err) {
+      if ((err as DocstackError).code === 'DS_UNIQUE_VIOLATION') throw new DocstackError('DS_DOMAIN_EXISTS', `A domain named "${name}" already exists.`, { path: 'name' });
+      throw err;
+    }
+  }
+
+  /** Relates `document` (the source: a document or its id) to `referenceId` (the target). */
+  async addRelation(document: Doc | string, referenceId: string): Promise<RelationDoc> {
+    return this.registry.relations.add(this.model, idOf(document), referenceId);
+  }
+
+  /** Resolves true when addRelation would succeed now; else throws its error. Writes nothing. */
+  async validateRelation(document: Doc | string, referenceId: string): Promise<true> {
+    await this.registry.relations.check(this.model, idOf(document), referenceId);
+    return true;
+  }
+
+  /** Active relations of the domain matching a Mango selector (on sourceId, targetId, …). */
+  getRelations(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<Doc[]> {
+    return this.registry.relations.list(this.model, selector, fields, skip, limit);
+  }
+
+  async deleteRelation(sourceId: string, targetId: string): Promise<void> {
+    const relation = await this.registry.relations.find(this.model, sourceId, targetId);
+    if (!relation) {
+      throw new DocstackError('DS_RELATION_NOT_FOUND', `${sourceId} and ${targetId} are not related in "${this.name}".`, { details: { domain: this.name, sourceId, targetId } });
+    }
+    await this.registry.relations.remove(relation);
+  }
+
+  /** Follows relation documents of the domain on the stack's change feed while observed. */
+  subscribe(): this {
+    if (this.stopObserving) return this;
+    const prefix = relationPrefix(this.name);
+    this.stopObserving = whileObserved(this, ['change'], () =>
+      this.stack.changes.subscribe((change) => {
+        if (change.id.startsWith(prefix)) this.emit('change', { id: change.id, rev: change.rev, deleted: change.deleted });
+      }),
+    );
+    return this;
+  }
+
+  unsubscribe(): void {
+    this.stopObserving?.();
+    this.stopObserving = null;
+  }
+}
+
+function idOf(document: Doc | string): string {
+  return typeof document === 'string' ? document : document?._id;
+}
+
+/** The stack's domain registry (registered by the domains plugin), or a clear error. */
+function domainRegistryOf(stack: ClientStack): DomainRegistry {
+  const registry = (stack as unknown as { domains?: DomainRegistry }).domains;
+  if (!registry) throw new DocstackError('DS_DOMAIN_NOT_FOUND', 'This stack does not load the domains plugin.');
+  return registry;
+}

@@ -1,0 +1,40 @@
+import { asValue } from 'awilix';
+import { KEYS } from '../../kernel/container.js';
+import { definePlugin } from '../../kernel/plugin.js';
+import type { Domain } from './domain.js';
+import { followReferences, referenceCheck, validateReferences } from './references.js';
+import { DomainRegistry } from './registry.js';
+
+declare module '../../kernel/stack.js' {
+  interface ClientStack {
+    /** The live domain object of that name (domains plugin). */
+    useDomain(name: string): Promise<Domain>;
+    /** The domains plugin's registry: relation store and live domains. */
+    readonly domains: DomainRegistry;
+  }
+}
+
+/** Runs after the validation plugin's checks: a reference is checked once its value is valid. */
+const STAGE = 10;
+
+/**
+ * Domains and relations: typed relations between classes with enforced cardinality, reference
+ * attributes that keep their relation in step, and relations deactivated with their documents.
+ */
+export const domainsPlugin = definePlugin({
+  name: 'domains',
+  setup({ hooks, container, stack }) {
+    const registry = new DomainRegistry(stack);
+    stack.defineExtension('domains', registry);
+    stack.defineExtension('useDomain', (name: string) => registry.useByName(name));
+    container.register(KEYS.referenceCheck, asValue(referenceCheck(registry)));
+    hooks.validate.tapPromise({ name: 'domains', stage: STAGE }, (draft, ctx) => validateReferences(registry, draft, ctx));
+    hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
+      for (const doc of docs) await followReferences(registry, doc, ctx);
+    });
+    hooks.onClose.tap('domains', () => registry.close());
+  },
+});
+
+export { Domain } from './domain.js';
+export type { DomainModel, RelationDoc, RelationKind } from './model.js';

@@ -1,0 +1,66 @@
+import { DOMAIN_META, type Doc } from '../../kernel/model/types.js';
+
+export const RELATION_KINDS = ['1:1', '1:N', 'N:1', 'N:N'] as const;
+export type RelationKind = (typeof RELATION_KINDS)[number];
+export type End = 'source' | 'target';
+
+/** A domain document (`~class: 'domain'`): a typed relation between two classes. */
+export interface DomainModel extends Doc {
+  name: string;
+  description?: string;
+  relation: RelationKind;
+  sourceClass: string;
+  targetClass: string;
+}
+
+/** A relation document: `~domain` instead of `~class`. */
+export interface RelationDoc {
+  _id: string;
+  _rev?: string;
+  '~domain': string;
+  sourceClass: string;
+  targetClass: string;
+  sourceId: string;
+  targetId: string;
+  active: boolean;
+  '~createTimestamp': string;
+  '~updateTimestamp'?: string;
+}
+
+export const DOMAIN_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/** Relation ids start with the domain, so one domain's relations are one allDocs key range. */
+export const relationPrefix = (domain: string) => `~rel-${domain}-`;
+
+export const domainDocId = (id: string) => (id.startsWith(`${DOMAIN_META}-`) ? id : `${DOMAIN_META}-${id}`);
+
+/**
+ * Ends that hold at most one relation: in 1:N a target has one source, in N:1 a source has
+ * one target, in 1:1 both ends have one, in N:N neither.
+ */
+export function isSingleEnd(kind: RelationKind, end: End): boolean {
+  if (kind === '1:1') return true;
+  if (kind === '1:N') return end === 'target';
+  if (kind === 'N:1') return end === 'source';
+  return false;
+}
+
+export const otherEnd = (end: End): End => (end === 'source' ? 'target' : 'source');
+
+/**
+ * The end a document plays when its class holds a reference attribute of the domain — the
+ * spec's placement table: 1:N on the target class, N:1 on the source class, 1:1 on either
+ * (the source when both ends are the same class), N:N nowhere. Null: not allowed here.
+ */
+export function referenceEnd(domain: Pick<DomainModel, 'relation' | 'sourceClass' | 'targetClass'>, className: string): End | null {
+  switch (domain.relation) {
+    case '1:N':
+      return className === domain.targetClass ? 'target' : null;
+    case 'N:1':
+      return className === domain.sourceClass ? 'source' : null;
+    case '1:1':
+      return className === domain.sourceClass ? 'source' : className === domain.targetClass ? 'target' : null;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,172 @@
+import { nowIso } from '../../kernel/drafts.js';
+import { DocstackError } from '../../kernel/errors.js';
+import type { Doc } from '../../kernel/model/types.js';
+import { readRaw } from '../../kernel/reads.js';
+import { compileSelector, projectFields, type Selector } from '../../kernel/selector.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { EndIndex } from './end-index.js';
+import { isSingleEnd, relationPrefix, type DomainModel, type End, type RelationDoc } from './model.js';
+
+const SCAN_PAGE = 500;
+
+export interface RelationEvent {
+  op: 'add' | 'remove';
+  domain: string;
+  id: string;
+  sourceId: string;
+  targetId: string;
+}
+
+/**
+ * Relation documents and their end index. Relations are written here, not through the
+ * document pipeline: they have no class (`~domain` instead of `~class`) and are the engine's
+ * own bookkeeping. Every add/remove emits `relation` on the stack.
+ */
+export class RelationStore {
+  readonly ends: EndIndex;
+
+  constructor(private readonly stack: ClientStack) {
+    this.ends = new EndIndex(stack.db);
+  }
+
+  /** Both ends must be active documents of the domain's classes. */
+  async checkEnds(domain: DomainModel, sourceId: unknown, targetId: unknown): Promise<{ source: Doc; target: Doc }> {
+    const source = await this.requireEnd(domain, 'source', sourceId);
+    const target = await this.requireEnd(domain, 'target', targetId);
+    return { source, target };
+  }
+
+  /** One end must be an active document of its class. */
+  async requireEnd(domain: DomainModel, end: End, id: unknown): Promise<Doc> {
+    const expected = end === 'source' ? domain.sourceClass : domain.targetClass;
+    const doc = typeof id === 'string' && id !== '' ? await this.stack.getDocument(id, { includeInactive: true }) : null;
+    const problem = !doc ? 'does not exist' : doc.active === false ? 'is inactive' : doc['~class'] !== expected ? `is a ${doc['~class']}, not a ${expected}` : null;
+    if (problem) {
+      throw new DocstackError('DS_RELATION_INVALID', `The ${end} of a "${domain.name}" relation must be an active ${expected}; ${JSON.stringify(id)} ${problem}.`, {
+        path: end === 'source' ? 'sourceId' : 'targetId',
+        details: { domain: domain.name, end, id },
+      });
+    }
+    return doc!;
+  }
+
+  /** Checks what add would check, without writing (cardinality as it stands now). */
+  async check(domain: DomainModel, sourceId: unknown, targetId: unknown): Promise<void> {
+    await this.checkEnds(domain, sourceId, targetId);
+    for (const [end, id, other] of [['source', sourceId, targetId], ['target', targetId, sourceId]] as [End, string, string][]) {
+      const live = await this.ends.live(domain.name, end, id);
+      if (live.some((e) => e.otherId === other)) {
+        throw new DocstackError('DS_RELATION_EXISTS', `${sourceId} and ${targetId} are already related in "${domain.name}".`, { details: { domain: domain.name } });
+      }
+      if (isSingleEnd(domain.relation, end) && live.length > 0) {
+        throw new DocstackError('DS_RELATION_CARDINALITY', `${id} already has its one relation in "${domain.name}" (as ${end}).`, {
+          details: { domain: domain.name, end, docId: id, existing: live[0].relationId },
+        });
+      }
+    }
+  }
+
+  /** Adds a relation: claims both ends (atomically per end), then writes the relation document. */
+  async add(domain: DomainModel, sourceId: string, targetId: string): Promise<RelationDoc> {
+    await this.checkEnds(domain, sourceId, targetId);
+    const id = `${relationPrefix(domain.name)}${globalThis.crypto.randomUUID()}`;
+    const at = Date.now();
+    await this.ends.add(domain.name, 'source', sourceId, { relationId: id, otherId: targetId, at }, isSingleEnd(domain.relation, 'source'));
+    try {
+      await this.ends.add(domain.name, 'target', targetId, { relationId: id, otherId: sourceId, at }, isSingleEnd(domain.relation, 'target'));
+    } catch (err) {
+      await this.ends.remove(domain.name, 'source', sourceId, id);
+      throw err;
+    }
+    const relation: RelationDoc = {
+      _id: id,
+      '~domain': domain.name,
+      sourceClass: domain.sourceClass,
+      targetClass: domain.targetClass,
+      sourceId,
+      targetId,
+      active: true,
+      '~createTimestamp': nowIso(),
+    };
+    try {
+      relation._rev = (await this.stack.db.put(relation as never)).rev;
+    } catch (err) {
+      await this.ends.remove(domain.name, 'source', sourceId, id);
+      await this.ends.remove(domain.name, 'target', targetId, id);
+      throw err;
+    }
+    this.stack.emit('relation', { op: 'add', domain: domain.name, id, sourceId, targetId } satisfies RelationEvent);
+    return relation;
+  }
+
+  /** The active relation between two documents, or null. */
+  async find(domain: DomainModel, sourceId: string, targetId: string): Promise<RelationDoc | null> {
+    const entry = (await this.ends.live(domain.name, 'source', sourceId)).find((e) => e.otherId === targetId);
+    if (!entry) return null;
+    const doc = (await readRaw(this.stack.db, entry.relationId)) as unknown as RelationDoc | null;
+    return doc && doc.active ? doc : null;
+  }
+
+  /** Deactivates a relation (kept, `active: false`) and frees both ends. */
+  async remove(relation: RelationDoc): Promise<void> {
+    const current = (await this.stack.db.get(relation._id)) as unknown as RelationDoc;
+    if (current.active) {
+      await this.stack.db.put({ ...current, active: false, '~updateTimestamp': nowIso() } as never);
+    }
+    await this.ends.remove(current['~domain'], 'source', current.sourceId, current._id);
+    await this.ends.remove(current['~domain'], 'target', current.targetId, current._id);
+    const { sourceId, targetId } = current;
+    this.stack.emit('relation', { op: 'remove', domain: current['~domain'], id: current._id, sourceId, targetId } satisfies RelationEvent);
+  }
+
+  /** Every active relation of a document at one end of a domain. */
+  async at(domain: DomainModel, end: End, docId: string): Promise<RelationDoc[]> {
+    const out: RelationDoc[] = [];
+    for (const entry of await this.ends.live(domain.name, end, docId)) {
+      const doc = (await readRaw(this.stack.db, entry.relationId)) as unknown as RelationDoc | null;
+      if (doc?.active) out.push(doc);
+    }
+    return out;
+  }
+
+  /** The domain's active relations matching a selector, in id order, page by page. */
+  async list(domain: DomainModel, selector: Selector | undefined, fields?: string[], skip = 0, limit = Infinity): Promise<Doc[]> {
+    const match = compileSelector(selector);
+    const prefix = relationPrefix(domain.name);
+    const out: Doc[] = [];
+    let toSkip = skip;
+    let startkey = prefix;
+    let skipFirst = 0;
+    while (out.length < limit) {
+      const page = await this.stack.db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: SCAN_PAGE, skip: skipFirst });
+      const docs = page.rows.map((r) => r.doc as unknown as Doc).filter((d) => d && d.active !== false);
+      for (const doc of match(docs)) {
+        if (toSkip > 0) {
+          toSkip--;
+          continue;
+        }
+        out.push(projectFields(doc, fields));
+        if (out.length >= limit) break;
+      }
+      if (page.rows.length < SCAN_PAGE) break;
+      startkey = page.rows[page.rows.length - 1].id;
+      skipFirst = 1;
+    }
+    return out;
+  }
+
+  /** Deactivates every relation of a document in the domain (both ends where its class plays both). */
+  async removeAllOf(domain: DomainModel, doc: Doc): Promise<number> {
+    let removed = 0;
+    for (const end of ['source', 'target'] as End[]) {
+      const cls = end === 'source' ? domain.sourceClass : domain.targetClass;
+      if (doc['~class'] !== cls) continue;
+      for (const relation of await this.at(domain, end, doc._id)) {
+        await this.remove(relation);
+        removed++;
+      }
+    }
+    return removed;
+  }
+}
+
