@@ -76,6 +76,14 @@ export const ERROR_CODES = {
   DS_RELATION_NOT_FOUND: 'No active relation between the two documents in this domain.',
   DS_ATTRIBUTE_REFERENCE_PLACEMENT: 'A reference attribute is not allowed on this class for its domain.',
 
+  // encryption (plugins/encryption)
+  DS_ENCRYPTION_LOCKED: 'The key of the scope is not held (the stack is locked, or the scope was never shared with it).',
+  DS_ENCRYPTION_PASSPHRASE: 'The passphrase does not open the keyring (or the key bundle).',
+  DS_ENCRYPTION_SCOPE_UNKNOWN: 'The document names an access scope the keyring does not know.',
+  DS_ENCRYPTION_SCOPE_EXISTS: 'The keyring already has a scope with that name.',
+  DS_ENCRYPTION_INTEGRITY: 'A ciphertext failed to open: tampered, or moved from another document or attribute.',
+  DS_ENCRYPTION_KEYRING: 'The keyring (or a key bundle) is malformed or in an unexpected state.',
+
   // validation (plugins/validation)
   DS_VALIDATION_MANDATORY: 'A mandatory attribute is missing or null.',
   DS_VALIDATION_TYPE: 'A value does not have the attribute type.',

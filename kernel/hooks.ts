@@ -32,6 +32,11 @@ export interface WriteContext {
   index: number;
   /** 0 for a caller's write; +1 for each write made in reaction to another (see WriteExtras). */
   depth: number;
+  /**
+   * True when the pipeline only checks (stack.checkRequests, e.g. Attribute.create trying out
+   * its default stamping first): nothing will be stored, so taps must not cause side effects.
+   */
+  dryRun: boolean;
 }
 
 export interface ReadContext {

@@ -1,7 +1,7 @@
 import { DocstackError } from './errors.js';
 import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
 import { claimFor, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
-import type { ClassModel, Doc } from './model/types.js';
+import { isSealed, type ClassModel, type Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
 
@@ -31,11 +31,6 @@ export interface DocChangeEvent {
   origin: WriteOrigin;
   /** the document as validated (plaintext), with its new revision */
   doc: Doc;
-}
-
-/** A sealed attribute value, as the encryption plugin stores it: `{ "~enc": 1, ... }`. */
-function isSealed(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && '~enc' in value;
 }
 
 /**
@@ -77,7 +72,7 @@ export class WritePipeline {
 
   async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
     const { hooks } = this.deps;
-    const { drafts, contexts, claims, releases } = await this.prepare(requests, origin, extras);
+    const { drafts, contexts, claims, releases } = await this.prepare(requests, origin, extras, false);
 
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
@@ -111,11 +106,11 @@ export class WritePipeline {
 
   /** Runs every check a write would run (hooks included) and stores nothing. */
   async check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<void> {
-    await this.prepare(requests, origin, extras);
+    await this.prepare(requests, origin, extras, true);
   }
 
   /** beforeValidate and validate for every draft, then the primary-key plan. */
-  private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras) {
+  private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
     const { hooks, stack } = this.deps;
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map() };
@@ -128,6 +123,7 @@ export class WritePipeline {
       batch,
       index,
       depth: extras.depth ?? 0,
+      dryRun,
       ...(extras.session !== undefined ? { session: extras.session } : {}),
       ...(extras.transaction !== undefined ? { transaction: extras.transaction } : {}),
     }));

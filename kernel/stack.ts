@@ -35,6 +35,9 @@ export interface WriteOptions extends WriteExtras {
 /** Picks the pipeline extras out of a caller's options (never their other keys). */
 function extrasOf(options: WriteOptions): WriteExtras {
   const { session, transaction, depth } = options;
+  if (depth !== undefined && (!Number.isInteger(depth) || depth < 0)) {
+    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `depth must be a whole number ≥ 0 (got ${String(depth)}).`, { path: 'depth' });
+  }
   return { session, transaction, depth };
 }
 

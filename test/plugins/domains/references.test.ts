@@ -116,7 +116,9 @@ describe('a third-party plugin can use domains', () => {
     const counter = definePlugin({
       name: 'relation-counter',
       requires: ['domains'],
-      setup: ({ stack }) => stack.on('relation', () => void stack.useDomain('owns').then(async (d) => counts.push((await d.getRelations()).length))),
+      setup: ({ stack }) => {
+        stack.on('relation', () => void stack.useDomain('owns').then(async (d) => counts.push((await d.getRelations()).length)));
+      },
     });
     const stack = track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: [...browser, counter] }));
     await Class.create(stack, 'Person', 'class');

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { isPlainObject } from '../../kernel/drafts.js';
+import { DocstackError } from '../../kernel/errors.js';
+import type { WriteOp } from '../../kernel/hooks.js';
+import type { Class, TriggerCheck } from '../../kernel/model/class.js';
+import type { ClassModel } from '../../kernel/model/types.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { TRIGGER_FAILURE_CLASS } from './failures.js';
+import { requireJob } from './jobs.js';
+import type { TriggerHandlerRegistry } from './registry.js';
+
+/**
+ * A trigger as stored in its class document's `triggers` (normalised: every field present but
+ * the one of handler / job that is not used). It names code, it never carries any.
+ */
+export type TriggerModel = {
+  name: string;
+  description: string;
+  when: 'before' | 'after';
+  on: WriteOp[];
+  handler?: string;
+  job?: string;
+  params: Record<string, unknown>;
+  order: number;
+  enabled: boolean;
+};
+
+const TRIGGER_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+const OPS = ['create', 'update', 'delete'] as const;
+
+function isJson(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJson);
+  return isPlainObject(value) && Object.values(value).every(isJson);
+}
+
+const triggerSchema = z
+  .strictObject({
+    name: z.string('is required (a string)').regex(TRIGGER_NAME, 'must start with a letter and hold letters, digits, "_", "." or "-" (64 at most)'),
+    description: z.string('must be a string').optional(),
+    when: z.enum(['before', 'after'], 'must be "before" or "after"'),
+    on: z
+      .array(z.enum(OPS, 'must be "create", "update" or "delete"'), 'must be a list of operations')
+      .min(1, 'must name at least one operation')
+      .refine((ops) => new Set(ops).size === ops.length, 'must not name an operation twice'),
+    handler: z.string('must be a handler name').min(1, 'must be a handler name').optional(),
+    job: z.string('must be a job name').min(1, 'must be a job name').optional(),
+    params: z.custom<Record<string, unknown>>((v) => isPlainObject(v) && isJson(v), 'must be a plain JSON object').optional(),
+    order: z.int('must be a whole number').optional(),
+    enabled: z.boolean('must be true or false').optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.handler === undefined && t.job === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['handler'], message: 'is missing: a trigger names a handler (or a job)' });
+    } else if (t.handler !== undefined && t.job !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['job'], message: 'cannot be given with "handler": a trigger names one or the other' });
+    } else if (t.job !== undefined && t.when !== 'after') {
+      // a job runs apart from the write, after the fact: it cannot change or refuse it
+      ctx.addIssue({ code: 'custom', path: ['job'], message: 'is only for "after" triggers: a job cannot change or refuse a write' });
+    }
+  });
+
+function pathOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return issue.keys[0];
+  return issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i > 0 ? '.' : ''}${String(p)}`)).join('');
+}
+
+/** The trigger model checked and normalised; DS_TRIGGER_INVALID with the path of the first problem. */
+export function parseTrigger(input: unknown): TriggerModel {
+  if (!isPlainObject(input)) throw new DocstackError('DS_TRIGGER_INVALID', 'A trigger model must be a plain object.');
+  const parsed = triggerSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = pathOf(issue);
+    const label = typeof input.name === 'string' ? `The trigger "${input.name}"` : 'The trigger model';
+    const message =
+      issue.code === 'unrecognized_keys' ? `${label} has no field "${path}".` : path ? `${label}: "${path}" ${issue.message}.` : `${label}: ${issue.message}.`;
+    throw new DocstackError('DS_TRIGGER_INVALID', message, { ...(path ? { path } : {}), details: { trigger: input.name } });
+  }
+  const t = parsed.data;
+  return {
+    name: t.name,
+    description: t.description ?? '',
+    when: t.when,
+    on: [...t.on],
+    ...(t.handler !== undefined ? { handler: t.handler } : { job: t.job }),
+    params: structuredClone(t.params ?? {}),
+    order: t.order ?? 0,
+    enabled: t.enabled ?? true,
+  };
+}
+
+/** The check `Class.addTrigger` runs (registered under KEYS.triggerCheck). */
+export function createTriggerCheck(stack: ClientStack, registry: TriggerHandlerRegistry): TriggerCheck {
+  return async (classModel: ClassModel, input: Record<string, unknown>) => {
+    if (classModel.simple) {
+      throw new DocstackError('DS_TRIGGER_INVALID', `"${classModel.name}" is a simple class: its documents are stored as given, without triggers.`, {
+        details: { className: classModel.name },
+      });
+    }
+    if (classModel.name === TRIGGER_FAILURE_CLASS) {
+      // a failing trigger on the failure records would report itself forever
+      throw new DocstackError('DS_TRIGGER_INVALID', `"${TRIGGER_FAILURE_CLASS}" records trigger failures and cannot have triggers of its own.`, {
+        details: { className: classModel.name },
+      });
+    }
+    const trigger = parseTrigger(input);
+    if (trigger.handler !== undefined && !registry.has(trigger.handler)) {
+      const known = registry.names();
+      throw new DocstackError(
+        'DS_TRIGGER_HANDLER_UNKNOWN',
+        `The trigger "${trigger.name}" names the handler "${trigger.handler}", which no plugin registered on this stack` +
+          (known.length > 0 ? ` (registered: ${known.join(', ')}).` : ' (none are registered).'),
+        { path: 'handler', details: { trigger: trigger.name, handler: trigger.handler } },
+      );
+    }
+    if (trigger.job !== undefined) await requireJob(stack, trigger.name, trigger.job);
+    return trigger;
+  };
+}
+
+/** Switches a stored trigger on or off without removing it; it takes effect with the next write. */
+export async function setTriggerEnabled(cls: Class, name: string, enabled: boolean): Promise<void> {
+  if (typeof enabled !== 'boolean') throw new DocstackError('DS_TRIGGER_INVALID', '"enabled" must be true or false.', { path: 'enabled' });
+  await cls.saveModel((model) => {
+    const triggers = model.triggers as TriggerModel[];
+    if (!triggers.some((t) => t.name === name)) {
+      throw new DocstackError('DS_TRIGGER_NOT_FOUND', `"${model.name}" has no trigger named "${name}".`, { path: 'name' });
+    }
+    model.triggers = triggers.map((t) => (t.name === name ? { ...t, enabled } : t));
+    return model;
+  });
+}
