@@ -113,7 +113,8 @@ export class ClientStack extends EventEmitter {
   }
 
   private assertOpen(): void {
-    if (this.state !== 'open' && this.state !== 'opening') {
+    // 'closing': onClose taps (a job finishing its run) may still write; storage closes after them
+    if (this.state === 'closed') {
       throw new DocstackError('DS_STACK_CLOSED', `The stack "${this.name}" is closed.`);
     }
   }

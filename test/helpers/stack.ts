@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
-import { createStack, DocstackError, type ClientStack, type ErrorCode, type StackOptions } from '../../index.js';
+import { createStack, DocstackError, type ClientStack, type ErrorCode, type PluginEntry, type StackOptions } from '../../index.js';
 import { browser } from '../../plugins.config.js';
 
 let counter = 0;
@@ -57,4 +57,18 @@ export async function expectRefused(promise: Promise<unknown>, code: ErrorCode, 
   expect((err as DocstackError).code).toBe(code);
   if (path !== undefined) expect((err as DocstackError).path).toBe(path);
   return err as DocstackError;
+}
+
+/** The browser preset without the named plugins (entries may be [plugin, options] pairs). */
+export function browserWithout(...names: string[]): PluginEntry[] {
+  return browser.filter((entry) => {
+    if (!entry) return false;
+    const plugin = Array.isArray(entry) ? entry[0] : entry;
+    return !names.includes((plugin as { name: string }).name);
+  });
+}
+
+/** Class names a user defined: the meta-classes and plugins' `~` system classes left out. */
+export async function userClasses(stack: ClientStack): Promise<string[]> {
+  return (await stack.listClasses()).filter((name) => !name.startsWith('~'));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack, DocstackError } from '../../index.js';
 import { browser } from '../../plugins.config.js';
-import { memoryStack, refusal, track, uniqueName } from '../helpers/stack.js';
+import { memoryStack, refusal, track, uniqueName, userClasses } from '../helpers/stack.js';
 
 const until = async (check: () => boolean, ms = 2000) => {
   const end = Date.now() + ms;
@@ -48,7 +48,7 @@ describe('Class.create', () => {
     expect((await refusal(Class.create(stack, 'Other', 'domain'))).code).toBe('DS_CLASS_INVALID');
     expect((await refusal(Class.create(stack, 'Child', 'class', '', {}, { parentClass: 'Missing' }))).code).toBe('DS_CLASS_NOT_FOUND');
     expect((await refusal(Class.create(stack, 'Bad', 'class', '', { n: { type: 'nope' } }))).code).toBe('DS_ATTRIBUTE_TYPE_UNKNOWN');
-    expect(await stack.listClasses()).toEqual(['Thing', 'class', 'domain']);
+    expect(await userClasses(stack)).toEqual(['Thing', 'class', 'domain']);
   });
 });
 

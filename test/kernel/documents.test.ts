@@ -28,6 +28,8 @@ describe('createDoc', () => {
   });
 
   it('keeps a given id and an optional ~scope', async () => {
+    await stack.unlock('a passphrase for this test');
+    await stack.keyring.createScope('team');
     const doc = await stack.createDoc({ '~class': 'Task', title: 'x', '~scope': 'team' }, { id: 'Task-fixed' });
     expect(doc._id).toBe('Task-fixed');
     expect((await stack.getDocument('Task-fixed'))?.['~scope']).toBe('team');

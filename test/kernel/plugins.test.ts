@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStack, definePlugin, DocstackError, KEYS, type Plugin } from '../../index.js';
 import { browser, server } from '../../plugins.config.js';
-import { refusal, track, uniqueName } from '../helpers/stack.js';
+import { browserWithout, refusal, track, uniqueName } from '../helpers/stack.js';
 
 const open = (plugins: Parameters<typeof createStack>[0]['plugins']) =>
   createStack({ name: uniqueName('plugins'), adapter: 'memory', plugins }).then(track);
@@ -92,7 +92,7 @@ describe('plugin registry', () => {
   });
 
   it('has presets whose names are unique and whose server preset contains the browser one', () => {
-    const names = (list: readonly unknown[]) => list.filter(Boolean).map((p) => (p as Plugin).name);
+    const names = (list: readonly unknown[]) => list.filter(Boolean).map((p) => (Array.isArray(p) ? (p[0] as Plugin) : (p as Plugin)).name);
     expect(new Set(names(browser)).size).toBe(names(browser).length);
     for (const name of names(browser)) expect(names(server)).toContain(name);
   });
@@ -168,7 +168,7 @@ describe('the write pipeline', () => {
 
   it('never stores an encrypted attribute in clear: refused unless a beforeWrite tap sealed it', async () => {
     const { Class } = await import('../../index.js');
-    const plain = await open([...browser]);
+    const plain = await open(browserWithout('encryption'));
     await Class.create(plain, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true }, label: { type: 'string' } });
     const err = await refusal(plain.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' }));
     expect(err.code).toBe('DS_ENCRYPTION_UNAVAILABLE');
@@ -182,7 +182,7 @@ describe('the write pipeline', () => {
       setup: ({ hooks }) =>
         hooks.beforeWrite.tapPromise('fake-sealer', async (doc) => (doc.pin === undefined ? doc : { ...doc, pin: { '~enc': 1, ct: 'opaque' } })),
     });
-    const sealed = await open([...browser, sealer]);
+    const sealed = await open([...browserWithout('encryption'), sealer]);
     await Class.create(sealed, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true } });
     const doc = await sealed.createDoc({ '~class': 'Secret', pin: '1234' });
     expect(((await sealed.db.get(doc._id)) as Record<string, unknown>).pin).toEqual({ '~enc': 1, ct: 'opaque' });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClientStack, Class, createStack, DocstackError } from '../../index.js';
 import { browser } from '../../plugins.config.js';
-import { memoryStack, refusal, tempDir, track, uniqueName } from '../helpers/stack.js';
+import { memoryStack, refusal, tempDir, track, uniqueName, userClasses } from '../helpers/stack.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -17,7 +17,7 @@ describe('opening a stack', () => {
     expect(domain['~class']).toBe('class');
     expect(Object.keys(domain.schema as object)).toEqual(expect.arrayContaining(['name', 'relation', 'sourceClass', 'targetClass']));
     expect(stack.patchCount).toBe(1);
-    expect(await stack.listClasses()).toEqual(['class', 'domain']);
+    expect(await userClasses(stack)).toEqual(['class', 'domain']);
   });
 
   it('applies system patches once: a reopened store keeps the meta-model revision', async () => {
@@ -76,7 +76,7 @@ describe('opening a stack', () => {
     await Class.create(stack, 'Early', 'class', '', { n: { type: 'integer' } });
     await stack.createDocs(Array.from({ length: 2500 }, (_, i) => ({ '~class': 'Early', n: i })));
     await Class.create(stack, 'Late', 'class');
-    expect(await stack.listClasses()).toEqual(['Early', 'Late', 'class', 'domain']);
+    expect(await userClasses(stack)).toEqual(['Early', 'Late', 'class', 'domain']);
     const index = (await stack.db.get('_local/~index/class-names')) as unknown as { seq: number };
     expect(index.seq).toBe((await stack.db.info()).update_seq);
   });

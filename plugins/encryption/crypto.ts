@@ -1,0 +1,87 @@
+/**
+ * The WebCrypto primitives of the encryption plugin. Only `globalThis.crypto.subtle`: the same
+ * code runs in a browser and in Node. AES-256-GCM everywhere (values and key wrapping), with a
+ * fresh random 96-bit IV per operation and additional authenticated data naming what is sealed,
+ * so a ciphertext moved elsewhere fails to open.
+ */
+const subtle = () => globalThis.crypto.subtle;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** PBKDF2-SHA256 iterations for passphrase-derived keys: OWASP's 2023 floor for SHA-256. */
+export const PBKDF2_ITERATIONS = 600_000;
+
+export function toBase64(bytes: ArrayBuffer | Uint8Array): string {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let binary = '';
+  for (let i = 0; i < view.length; i += 0x8000) binary += String.fromCharCode(...view.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+export function randomBytes(n: number): Uint8Array<ArrayBuffer> {
+  return globalThis.crypto.getRandomValues(new Uint8Array(n));
+}
+
+/** A short random key id. */
+export function newKid(): string {
+  return toBase64(randomBytes(9)).replace(/[+/=]/g, (c) => ({ '+': '-', '/': '_', '=': '' })[c]!);
+}
+
+const aad = (label: string) => encoder.encode(label);
+
+/** The key-encryption key derived from a passphrase (never stored). */
+export async function deriveKek(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations = PBKDF2_ITERATIONS): Promise<CryptoKey> {
+  const base = await subtle().importKey('raw', encoder.encode(passphrase), 'PBKDF2', false, ['deriveKey']);
+  return subtle().deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, base, { name: 'AES-GCM', length: 256 }, false, ['wrapKey', 'unwrapKey']);
+}
+
+export function generateWrappingKey(): Promise<CryptoKey> {
+  return subtle().generateKey({ name: 'AES-GCM', length: 256 }, true, ['wrapKey', 'unwrapKey']) as Promise<CryptoKey>;
+}
+
+export function generateDataKey(): Promise<CryptoKey> {
+  return subtle().generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt', 'decrypt']) as Promise<CryptoKey>;
+}
+
+export interface Wrapped {
+  iv: string;
+  wrapped: string;
+}
+
+export async function wrapKey(key: CryptoKey, wrapper: CryptoKey, label: string): Promise<Wrapped> {
+  const iv = randomBytes(12);
+  const wrapped = await subtle().wrapKey('raw', key, wrapper, { name: 'AES-GCM', iv, additionalData: aad(label) });
+  return { iv: toBase64(iv), wrapped: toBase64(wrapped) };
+}
+
+/** Throws (OperationError) when the wrapper or the label is wrong: GCM authenticates both. */
+export async function unwrapKey(w: Wrapped, wrapper: CryptoKey, label: string, usages: KeyUsage[], extractable = false): Promise<CryptoKey> {
+  return subtle().unwrapKey('raw', fromBase64(w.wrapped), wrapper, { name: 'AES-GCM', iv: fromBase64(w.iv), additionalData: aad(label) }, { name: 'AES-GCM', length: 256 }, extractable, usages);
+}
+
+/** Wraps a key for the holder of an RSA-OAEP private key. */
+export async function wrapForPublicKey(key: CryptoKey, publicKey: CryptoKey): Promise<string> {
+  return toBase64(await subtle().wrapKey('raw', key, publicKey, { name: 'RSA-OAEP' }));
+}
+
+export async function unwrapWithPrivateKey(wrapped: string, privateKey: CryptoKey, usages: KeyUsage[], extractable: boolean): Promise<CryptoKey> {
+  return subtle().unwrapKey('raw', fromBase64(wrapped), privateKey, { name: 'RSA-OAEP' }, { name: 'AES-GCM', length: 256 }, extractable, usages);
+}
+
+export async function encryptJson(key: CryptoKey, value: unknown, label: string): Promise<{ iv: string; ct: string }> {
+  const iv = randomBytes(12);
+  const ct = await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: aad(label) }, key, encoder.encode(JSON.stringify(value)));
+  return { iv: toBase64(iv), ct: toBase64(ct) };
+}
+
+export async function decryptJson(key: CryptoKey, iv: string, ct: string, label: string): Promise<unknown> {
+  const plain = await subtle().decrypt({ name: 'AES-GCM', iv: fromBase64(iv), additionalData: aad(label) }, key, fromBase64(ct));
+  return JSON.parse(decoder.decode(plain));
+}

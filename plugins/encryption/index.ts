@@ -1,0 +1,89 @@
+import { definePlugin } from '../../kernel/plugin.js';
+import { DocstackError } from '../../kernel/errors.js';
+import { Keyring } from './keyring.js';
+import { rotateScope, type RotationProgress } from './rotation.js';
+import { PlainCache, Sealer, scopeOf } from './sealing.js';
+import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
+
+export interface KeyringApi {
+  /** Is a passphrase-opened keyring held in memory? */
+  readonly unlocked: boolean;
+  createScope(name: string): Promise<void>;
+  scopes(): Promise<string[]>;
+  exportScope(scope: string, to: Recipient): Promise<ScopeBundle>;
+  importScope(bundle: ScopeBundle, opener: Opener): Promise<string>;
+  rotateScope(scope: string, options?: { batchSize?: number }): Promise<RotationProgress>;
+}
+
+declare module '../../kernel/stack.js' {
+  interface ClientStack {
+    /** Opens the keyring with its passphrase (creates it on the first unlock of a database). */
+    unlock(passphrase: string): Promise<void>;
+    /** Forgets every unwrapped key and decrypted value. */
+    lock(): void;
+    readonly keyring: KeyringApi;
+  }
+}
+
+/** After the validation plugin's defaults and checks; before anything else seals or reads. */
+const OPEN_STAGE = -200;
+
+/**
+ * Field-level encryption: attributes with `encrypted: true` are stored as AES-256-GCM payloads
+ * `{ "~enc": 1, scope, kid, iv, ct }` under the key of the document's access scope. Validation
+ * and triggers see plaintext; storage and replication see ciphertext; a stack without the key
+ * (a server) reads `{ "~sealed": true, scope }` and keeps ciphertext it cannot open unchanged.
+ */
+export const encryptionPlugin = definePlugin({
+  name: 'encryption',
+  setup({ hooks, stack }) {
+    const keyring = new Keyring(stack);
+    const cache = new PlainCache();
+    const sealer = new Sealer(keyring, cache);
+
+    stack.defineExtension('unlock', (passphrase: string) => keyring.unlock(passphrase));
+    stack.defineExtension('lock', () => {
+      keyring.lock();
+      cache.clear();
+    });
+    const api: KeyringApi = {
+      get unlocked() {
+        return keyring.unlocked;
+      },
+      createScope: (name) => keyring.createScope(name),
+      scopes: () => keyring.scopes(),
+      exportScope: (scope, to) => exportScope(keyring, scope, to),
+      importScope: (bundle, opener) => importScope(keyring, bundle, opener),
+      rotateScope: (scope, options = {}) => rotateScope(stack, keyring, scope, options.batchSize),
+    };
+    stack.defineExtension('keyring', api);
+
+    hooks.onOpen.tapPromise({ name: 'encryption', stage: 10 }, () => keyring.ensureClass());
+    hooks.beforeValidate.tapPromise({ name: 'encryption', stage: OPEN_STAGE }, (draft, ctx) => sealer.openDraft(draft, ctx));
+    hooks.validate.tapPromise({ name: 'encryption', stage: 20 }, async (draft, ctx) => {
+      // a replica stores what its peers wrote, even under scopes whose keyring entry has not arrived yet
+      if (ctx.op === 'delete' || ctx.origin === 'replication') return;
+      const named = draft['~scope'];
+      if (named === undefined && !Object.values(ctx.classModel.schema).some((a) => a.encrypted)) return;
+      const scope = scopeOf(draft, ctx.classModel);
+      if (named !== undefined || keyring.unlocked) {
+        if (!(await keyring.knowsScope(scope))) {
+          throw new DocstackError('DS_ENCRYPTION_SCOPE_UNKNOWN', `The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
+            path: '~scope',
+            details: { scope },
+          });
+        }
+      }
+    });
+    hooks.beforeWrite.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.sealDraft(doc, ctx));
+    hooks.afterRead.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.openRead(doc, ctx.classModel));
+    hooks.onClose.tap('encryption', () => {
+      keyring.lock();
+      cache.clear();
+    });
+  },
+});
+
+export type { ScopeBundle, Recipient, Opener } from './sharing.js';
+export type { RotationProgress } from './rotation.js';
+export { KEYRING_ID, DEFAULT_SCOPE } from './keyring.js';

@@ -1,0 +1,158 @@
+import { DocstackError } from '../../kernel/errors.js';
+import type { WriteContext } from '../../kernel/hooks.js';
+import { isSealed, isSealedMarker, type AttributeModel, type ClassModel, type Doc, type SealedMarker, type SealedValue } from '../../kernel/model/types.js';
+import { decryptJson, encryptJson } from './crypto.js';
+import { DEFAULT_SCOPE, type Keyring } from './keyring.js';
+
+const encryptedOf = new WeakMap<ClassModel, AttributeModel[]>();
+
+export function encryptedAttributes(model: ClassModel): AttributeModel[] {
+  let list = encryptedOf.get(model);
+  if (!list) {
+    list = Object.values(model.schema).filter((a) => a.encrypted === true);
+    encryptedOf.set(model, list);
+  }
+  return list;
+}
+
+/** The access scope of a document: its `~scope`, else its class's defaultScope, else `default`. */
+export function scopeOf(doc: Doc, model: ClassModel): string {
+  return (typeof doc['~scope'] === 'string' && doc['~scope']) || model.defaultScope || DEFAULT_SCOPE;
+}
+
+/** What the GCM tag binds a value to: moved to another document or attribute, it fails to open. */
+const labelOf = (docId: string, className: string, attribute: string) => `docstack:v1|${docId}|${className}|${attribute}`;
+
+const SCRATCH = 'encryption:opened';
+
+/** Per write call: the stored payloads an update opened, so unchanged values keep their ciphertext. */
+function opened(ctx: WriteContext): Map<string, { payload: SealedValue; json: string }> {
+  let map = ctx.batch.scratch.get(SCRATCH) as Map<string, { payload: SealedValue; json: string }> | undefined;
+  if (!map) {
+    map = new Map();
+    ctx.batch.scratch.set(SCRATCH, map);
+  }
+  return map;
+}
+
+/**
+ * A bounded memory of decrypted values by their (unique, random) IV: reading the same document
+ * again does not pay WebCrypto's round trip again. Cleared on lock().
+ */
+export class PlainCache {
+  private readonly entries = new Map<string, unknown>();
+  constructor(private readonly max = 10_000) {}
+  get(payload: SealedValue): unknown {
+    return this.entries.get(`${payload.kid}:${payload.iv}`);
+  }
+  has(payload: SealedValue): boolean {
+    return this.entries.has(`${payload.kid}:${payload.iv}`);
+  }
+  set(payload: SealedValue, value: unknown): void {
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(`${payload.kid}:${payload.iv}`, value);
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export class Sealer {
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly cache: PlainCache,
+  ) {}
+
+  async seal(value: unknown, scope: string, docId: string, className: string, attribute: string): Promise<SealedValue> {
+    const { kid, key } = await this.keyring.currentKey(scope);
+    const { iv, ct } = await encryptJson(key, value, labelOf(docId, className, attribute));
+    const payload: SealedValue = { '~enc': 1, scope, kid, iv, ct };
+    this.cache.set(payload, value);
+    return payload;
+  }
+
+  /** The plaintext, or a sealed marker when the key is not held; DS_ENCRYPTION_INTEGRITY when it does not open. */
+  async open(payload: SealedValue, docId: string, className: string, attribute: string): Promise<unknown> {
+    if (this.cache.has(payload)) return structuredClone(this.cache.get(payload));
+    const key = await this.keyring.keyFor(payload.scope, payload.kid);
+    if (!key) return { '~sealed': true, scope: payload.scope } satisfies SealedMarker;
+    try {
+      const value = await decryptJson(key, payload.iv, payload.ct, labelOf(docId, className, attribute));
+      this.cache.set(payload, value);
+      return structuredClone(value);
+    } catch {
+      throw new DocstackError(
+        'DS_ENCRYPTION_INTEGRITY',
+        `"${attribute}" of ${docId} does not open: its ciphertext was altered, or moved from another document or attribute.`,
+        { path: attribute, details: { id: docId, scope: payload.scope, kid: payload.kid } },
+      );
+    }
+  }
+
+  /**
+   * beforeValidate of an update: a sealed marker given back (a document read while locked and
+   * written again) stands for the stored ciphertext; stored payloads are opened where the key
+   * is held, so validation and triggers see plaintext, and the payload is remembered so an
+   * unchanged value is stored with its ciphertext unchanged.
+   */
+  async openDraft(draft: Doc, ctx: WriteContext): Promise<Doc> {
+    const attributes = encryptedAttributes(ctx.classModel);
+    if (attributes.length === 0 || ctx.op === 'delete') return draft;
+    const next: Record<string, unknown> = { ...draft };
+    for (const { name } of attributes) {
+      const stored = ctx.previous?.[name];
+      if (isSealedMarker(next[name])) {
+        if (!isSealed(stored)) throw new DocstackError('DS_ENCRYPTION_LOCKED', `"${name}" holds a sealed marker but there is no stored value behind it.`, { path: name });
+        next[name] = stored;
+      }
+      const value = next[name];
+      if (!isSealed(value)) continue;
+      const plain = await this.open(value, draft._id, ctx.classModel.name, name);
+      if (isSealedMarker(plain)) continue; // key not held: the ciphertext stays as it is
+      next[name] = plain;
+      opened(ctx).set(`${draft._id}/${name}`, { payload: value, json: JSON.stringify(plain) });
+    }
+    return next as Doc;
+  }
+
+  /** beforeWrite: seals every encrypted attribute (kept as is when unchanged and already sealed under the scope's current key). */
+  async sealDraft(doc: Doc, ctx: WriteContext): Promise<Doc> {
+    const attributes = encryptedAttributes(ctx.classModel);
+    if (attributes.length === 0 || ctx.op === 'delete') return doc;
+    const scope = scopeOf(doc, ctx.classModel);
+    const next: Record<string, unknown> = { ...doc };
+    for (const { name } of attributes) {
+      const value = next[name];
+      if (value === undefined || value === null) continue;
+      if (isSealed(value)) {
+        if (value.scope !== scope) {
+          throw new DocstackError('DS_ENCRYPTION_LOCKED', `"${name}" must move to the scope "${scope}", which needs the key of "${value.scope}": unlock the stack first.`, { path: name });
+        }
+        continue; // locked update: the stored ciphertext, unchanged
+      }
+      const before = opened(ctx).get(`${doc._id}/${name}`);
+      const current = before && before.payload.scope === scope ? await this.keyring.currentKey(scope).catch(() => null) : null;
+      if (before && current && before.payload.kid === current.kid && before.json === JSON.stringify(value)) {
+        next[name] = before.payload;
+        continue;
+      }
+      next[name] = await this.seal(value, scope, doc._id, ctx.classModel.name, name);
+    }
+    return next as Doc;
+  }
+
+  /** afterRead: opens what the held keys open; the rest reads as `{ "~sealed": true, scope }`. */
+  async openRead(doc: Doc, model: ClassModel | undefined): Promise<Doc> {
+    if (!model) return doc;
+    const attributes = encryptedAttributes(model);
+    if (attributes.length === 0) return doc;
+    let next: Record<string, unknown> | null = null;
+    for (const { name } of attributes) {
+      const value = doc[name];
+      if (!isSealed(value)) continue;
+      next ??= { ...doc };
+      next[name] = await this.open(value, doc._id, model.name, name);
+    }
+    return (next ?? doc) as Doc;
+  }
+}

@@ -1,0 +1,93 @@
+import { deleteDraft, nowIso } from '../../kernel/drafts.js';
+import { isDocstackError } from '../../kernel/errors.js';
+import type { WriteRequest } from '../../kernel/pipeline.js';
+import type { ClassModel, Doc } from '../../kernel/model/types.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { RUN_CLASS, type JobContext } from '../jobs/index.js';
+import { checkSweepParams, type SweepParams } from './params.js';
+
+const DAY_MS = 86_400_000;
+
+export interface SweepResult {
+  swept: number;
+  batches: number;
+}
+
+/**
+ * The `retention.sweep` job: documents of a class created more than `olderThanDays` ago are
+ * deactivated through the pipeline (hooks run, `change` events), or in `purge` mode removed
+ * from storage for good (primary keys released). Works batch by batch along the class's id
+ * range, so memory stays bounded and an abort (timeout, close) stops it between two batches.
+ */
+export async function sweep(context: JobContext): Promise<SweepResult> {
+  const { stack, signal, depth } = context;
+  const params = checkSweepParams(context.params, 'run');
+  const model = await stack.requireClass(params.className);
+  const cutoff = Date.now() - params.olderThanDays * DAY_MS;
+  let cursor: string | null = `${params.className}-`;
+  const result: SweepResult = { swept: 0, batches: 0 };
+  while (cursor !== null) {
+    signal.throwIfAborted();
+    const batch = await nextBatch(stack, params, cursor, cutoff);
+    cursor = batch.next;
+    if (batch.docs.length === 0) continue;
+    result.swept += params.mode === 'purge' ? await stack.purgeDocuments(batch.docs.map((d) => d._id)) : await deactivate(stack, model, batch.docs, depth);
+    result.batches += 1;
+  }
+  return result;
+}
+
+/**
+ * Up to batchSize old documents from `cursor` on, and where to continue (null at the end).
+ * The cursor is "just after the last id read" (`id + \u0000`), never that id with skip 1: in
+ * purge mode that id no longer exists, and skipping would lose the next document.
+ */
+async function nextBatch(stack: ClientStack, params: SweepParams, cursor: string, cutoff: number): Promise<{ docs: Doc[]; next: string | null }> {
+  const docs: Doc[] = [];
+  const endkey = `${params.className}-\uffff`;
+  for (;;) {
+    const page = await stack.db.allDocs({ startkey: cursor, endkey, include_docs: true, limit: params.batchSize });
+    for (const row of page.rows) {
+      cursor = `${row.id}\u0000`;
+      const doc = row.doc as unknown as Doc | undefined;
+      if (doc && isSweepable(doc, params, cutoff)) docs.push(doc);
+      if (docs.length === params.batchSize) return { docs, next: cursor };
+    }
+    if (page.rows.length < params.batchSize) return { docs, next: null };
+  }
+}
+
+function isSweepable(doc: Doc, params: SweepParams, cutoff: number): boolean {
+  if (doc['~class'] !== params.className) return false;
+  // purge also clears documents deactivated earlier; deactivating them again would change nothing
+  if (params.mode === 'deactivate' && doc.active === false) return false;
+  // a run still under way (this sweep's own, for one) is in use: its record is swept once it ends
+  if (doc['~class'] === RUN_CLASS && (doc.status === 'PENDING' || doc.status === 'RUNNING')) return false;
+  const created = Date.parse(doc['~createTimestamp']);
+  return !Number.isNaN(created) && created < cutoff;
+}
+
+/**
+ * One pipeline call per batch (one bulkDocs), as `deleteDocument` would do per document. If
+ * another writer changed one of them meanwhile the call stores nothing; then go one by one,
+ * leaving out what is already gone.
+ */
+async function deactivate(stack: ClientStack, model: ClassModel, docs: Doc[], depth: number): Promise<number> {
+  const now = nowIso();
+  const requests: WriteRequest[] = docs.map((previous) => ({ op: 'delete', draft: deleteDraft(previous, now), previous, classModel: model }));
+  try {
+    return (await stack.writeRequests(requests, 'system', { depth })).length;
+  } catch (err) {
+    if (!isDocstackError(err, 'DS_DOC_CONFLICT')) throw err;
+  }
+  let count = 0;
+  for (const doc of docs) {
+    try {
+      await stack.deleteDocument(doc._id, { origin: 'system', depth });
+      count += 1;
+    } catch (err) {
+      if (!isDocstackError(err, 'DS_DOC_NOT_FOUND') && !isDocstackError(err, 'DS_DOC_CONFLICT')) throw err;
+    }
+  }
+  return count;
+}

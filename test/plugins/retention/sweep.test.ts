@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { Class, createStack, type ClientStack } from '../../../index.js';
+import { jobsPlugin, RUN_CLASS } from '../../../plugins/jobs/index.js';
+import { RETENTION_SWEEP, retentionPlugin } from '../../../plugins/retention/index.js';
+import { browserWithout, expectRefused, memoryStack, uniqueName } from '../../helpers/stack.js';
+
+const DAY_MS = 86_400_000;
+
+async function retentionStack(): Promise<ClientStack> {
+  return memoryStack({ plugins: [...browserWithout('jobs', 'retention'), [jobsPlugin, { scheduler: false }], retentionPlugin] });
+}
+
+/**
+ * Ten Log documents (keys k0…k9), the first `old` of them made `ageDays` old by writing
+ * `~createTimestamp` straight to storage (the pipeline never lets a caller set it).
+ */
+async function seedLogs(stack: ClientStack, old: number, ageDays = 40): Promise<string[]> {
+  await Class.create(stack, 'Log', 'class', 'log lines', { key: { type: 'string', primaryKey: true }, text: { type: 'string' } });
+  const docs = await stack.createDocs(Array.from({ length: 10 }, (_, i) => ({ '~class': 'Log', key: `k${i}`, text: `line ${i}` })));
+  const aged = docs.slice(0, old).map((d) => d._id);
+  for (const id of aged) {
+    const raw = await stack.db.get(id);
+    await stack.db.put({ ...raw, '~createTimestamp': new Date(Date.now() - ageDays * DAY_MS).toISOString() } as never);
+  }
+  return aged;
+}
+
+describe('retention: the example job plugin', () => {
+  it('deactivates documents older than N days through the pipeline, in batches', async () => {
+    const stack = await retentionStack();
+    const aged = await seedLogs(stack, 6);
+    await stack.jobs.define({ name: 'prune-logs', handler: RETENTION_SWEEP, params: { className: 'Log', olderThanDays: 30, batchSize: 4 } });
+    const deletes: string[] = [];
+    stack.on('change', (c: { op: string; id: string; className: string; origin: string }) => {
+      if (c.className === 'Log' && c.op === 'delete' && c.origin === 'system') deletes.push(c.id);
+    });
+
+    const run = await stack.jobs.run('prune-logs');
+    expect(run).toMatchObject({ status: 'SUCCESS', result: { swept: 6, batches: 2 } });
+    expect(deletes.sort()).toEqual([...aged].sort());
+    const active = await stack.findDocuments('Log');
+    expect(active.map((d) => d.key).sort()).toEqual(['k6', 'k7', 'k8', 'k9']);
+    const inactive = await stack.findDocuments('Log', { active: false }, { includeInactive: true });
+    expect(inactive).toHaveLength(6); // deactivated, still stored
+
+    // nothing left to sweep: a second run sweeps nothing
+    expect((await stack.jobs.run('prune-logs')).result).toEqual({ swept: 0, batches: 0 });
+  });
+
+  it('purges old documents for good (inactive ones too) and releases their primary keys', async () => {
+    const stack = await retentionStack();
+    const aged = await seedLogs(stack, 7);
+    await stack.deleteDocument(aged[0]); // already inactive: purge removes it as well
+    await stack.jobs.define({ name: 'purge-logs', handler: RETENTION_SWEEP, params: { className: 'Log', olderThanDays: 30, mode: 'purge', batchSize: 3 } });
+
+    const run = await stack.jobs.run('purge-logs');
+    expect(run).toMatchObject({ status: 'SUCCESS', result: { swept: 7, batches: 3 } });
+    for (const id of aged) expect(await stack.getDocument(id, { includeInactive: true })).toBeNull();
+    const rows = await stack.db.allDocs({ startkey: 'Log-', endkey: 'Log-\uffff' });
+    expect(rows.rows).toHaveLength(3);
+    // k1 was purged with its key entry: the key is free again
+    await stack.createDoc({ '~class': 'Log', key: 'k1', text: 'again' });
+    expect((await (await stack.getClass('Log')).getByPrimaryKeys({ key: 'k1' }))?.text).toBe('again');
+  });
+
+  it('keeps documents younger than the cutoff, and can prune job runs themselves', async () => {
+    const stack = await retentionStack();
+    await seedLogs(stack, 3, 5); // five days old: younger than 30
+    await stack.jobs.define({ name: 'prune-logs', handler: RETENTION_SWEEP, params: { className: 'Log', olderThanDays: 30 } });
+    expect((await stack.jobs.run('prune-logs')).result).toEqual({ swept: 0, batches: 0 });
+    expect(await stack.findDocuments('Log')).toHaveLength(10);
+
+    await stack.jobs.define({ name: 'prune-runs', handler: RETENTION_SWEEP, params: { className: RUN_CLASS, olderThanDays: 0, mode: 'purge' } });
+    const run = await stack.jobs.run('prune-runs');
+    expect(run.result).toEqual({ swept: 1, batches: 1 }); // the earlier run; its own record was created after the cutoff
+  });
+
+  it('refuses bad params when the job is defined or run, storing nothing', async () => {
+    const stack = await retentionStack();
+    await Class.create(stack, 'Log', 'class', '', { text: { type: 'string' } });
+    await expectRefused(stack.jobs.define({ name: 'x', handler: RETENTION_SWEEP, params: { className: 'Log', olderThanDays: -1 } }), 'DS_JOB_INVALID', 'params.olderThanDays');
+    await expectRefused(stack.jobs.define({ name: 'x', handler: RETENTION_SWEEP, params: { className: 'Log', mode: 'shred' } }), 'DS_JOB_INVALID', 'params.mode');
+    await expectRefused(stack.jobs.define({ name: 'x', handler: RETENTION_SWEEP, params: { className: 'Log', batchSize: 0 } }), 'DS_JOB_INVALID', 'params.batchSize');
+    await expectRefused(stack.jobs.define({ name: 'x', handler: RETENTION_SWEEP, params: { className: 'class' } }), 'DS_JOB_INVALID', 'params.className');
+    await expectRefused(stack.jobs.define({ name: 'x', handler: RETENTION_SWEEP, params: { table: 'Log' } }), 'DS_JOB_INVALID', 'params.table');
+    expect(await stack.jobs.list()).toEqual([]);
+
+    // className may come from the run (a trigger's params); without it the run is refused
+    await stack.jobs.define({ name: 'flexible', handler: RETENTION_SWEEP, params: { olderThanDays: 30 } });
+    await expectRefused(stack.jobs.run('flexible'), 'DS_JOB_INVALID', 'params.className');
+    expect(await stack.jobs.runs('flexible')).toEqual([]);
+    expect((await stack.jobs.run('flexible', { className: 'Log' })).status).toBe('SUCCESS');
+    // a class that does not exist fails the run (recorded), it is not refused up front
+    expect(await stack.jobs.run('flexible', { className: 'Nope' })).toMatchObject({ status: 'FAILURE', errorCode: 'DS_CLASS_NOT_FOUND' });
+  });
+
+  it('stops between batches when its signal aborts (timeout)', async () => {
+    const stack = await retentionStack();
+    await seedLogs(stack, 10);
+    await stack.jobs.define({ name: 'prune', handler: RETENTION_SWEEP, timeout: 1, params: { className: 'Log', olderThanDays: 30, batchSize: 1 } });
+    const run = await stack.jobs.run('prune');
+    expect(run.status).toBe('TIMEOUT');
+    // whatever batch was under way when the signal aborted finishes; no more start after it
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await stack.findDocuments('Log')).length).toBeGreaterThan(0);
+  });
+
+  it('requires the jobs plugin', async () => {
+    await expectRefused(createStack({ name: uniqueName(), adapter: 'memory', plugins: [...browserWithout('jobs', 'retention'), retentionPlugin] }), 'DS_PLUGIN_MISSING_REQUIREMENT');
+  });
+});
