@@ -4,9 +4,10 @@ import { DocstackError } from './errors.js';
 export type AdapterName = 'leveldb' | 'memory';
 export type Database = PouchDB.Database<Record<string, unknown>>;
 
-// A constructor of our own (PouchDB.defaults) so registering adapters never touches the
-// global PouchDB an application may also use.
-const DocstackPouch = PouchDB.defaults({}) as typeof PouchDB;
+// pouchdb-core keeps one plugin registry per module instance (PouchDB.defaults() subclasses
+// share it, and their instances miss static plugin members such as replicate), so docstack
+// registers its adapters and plugins on pouchdb-core's PouchDB itself. Registering only adds.
+const DocstackPouch = PouchDB;
 
 // Adapters load on first use: a browser bundle that never asks for leveldb never pulls in
 // its native binding.
@@ -25,6 +26,11 @@ function loadAdapter(name: AdapterName): Promise<void> {
     loadedAdapters.set(name, loading);
   }
   return loading;
+}
+
+/** Adds a PouchDB plugin (pouchdb-replication, pouchdb-adapter-http…) for every stack of the process. */
+export function registerPouchPlugin(plugin: PouchDB.Plugin): void {
+  DocstackPouch.plugin(plugin);
 }
 
 export interface StorageOptions {

@@ -53,6 +53,11 @@ export async function rotateScope(stack: ClientStack, keyring: Keyring, scope: s
       stack.emit('keyring:rotation', { ...progress });
     }
   }
+  if (progress.done < progress.total) {
+    // the rest was rewritten meanwhile by other writers, already under the new key
+    progress.done = progress.total;
+    stack.emit('keyring:rotation', { ...progress });
+  }
   return progress;
 }
 

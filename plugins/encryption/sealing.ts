@@ -36,21 +36,24 @@ function opened(ctx: WriteContext): Map<string, { payload: SealedValue; json: st
 }
 
 /**
- * A bounded memory of decrypted values by their (unique, random) IV: reading the same document
- * again does not pay WebCrypto's round trip again. Cleared on lock().
+ * A bounded memory of decrypted values, keyed by what sealed them (document, class, attribute)
+ * and by the payload itself: reading the same document again does not pay WebCrypto's round trip
+ * again, and a payload copied elsewhere never hits the cache (its label differs). Cleared on lock().
  */
 export class PlainCache {
   private readonly entries = new Map<string, unknown>();
   constructor(private readonly max = 10_000) {}
-  get(payload: SealedValue): unknown {
-    return this.entries.get(`${payload.kid}:${payload.iv}`);
+  private keyOf(payload: SealedValue, label: string): string {
+    // the whole ciphertext is part of the key: an altered one must miss and fail to open
+    return `${label}|${payload.kid}|${payload.iv}|${payload.ct}`;
   }
-  has(payload: SealedValue): boolean {
-    return this.entries.has(`${payload.kid}:${payload.iv}`);
+  get(payload: SealedValue, label: string): { value: unknown } | undefined {
+    const key = this.keyOf(payload, label);
+    return this.entries.has(key) ? { value: this.entries.get(key) } : undefined;
   }
-  set(payload: SealedValue, value: unknown): void {
+  set(payload: SealedValue, label: string, value: unknown): void {
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(`${payload.kid}:${payload.iv}`, value);
+    this.entries.set(this.keyOf(payload, label), value);
   }
   clear(): void {
     this.entries.clear();
@@ -65,20 +68,23 @@ export class Sealer {
 
   async seal(value: unknown, scope: string, docId: string, className: string, attribute: string): Promise<SealedValue> {
     const { kid, key } = await this.keyring.currentKey(scope);
-    const { iv, ct } = await encryptJson(key, value, labelOf(docId, className, attribute));
+    const label = labelOf(docId, className, attribute);
+    const { iv, ct } = await encryptJson(key, value, label);
     const payload: SealedValue = { '~enc': 1, scope, kid, iv, ct };
-    this.cache.set(payload, value);
+    this.cache.set(payload, label, structuredClone(value));
     return payload;
   }
 
   /** The plaintext, or a sealed marker when the key is not held; DS_ENCRYPTION_INTEGRITY when it does not open. */
   async open(payload: SealedValue, docId: string, className: string, attribute: string): Promise<unknown> {
-    if (this.cache.has(payload)) return structuredClone(this.cache.get(payload));
+    const label = labelOf(docId, className, attribute);
+    const hit = this.cache.get(payload, label);
+    if (hit) return structuredClone(hit.value);
     const key = await this.keyring.keyFor(payload.scope, payload.kid);
     if (!key) return { '~sealed': true, scope: payload.scope } satisfies SealedMarker;
     try {
-      const value = await decryptJson(key, payload.iv, payload.ct, labelOf(docId, className, attribute));
-      this.cache.set(payload, value);
+      const value = await decryptJson(key, payload.iv, payload.ct, label);
+      this.cache.set(payload, label, value);
       return structuredClone(value);
     } catch {
       throw new DocstackError(

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { createStack } from '../../../index.js';
+import { browser } from '../../../plugins.config.js';
+import { expectRefused, memoryStack, track, uniqueName } from '../../helpers/stack.js';
+import { PASSPHRASE, secretClasses } from './setup.js';
+
+async function withSecret() {
+  const stack = await memoryStack();
+  await stack.unlock(PASSPHRASE);
+  await secretClasses(stack);
+  const doc = await stack.createDoc({ '~class': 'Secret', label: 'l', pin: '1234', tags: ['a'] });
+  return { stack, doc };
+}
+
+describe('passphrase and integrity', () => {
+  it('a wrong passphrase is refused and leaves the stack locked', async () => {
+    const name = uniqueName('wrong-pass');
+    const first = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    await first.unlock(PASSPHRASE);
+    const second = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    await expectRefused(second.unlock('not the passphrase'), 'DS_ENCRYPTION_PASSPHRASE');
+    expect(second.keyring.unlocked).toBe(false);
+    await second.unlock(PASSPHRASE);
+    expect(second.keyring.unlocked).toBe(true);
+  });
+
+  it('a tampered ciphertext fails to open with a clear error', async () => {
+    const { stack, doc } = await withSecret();
+    const raw = (await stack.db.get(doc._id)) as Record<string, { ct: string }>;
+    const ct = raw.pin.ct;
+    raw.pin.ct = (ct[0] === 'A' ? 'B' : 'A') + ct.slice(1);
+    await stack.db.put(raw as never);
+    stack.lock(); // forget decrypted values
+    await stack.unlock(PASSPHRASE);
+    const err = await expectRefused(stack.getDocument(doc._id), 'DS_ENCRYPTION_INTEGRITY', 'pin');
+    expect(err.message).toMatch(/altered, or moved/);
+  });
+
+  it('a ciphertext moved to another document or attribute fails to open', async () => {
+    const { stack, doc } = await withSecret();
+    const other = await stack.createDoc({ '~class': 'Secret', label: 'other', pin: '0000' });
+    const source = (await stack.db.get(doc._id)) as Record<string, unknown>;
+    const target = (await stack.db.get(other._id)) as Record<string, unknown>;
+    await stack.db.put({ ...target, pin: source.pin } as never);
+    await stack.db.put({ ...source, label: 'x', tags: source.pin } as never);
+    stack.lock();
+    await stack.unlock(PASSPHRASE);
+    await expectRefused(stack.getDocument(other._id), 'DS_ENCRYPTION_INTEGRITY', 'pin');
+    await expectRefused(stack.getDocument(doc._id), 'DS_ENCRYPTION_INTEGRITY', 'tags');
+  });
+});
+
+describe('a locked stack', () => {
+  it('reads encrypted attributes as sealed markers, never failing', async () => {
+    const { stack, doc } = await withSecret();
+    stack.lock();
+    expect(await stack.getDocument(doc._id)).toMatchObject({ label: 'l', pin: { '~sealed': true, scope: 'default' }, tags: { '~sealed': true, scope: 'default' } });
+    expect(await stack.findDocuments('Secret')).toHaveLength(1);
+  });
+
+  it('updates other attributes keeping the stored ciphertext unchanged (also when the read document is written back)', async () => {
+    const { stack, doc } = await withSecret();
+    const before = (await stack.db.get(doc._id)) as Record<string, unknown>;
+    stack.lock();
+    await stack.updateDoc(doc._id, { label: 'changed while locked' });
+    const read = await stack.getDocument(doc._id);
+    const secrets = await stack.getClass('Secret');
+    await secrets.addOrUpdateCard({ ...read!, label: 'written back' }); // markers in the input
+    const after = (await stack.db.get(doc._id)) as Record<string, unknown>;
+    expect(after.pin).toEqual(before.pin);
+    expect(after.tags).toEqual(before.tags);
+    expect(after.label).toBe('written back');
+    await stack.unlock(PASSPHRASE);
+    expect(await stack.getDocument(doc._id)).toMatchObject({ pin: '1234', tags: ['a'], label: 'written back' });
+  });
+
+  it('refuses a new value for an encrypted attribute, storing nothing', async () => {
+    const { stack, doc } = await withSecret();
+    stack.lock();
+    const before = (await stack.db.get(doc._id)) as Record<string, unknown>;
+    await expectRefused(stack.updateDoc(doc._id, { pin: '9999' }), 'DS_ENCRYPTION_LOCKED');
+    await expectRefused(stack.createDoc({ '~class': 'Secret', pin: '5555' }), 'DS_ENCRYPTION_LOCKED');
+    expect(await stack.db.get(doc._id)).toEqual(before);
+    expect(await stack.findDocuments('Secret')).toHaveLength(1);
+    // documents without encrypted values are still written while locked
+    await stack.createDoc({ '~class': 'Secret', label: 'clear only' });
+    expect(await stack.findDocuments('Secret')).toHaveLength(2);
+  });
+});
