@@ -8,6 +8,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { anyMissed, formatTable, watchLoad, writeResults, type BenchReport } from './harness.js';
+import { runEncryption } from './encryption.js';
 import { runPipeline } from './pipeline.js';
 
 interface RunOptions {
@@ -18,6 +19,7 @@ interface RunOptions {
 /** Every bench by name; a future bench (bench/encryption.ts …) adds one line here. */
 const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   pipeline: runPipeline,
+  encryption: runEncryption,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

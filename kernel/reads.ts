@@ -64,13 +64,15 @@ export async function scanClass(
   for (;;) {
     const page = await db.allDocs({ startkey, endkey: `${model.name}-\uffff`, include_docs: true, limit: SCAN_PAGE, skip: skipFirst });
     if (page.rows.length === 0) break;
-    const candidates: Doc[] = [];
+    const stored: Doc[] = [];
     for (const row of page.rows) {
       const doc = row.doc as unknown as Doc | undefined;
       if (!doc || doc['~class'] !== model.name) continue;
       if (doc.active === false && !options.includeInactive) continue;
-      candidates.push(await hooks.afterRead.promise(doc, { stack, classModel: model }));
+      stored.push(doc);
     }
+    // a page's documents go through afterRead together: decryption overlaps instead of queueing
+    const candidates = await Promise.all(stored.map((doc) => hooks.afterRead.promise(doc, { stack, classModel: model })));
     for (const doc of match(candidates)) {
       if (toSkip > 0) {
         toSkip--;
