@@ -16,3 +16,4 @@ export { triggersPlugin, registerTriggerHandler, setTriggerEnabled, TRIGGER_HAND
 export { jobsPlugin, registerJobHandler, JOB_HANDLERS } from './plugins/jobs/index.js';
 export { retentionPlugin } from './plugins/retention/index.js';
 export { encryptionPlugin, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
+export { syncPlugin } from './plugins/sync/index.js';

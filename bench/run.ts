@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { anyMissed, formatTable, watchLoad, writeResults, type BenchReport } from './harness.js';
 import { runEncryption } from './encryption.js';
 import { runPipeline } from './pipeline.js';
+import { runReplication } from './replication.js';
+import { runHttp } from './http.js';
 
 interface RunOptions {
   rounds: number;
@@ -20,6 +22,8 @@ interface RunOptions {
 const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   pipeline: runPipeline,
   encryption: runEncryption,
+  replication: runReplication,
+  http: runHttp,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

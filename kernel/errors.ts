@@ -84,6 +84,14 @@ export const ERROR_CODES = {
   DS_ENCRYPTION_INTEGRITY: 'A ciphertext failed to open: tampered, or moved from another document or attribute.',
   DS_ENCRYPTION_KEYRING: 'The keyring (or a key bundle) is malformed or in an unexpected state.',
 
+  // server node (server/)
+  DS_SERVER_CONFIG_INVALID: 'A server setting (environment variable) has an invalid value.',
+  DS_SERVER_KEY: 'The JWT signing key cannot be loaded (wrong or missing passphrase, malformed PEM).',
+
+  // sync (plugins/sync)
+  DS_SYNC_OPTIONS: 'stack.sync was called with invalid options (remote, auth).',
+  DS_SYNC_LOGIN: 'Logging in to the remote node failed (wrong credentials, or the node refused).',
+
   // validation (plugins/validation)
   DS_VALIDATION_MANDATORY: 'A mandatory attribute is missing or null.',
   DS_VALIDATION_TYPE: 'A value does not have the attribute type.',

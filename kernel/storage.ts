@@ -6,7 +6,7 @@ export type Database = PouchDB.Database<Record<string, unknown>>;
 
 // pouchdb-core keeps one plugin registry per module instance (PouchDB.defaults() subclasses
 // share it, and their instances miss static plugin members such as replicate), so docstack
-// registers its adapters and plugins on pouchdb-core's PouchDB itself. Registering only adds.
+// registers its adapters and plugins on pouchdb-core's PouchDB itself.
 const DocstackPouch = PouchDB;
 
 // Adapters load on first use: a browser bundle that never asks for leveldb never pulls in
@@ -28,9 +28,16 @@ function loadAdapter(name: AdapterName): Promise<void> {
   return loading;
 }
 
-/** Adds a PouchDB plugin (pouchdb-replication, pouchdb-adapter-http…) for every stack of the process. */
+const registeredPlugins = new Set<unknown>();
+
+/**
+ * Adds a PouchDB plugin (pouchdb-replication, pouchdb-adapter-http…) for every stack of the
+ * process, once: some plugins define non-configurable members and throw when added twice.
+ */
 export function registerPouchPlugin(plugin: PouchDB.Plugin): void {
+  if (registeredPlugins.has(plugin)) return;
   DocstackPouch.plugin(plugin);
+  registeredPlugins.add(plugin);
 }
 
 export interface StorageOptions {

@@ -1,38 +1,45 @@
 /**
- * `npm start`. Until the server node exists (issue 5) this is the engine's walk-through: it
- * opens an on-disk stack under DATA_DIR (default ./data), defines a class if it is not there
- * yet, writes a document, reads it back by primary key and by query, and prints what it did.
- * Run it twice: the second run finds the class and the earlier notes on disk.
+ * `npm start`: the server node on an embedded on-disk store (leveldb under DATA_DIR).
+ * Reads the environment from ENVFILE (default .env) when there is one; a fresh machine without
+ * any starts anyway (keys generated under DATA_DIR/keys, the admin password printed once).
  */
-import { Attribute, Class, createStack, DocstackError } from '../index.js';
-import { server } from '../plugins.config.js';
+import { config as loadEnvFile } from 'dotenv';
+import { DocstackError } from '../kernel/errors.js';
+import { createServerNode } from './node.js';
 
-const dataDir = process.env.DATA_DIR ?? './data';
-const stack = await createStack({ name: process.env.STACK_NAME ?? 'docstack', adapter: 'leveldb', dataDir, plugins: server });
-try {
-  const classes = await stack.listClasses();
-  let notes: Class;
-  if (classes.includes('Note')) {
-    notes = await stack.getClass('Note');
-  } else {
-    notes = await Class.create(stack, 'Note', 'class', 'A short note');
-    await Attribute.create(notes, 'slug', 'string', 'unique key of the note', { primaryKey: true, maxLength: 64 });
-    await Attribute.create(notes, 'text', 'string', 'the note itself', { mandatory: true, maxLength: 500 });
-    await Attribute.create(notes, 'stars', 'integer', 'how good it is', { min: 0, max: 5, defaultValue: 3 });
-    console.log(`created the class Note in ${dataDir}/${stack.name}`);
-  }
-  const slug = `note-${new Date().toISOString()}`;
-  const created = await stack.createDoc({ '~class': 'Note', slug, text: 'Hello from docstack' });
-  console.log('wrote', created._id);
-  console.log('read by primary key:', await notes.getByPrimaryKeys({ slug }));
+loadEnvFile({ path: process.env.ENVFILE ?? '.env', quiet: true });
+
+if (process.env.BUILDING) {
+  console.log('docstack: BUILDING is set, runtime initialisation skipped');
+  process.exit(0);
+}
+
+const node = createServerNode();
+let stopping = false;
+
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`docstack: ${signal} received, stopping (in-flight requests finish first)`);
   try {
-    await stack.createDoc({ '~class': 'Note', slug, text: 'same slug again' });
+    await node.stop();
+    process.exit(0);
   } catch (err) {
-    if (!(err instanceof DocstackError)) throw err;
-    console.log(`a duplicate slug is refused: ${err.code} — ${err.message}`);
+    console.error(`docstack: stop failed: ${(err as Error).message}`);
+    process.exit(1);
   }
-  const all = await notes.getCards({}, ['slug', 'stars']);
-  console.log(`${all.length} note(s) on disk:`, all);
-} finally {
-  await stack.close();
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+node.on('error', (err: Error) => console.error(`docstack: ${err.message}`));
+
+try {
+  const { url } = await node.start();
+  console.log(`docstack: node ready at ${url} (stack "${node.config.stackName}" in ${node.config.dataDir}; replication at ${url}/db/${node.config.stackName})`);
+} catch (err) {
+  // a clear start-up error (wrong passphrase, bad setting), not a stack trace
+  const message = err instanceof DocstackError ? `${err.code}: ${err.message}` : (err as Error).message;
+  console.error(`docstack: cannot start — ${message}`);
+  await node.stop().catch(() => undefined);
+  process.exit(1);
 }

@@ -1,0 +1,112 @@
+import { EventEmitter } from 'node:events';
+import PouchDB from 'pouchdb-core';
+import HttpAdapter from 'pouchdb-adapter-http';
+import Replication from 'pouchdb-replication';
+import { DocstackError } from '../../kernel/errors.js';
+import { definePlugin } from '../../kernel/plugin.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { registerPouchPlugin } from '../../kernel/storage.js';
+import { authenticatedFetch, type SyncAuth } from './auth.js';
+
+export { SyncLoginError, type SyncAuth } from './auth.js';
+
+export interface SyncOptions {
+  /** the remote database, e.g. `http://127.0.0.1:5000/db/docstack` (any CouchDB-compatible endpoint) */
+  remote: string;
+  auth?: SyncAuth;
+  /** keep replicating as changes happen (default false: one round both ways, then complete) */
+  live?: boolean;
+  /** live only: reconnect after a network error with back-off (default true when live) */
+  retry?: boolean;
+  /** documents per batch (PouchDB's batch_size, default 100) */
+  batchSize?: number;
+}
+
+/** Events: change { direction, change }, paused, active, denied, error, complete (as PouchDB's sync). */
+export interface SyncHandle extends EventEmitter, PromiseLike<SyncResult> {
+  cancel(): void;
+}
+
+export interface SyncResult {
+  push?: unknown;
+  pull?: unknown;
+  cancelled?: boolean;
+}
+
+declare module '../../kernel/stack.js' {
+  interface ClientStack {
+    /** Replicates both ways with a remote CouchDB-protocol endpoint (a docstack node), authenticated. */
+    sync(options: SyncOptions): SyncHandle;
+  }
+}
+
+type PouchSync = EventEmitter & PromiseLike<SyncResult> & { cancel(): void };
+type PouchStatic = typeof PouchDB & { fetch: (url: string | Request, init?: RequestInit) => Promise<Response> };
+
+/**
+ * Sync with a docstack node (or CouchDB): PouchDB's own two-way replication, so revision trees
+ * and checkpoints stay PouchDB's. The remote validates what it receives; what this stack
+ * receives is stored as the peer wrote it (the peer validated it).
+ */
+export const syncPlugin = definePlugin({
+  name: 'sync',
+  setup({ hooks, stack }) {
+    registerPouchPluginsOnce();
+    const running = new Set<PouchSync>();
+    stack.defineExtension('sync', (options: SyncOptions) => startSync(stack, options, running));
+    // a live sync would keep writing into a closed store
+    hooks.onClose.tap('sync', () => {
+      for (const sync of running) sync.cancel();
+      running.clear();
+    });
+  },
+});
+
+/** registerPouchPlugin adds each plugin once per process; the checks cover a plugin registered by other code. */
+function registerPouchPluginsOnce(): void {
+  const Pouch = PouchDB as unknown as { adapters: Record<string, unknown>; replicate?: unknown };
+  if (!Pouch.adapters.http) registerPouchPlugin(HttpAdapter);
+  if (typeof Pouch.replicate !== 'function') registerPouchPlugin(Replication);
+}
+
+function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchSync>): SyncHandle {
+  if (!options || typeof options.remote !== 'string' || !/^https?:\/\//.test(options.remote)) {
+    throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
+  }
+  const Pouch = PouchDB as PouchStatic;
+  const baseFetch = (url: string | Request, init?: RequestInit) => Pouch.fetch(url, init);
+  const remote = new PouchDB(options.remote, { fetch: authenticatedFetch(options.remote, options.auth, baseFetch), skip_setup: true } as never);
+  const live = options.live === true;
+  const db = stack.db as unknown as { sync(target: unknown, opts: unknown): PouchSync };
+  const sync = db.sync(remote, {
+    live,
+    retry: live && options.retry !== false,
+    ...(options.batchSize ? { batch_size: options.batchSize } : {}),
+  });
+  running.add(sync);
+  const forget = () => {
+    running.delete(sync);
+    void remote.close().catch(() => undefined);
+  };
+  // PouchDB's Sync resolves `undefined` on failure (it emits 'error' instead): this handle's
+  // promise rejects, so `await stack.sync(...)` cannot mistake a refused login for success
+  const handle = new EventEmitter() as SyncHandle;
+  for (const event of ['change', 'paused', 'active', 'denied'] as const) sync.on(event, (info: unknown) => handle.emit(event, info));
+  const done = new Promise<SyncResult>((resolve, reject) => {
+    sync.on('complete', (info: SyncResult) => {
+      forget();
+      handle.emit('complete', info);
+      resolve(info);
+    });
+    sync.on('error', (err: unknown) => {
+      forget();
+      if (handle.listenerCount('error') > 0) handle.emit('error', err);
+      reject(err);
+    });
+  });
+  done.catch(() => undefined); // a caller listening to events only must not get an unhandled rejection
+  return Object.assign(handle, {
+    cancel: () => sync.cancel(),
+    then: <A, B>(ok?: ((v: SyncResult) => A | PromiseLike<A>) | null, ko?: ((e: unknown) => B | PromiseLike<B>) | null) => done.then(ok, ko),
+  });
+}

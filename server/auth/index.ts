@@ -1,0 +1,159 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { isPlainObject } from '../../kernel/drafts.js';
+import type { AuthLocals, NodeContext } from '../context.js';
+import { createSeedRouter, ResetUnavailableError } from '../routes/seed.js';
+import { clearTokenCookie, setTokenCookie, tokenOf } from './cookies.js';
+import { httpError, sendError } from './errors.js';
+import { snapshotUsers } from './reset.js';
+import { AuthService, type AuthOptions } from './service.js';
+import { ADMIN_ROLE, SESSION_CLASS } from './users.js';
+
+export { httpError, sendError, statusOf, errorWord } from './errors.js';
+export { hashPassword, verifyPassword } from './passwords.js';
+export { USER_CLASS, SESSION_CLASS, ADMIN_ROLE, createUser } from './users.js';
+export type { AuthOptions } from './service.js';
+
+export interface Auth {
+  /** mount at '/': POST /login, POST /logout */
+  router: express.Router;
+  /** before every /api/private/* and /db/* route */
+  requireSession: RequestHandler;
+  /** mount at '/api/private' after requireSession */
+  privateRouter: express.Router;
+  /**
+   * Once the stack is open (and again after a reset): classes, users kept across a reset,
+   * first-boot admin, session cache. `adminCreated` tells whether it created the admin now.
+   */
+  init(): Promise<{ adminCreated: boolean }>;
+  close(): void;
+}
+
+const UNAUTHORIZED = 'Authentication required: the token is missing, invalid or expired, or its session was revoked.';
+const BAD_CREDENTIALS = 'Invalid username or password.';
+
+function locals(res: Response): AuthLocals {
+  return res.locals as AuthLocals;
+}
+
+/** A JSON error for anything a route of ours threw past its own handling. */
+function jsonErrors(ctx: NodeContext) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, ctx.log);
+}
+
+export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
+  const service = new AuthService(ctx, options);
+  const router = express.Router();
+  const privateRouter = express.Router();
+
+  router.post('/login', async (req, res) => {
+    const body = isPlainObject(req.body) ? req.body : {};
+    const { username, password } = body;
+    if (typeof username !== 'string' || typeof password !== 'string' || username === '' || password === '' || username.length > 100 || password.length > 1024) {
+      httpError(res, 400, 'bad_request', 'The body must be JSON { "username": string, "password": string }.');
+      return;
+    }
+    const userAgent = req.get('user-agent');
+    const result = await service.login({ username, password, ip: req.ip ?? req.socket.remoteAddress, userAgent });
+    if (!result.ok) {
+      if (result.status === 429) {
+        res.set('Retry-After', String(result.retryAfter));
+        httpError(res, 429, 'too_many_requests', 'Too many failed logins; try again later.');
+      } else {
+        httpError(res, 401, 'unauthorized', BAD_CREDENTIALS);
+      }
+      return;
+    }
+    setTokenCookie(res, ctx.config, result.token, result.maxAgeMs);
+    res.set('Cache-Control', 'no-store');
+    res.json({ sessionId: result.sessionId, expiresAt: result.expiresAt });
+  });
+
+  // Idempotent: without a valid session there is nothing to revoke, and the cookie goes anyway.
+  router.post('/logout', async (req, res) => {
+    const caller = await service.authenticate(tokenOf(req));
+    if (caller) await service.revoke(caller.sessionId, caller.user.username);
+    clearTokenCookie(res, ctx.config);
+    res.json({ ok: true, revoked: caller !== null });
+  });
+  router.use(jsonErrors(ctx));
+
+  const requireSession: RequestHandler = async (req, res, next) => {
+    let caller: AuthLocals | null;
+    try {
+      caller = await service.authenticate(tokenOf(req));
+    } catch (err) {
+      sendError(res, err, ctx.log); // e.g. the stack is closed during a reset: 503
+      return;
+    }
+    if (!caller) {
+      res.set('WWW-Authenticate', 'Bearer');
+      httpError(res, 401, 'unauthorized', UNAUTHORIZED);
+      return;
+    }
+    Object.assign(res.locals, caller);
+    next();
+  };
+
+  privateRouter.get('/sessions', async (_req, res) => {
+    const { user, sessionId } = locals(res);
+    const sessions = await service.listSessions(user.id);
+    res.json({
+      sessions: sessions.map((s) => ({
+        id: s._id,
+        createdAt: s.createdAt,
+        expiresAt: s.expiresAt,
+        userAgent: s.userAgent ?? null,
+        ip: s.ip ?? null,
+        current: s._id === sessionId,
+      })),
+    });
+  });
+
+  privateRouter.delete('/sessions/:id', async (req, res) => {
+    const { user } = locals(res);
+    const id = String(req.params.id);
+    const session = await ctx.stack().getDocument(id);
+    if (!session || session['~class'] !== SESSION_CLASS) {
+      httpError(res, 404, 'not_found', 'No active session with that id.');
+      return;
+    }
+    if (session.userId !== user.id && !user.roles.includes(ADMIN_ROLE)) {
+      httpError(res, 403, 'forbidden', 'Only the owner of a session or an admin may revoke it.');
+      return;
+    }
+    await service.revoke(id, user.username);
+    res.json({ ok: true, id });
+  });
+
+  let resetting: Promise<void> | null = null;
+  const reset = (): Promise<void> => {
+    if (typeof ctx.resetStack !== 'function') return Promise.reject(new ResetUnavailableError('This node cannot reset its database (resetStack is not wired).'));
+    // two admins pressing reset at once get the same reset, not two in a row
+    resetting ??= (async () => {
+      try {
+        // users survive a reset (nobody could log in again otherwise: ADMIN_PASSWORD is first-boot
+        // only); init() writes them back before it would create a first-boot admin
+        const users = await snapshotUsers(ctx.stack());
+        service.keepUsers(users);
+        service.cache.detach();
+        await ctx.resetStack();
+        await service.init(); // idempotent; covers a resetStack that does not call init itself
+        ctx.log(`auth: database reset; ${users.length} user(s) kept, every session revoked`);
+      } finally {
+        resetting = null;
+      }
+    })();
+    return resetting;
+  };
+
+  privateRouter.use(createSeedRouter(ctx, { reset, hostedNames: () => [ctx.config.stackName] }));
+  privateRouter.use(jsonErrors(ctx));
+
+  return {
+    router,
+    requireSession,
+    privateRouter,
+    init: () => service.init(),
+    close: () => service.close(),
+  };
+}

@@ -1,0 +1,172 @@
+import { isDocstackError } from '../../kernel/errors.js';
+import type { Doc } from '../../kernel/model/types.js';
+import type { AuthLocals, NodeContext } from '../context.js';
+import { dummyHash, hashPassword, verifyLegacyPassword, verifyPassword } from './passwords.js';
+import { FailureLimiter } from './rate-limit.js';
+import { restoreUsers } from './reset.js';
+import { SessionCache } from './session-cache.js';
+import { signToken, verifyToken } from './tokens.js';
+import { ensureAuthClasses, ensureInitialAdmin, findUser, SESSION_CLASS } from './users.js';
+
+export interface AuthOptions {
+  /** failed logins per username inside the window before 429 (default 5) */
+  maxFailuresPerUser?: number;
+  /** failed logins per client address inside the window before 429 (default 20: NAT, offices) */
+  maxFailuresPerAddress?: number;
+  /** default 15 minutes */
+  failureWindowMs?: number;
+}
+
+export type LoginResult =
+  | { ok: true; token: string; sessionId: string; expiresAt: string; maxAgeMs: number }
+  | { ok: false; status: 401 }
+  | { ok: false; status: 429; retryAfter: number };
+
+export interface LoginRequest {
+  username: string;
+  password: string;
+  ip?: string;
+  userAgent?: string;
+}
+
+/** Logins, sessions and their revocation, independent of Express (the routes are in index.ts). */
+export class AuthService {
+  readonly cache = new SessionCache();
+  private readonly byUser: FailureLimiter;
+  private readonly byAddress: FailureLimiter;
+  private dummy: Promise<string> | null = null;
+  private keptUsers: Doc[] | null = null;
+
+  constructor(
+    private readonly ctx: NodeContext,
+    options: AuthOptions = {},
+  ) {
+    const windowMs = options.failureWindowMs ?? 15 * 60_000;
+    this.byUser = new FailureLimiter({ max: options.maxFailuresPerUser ?? 5, windowMs });
+    this.byAddress = new FailureLimiter({ max: options.maxFailuresPerAddress ?? 20, windowMs });
+  }
+
+  /** Users to write back into the next stack init() sees (a reset). */
+  keepUsers(users: Doc[]): void {
+    this.keptUsers = users;
+  }
+
+  /** System classes, kept users, the first-boot admin, and the cache on the current stack. */
+  async init(): Promise<{ adminCreated: boolean }> {
+    const stack = this.ctx.stack();
+    await ensureAuthClasses(stack);
+    if (this.keptUsers) {
+      await restoreUsers(stack, this.keptUsers);
+      this.keptUsers = null;
+    }
+    const adminCreated = await ensureInitialAdmin(stack, this.ctx.config.adminUsername, this.ctx.config.adminPassword, this.ctx.log);
+    this.cache.attach(stack);
+    this.dummy ??= dummyHash();
+    await this.dummy;
+    return { adminCreated };
+  }
+
+  close(): void {
+    this.cache.detach();
+    this.byUser.clear();
+    this.byAddress.clear();
+  }
+
+  async login(request: LoginRequest): Promise<LoginResult> {
+    const userKey = request.username.normalize('NFC').toLowerCase();
+    const addressKey = request.ip ?? 'unknown';
+    const retryAfter = Math.max(this.byUser.retryAfter(userKey), this.byAddress.retryAfter(addressKey));
+    if (retryAfter > 0) return { ok: false, status: 429, retryAfter };
+
+    const stack = this.ctx.stack();
+    const user = await findUser(stack, request.username);
+    if (!user || !(await this.checkPassword(user, request.password))) {
+      this.byUser.fail(userKey);
+      this.byAddress.fail(addressKey);
+      this.ctx.log(`auth: failed login for "${request.username}" from ${addressKey}`);
+      return { ok: false, status: 401 };
+    }
+    this.byUser.reset(userKey);
+
+    const { config } = this.ctx;
+    const now = Date.now();
+    const expSec = Math.floor(now / 1000) + config.jwtTtl;
+    const expiresAt = new Date(expSec * 1000).toISOString();
+    const session = await stack.createDoc(
+      {
+        '~class': SESSION_CLASS,
+        userId: user._id,
+        username: user.username,
+        createdAt: new Date(now).toISOString(),
+        expiresAt,
+        ...(request.userAgent ? { userAgent: request.userAgent.slice(0, 512) } : {}),
+        ...(request.ip ? { ip: request.ip.slice(0, 64) } : {}),
+      },
+      { origin: 'system' },
+    );
+    this.cache.rememberSession(session);
+    const token = await signToken(this.ctx.keys(), config, user._id, session._id, expSec);
+    this.ctx.events.emit('login', { username: String(user.username), sessionId: session._id });
+    return { ok: true, token, sessionId: session._id, expiresAt, maxAgeMs: expSec * 1000 - now };
+  }
+
+  /**
+   * A current hash is verified with scrypt. A legacy credential (seed: RSA-OAEP under
+   * PSW_PUBLIC_KEY) is opened with PSW_PRIVATE_KEY and, when it matches, replaced by a hash at
+   * once; the node keeps no reversible password after that login. Missing credentials still
+   * cost one scrypt, so the answer's timing does not tell which case it was.
+   */
+  private async checkPassword(user: Doc | null, password: string): Promise<boolean> {
+    if (user && typeof user.passwordHash === 'string') return verifyPassword(password, user.passwordHash);
+    const legacyKey = this.ctx.config.pswPrivateKeyPem;
+    if (user && typeof user.legacyPassword === 'string' && legacyKey) {
+      if (!verifyLegacyPassword(password, user.legacyPassword, legacyKey)) {
+        await verifyPassword(password, await this.dummyHash());
+        return false;
+      }
+      const passwordHash = await hashPassword(password);
+      const updated = await this.ctx.stack().updateDoc(user._id, { passwordHash, legacyPassword: null }, { origin: 'system' });
+      this.cache.rememberUser(updated);
+      this.ctx.log(`auth: migrated the legacy credential of "${String(user.username)}" to a scrypt hash`);
+      return true;
+    }
+    await verifyPassword(password, await this.dummyHash());
+    return false;
+  }
+
+  private dummyHash(): Promise<string> {
+    this.dummy ??= dummyHash();
+    return this.dummy;
+  }
+
+  /** The caller of a token, or null: signature, claims and an active session and user. */
+  async authenticate(token: string | null): Promise<AuthLocals | null> {
+    if (!token) return null;
+    const claims = await verifyToken(this.ctx.keys(), this.ctx.config, token);
+    if (!claims) return null;
+    return this.cache.resolve(this.ctx.stack(), claims.sub, claims.sid);
+  }
+
+  /** Refused from the next request on (cache first), then stored as inactive for every instance. */
+  async revoke(sessionId: string, by: string): Promise<void> {
+    const stack = this.ctx.stack();
+    this.cache.attach(stack);
+    this.cache.revoke(sessionId);
+    try {
+      await stack.deleteDocument(sessionId, { origin: 'system' });
+    } catch (err) {
+      if (!isDocstackError(err, 'DS_DOC_NOT_FOUND')) {
+        this.cache.forget(sessionId);
+        throw err;
+      }
+    }
+    this.ctx.events.emit('session:revoked', { sessionId, by });
+  }
+
+  /** The caller's sessions that are active and not expired, newest first. */
+  async listSessions(userId: string): Promise<Doc[]> {
+    const now = Date.now();
+    const docs = await this.ctx.stack().findDocuments(SESSION_CLASS, { userId });
+    return docs.filter((d) => Date.parse(String(d.expiresAt)) > now).sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)));
+  }
+}

@@ -1,0 +1,65 @@
+import { DocstackError } from '../kernel/errors.js';
+import type { ServerConfig } from './context.js';
+
+export type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must be a whole number from ${min} to ${max} (got "${raw}").`, { path: name });
+  }
+  return value;
+}
+
+/** "1mb", "512kb", "1048576" → bytes. */
+function bytes(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const m = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw.trim());
+  if (!m) throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must be a size such as 1mb or 512kb (got "${raw}").`, { path: name });
+  const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(m[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
+  return Number(m[1]) * unit;
+}
+
+const text = (env: Env, name: string): string | null => {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+};
+
+/** PEM keys in a .env file are often written on one line with literal \n. */
+const pem = (env: Env, name: string): string | null => text(env, name)?.replace(/\\n/g, '\n') ?? null;
+
+/**
+ * The server node's settings, from an environment (process.env after dotenv, or a test's own
+ * object). Every invalid value is refused here with the variable's name, before anything starts.
+ */
+export function loadConfig(env: Env): ServerConfig {
+  const nodeEnv = env.NODE_ENV ?? 'production';
+  const stackName = env.STACK_NAME || 'docstack';
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(stackName)) {
+    throw new DocstackError('DS_SERVER_CONFIG_INVALID', `STACK_NAME must be letters, digits, "_", "." or "-" (got "${stackName}").`, { path: 'STACK_NAME' });
+  }
+  return {
+    port: integer(env, 'SERVER_PORT', 5000, 0, 65535),
+    host: env.SERVER_HOST || '0.0.0.0',
+    dataDir: env.DATA_DIR || './data',
+    stackName,
+    production: nodeEnv !== 'development' && nodeEnv !== 'test',
+    development: nodeEnv === 'development',
+    corsOrigin: text(env, 'CORS_ORIGIN'),
+    jwtTtl: integer(env, 'JWT_TTL', 3600, 60, 30 * 24 * 3600),
+    jwtIssuer: env.JWT_ISSUER || 'docstack',
+    jwtAudience: env.JWT_AUDIENCE || 'docstack',
+    bodyLimit: bytes(env, 'BODY_LIMIT', 1024 * 1024),
+    adminUsername: text(env, 'ADMIN_USERNAME') ?? 'admin',
+    adminPassword: text(env, 'ADMIN_PASSWORD'),
+    building: text(env, 'BUILDING') !== null,
+    jwtPrivateKeyPem: pem(env, 'JWT_PRIVATE_KEY'),
+    jwtPublicKeyPem: pem(env, 'JWT_PUBLIC_KEY'),
+    encryptionPassphrase: text(env, 'ENCRYPTION_PASSPHRASE'),
+    pswPrivateKeyPem: pem(env, 'PSW_PRIVATE_KEY'),
+    pswPublicKeyPem: pem(env, 'PSW_PUBLIC_KEY'),
+  };
+}

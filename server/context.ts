@@ -1,0 +1,68 @@
+import type { EventEmitter } from 'events';
+import type { KeyObject } from 'node:crypto';
+import type { ClientStack } from '../kernel/stack.js';
+
+/** Everything the server node reads from its environment, resolved once at start. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** the node's own stack, served at /db/<stackName> */
+  stackName: string;
+  production: boolean;
+  /** NODE_ENV=development: relaxed cookies, CORS for corsOrigin */
+  development: boolean;
+  corsOrigin: string | null;
+  /** JWT lifetime in seconds (JWT_TTL, default 3600) */
+  jwtTtl: number;
+  jwtIssuer: string;
+  jwtAudience: string;
+  /** request body limit in bytes (BODY_LIMIT, default 1 MB) */
+  bodyLimit: number;
+  adminUsername: string | null;
+  /** only present on first boot; never logged */
+  adminPassword: string | null;
+  /** BUILDING set: skip runtime initialisation */
+  building: boolean;
+  /** PEM, from the environment when given */
+  jwtPrivateKeyPem: string | null;
+  jwtPublicKeyPem: string | null;
+  /** passphrase of the private key file at rest (PKCS#8, encrypted) */
+  encryptionPassphrase: string | null;
+  /** legacy RSA key pair: only to migrate RSA-encrypted credentials to hashes on first login */
+  pswPrivateKeyPem: string | null;
+  pswPublicKeyPem: string | null;
+}
+
+/** The node's JWT signing keys (RS256). */
+export interface JwtKeys {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+
+/** A line of the request log or a node event; never carries a secret. */
+export type Logger = (line: string) => void;
+
+/**
+ * What the route modules (auth, seed routes, replication endpoint) share: the node's config,
+ * its keys and stack once started, its logger and its event emitter.
+ */
+export interface NodeContext {
+  config: ServerConfig;
+  events: EventEmitter;
+  log: Logger;
+  /** the open stack; throws before start() finished (the readiness gate answers 503 then) */
+  stack(): ClientStack;
+  keys(): JwtKeys;
+  /**
+   * Closes the node's stack, destroys its database and opens it again empty (system patches,
+   * plugins' system classes, auth init). The readiness gate answers 503 meanwhile.
+   */
+  resetStack(): Promise<void>;
+}
+
+/** Set on res.locals by the auth middleware for authenticated requests. */
+export interface AuthLocals {
+  user: { id: string; username: string; roles: string[] };
+  sessionId: string;
+}

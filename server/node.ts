@@ -1,0 +1,197 @@
+import { EventEmitter } from 'events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express } from 'express';
+import { DocstackError } from '../kernel/errors.js';
+import type { PluginEntry } from '../kernel/plugin.js';
+import { createStack, type ClientStack } from '../kernel/stack.js';
+import { server as serverPreset } from '../plugins.config.js';
+import { createAuth } from './auth/index.js';
+import { loadConfig, type Env } from './config.js';
+import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
+import { developmentCors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
+import { loadJwtKeys } from './keys.js';
+import { createReplicationRouter } from './replication/index.js';
+
+export interface ServerNodeOptions {
+  /** the environment to read (default process.env) */
+  env?: Env;
+  /** settings that win over the environment (tests: port 0, a temp dataDir) */
+  config?: Partial<ServerConfig>;
+  /** where log lines go (default console.log); never receives a secret */
+  log?: Logger;
+  /** the stack's plugins (default the server preset) */
+  plugins?: readonly PluginEntry[];
+  /** the stack's adapter (default leveldb; memory for quick tests) */
+  adapter?: 'leveldb' | 'memory';
+}
+
+/** How long stop() lets in-flight requests (long-poll feeds among them) finish before closing them. */
+const DRAIN_MS = 5000;
+
+/**
+ * The server node: the engine behind an Express app. Events: `ready` { port, url },
+ * `login` { username, sessionId }, `session:revoked` { sessionId, by }, `reset`, `stopped`,
+ * `error` (Error) — see docs/server.md.
+ */
+export class ServerNode extends EventEmitter {
+  readonly config: ServerConfig;
+  private readonly log: Logger;
+  private readonly expressApp: Express;
+  private readonly auth: ReturnType<typeof createAuth>;
+  private httpServer: Server | null = null;
+  private openStack: ClientStack | null = null;
+  private jwtKeys: JwtKeys | null = null;
+  private ready = false;
+  private initializing: Promise<void> | null = null;
+
+  constructor(private readonly options: ServerNodeOptions = {}) {
+    super();
+    this.config = { ...loadConfig(options.env ?? process.env), ...options.config };
+    this.log = options.log ?? ((line) => console.log(line));
+    const context: NodeContext = {
+      config: this.config,
+      events: this,
+      log: this.log,
+      stack: () => {
+        if (!this.openStack) throw new DocstackError('DS_STACK_CLOSED', 'The node is not started.');
+        return this.openStack;
+      },
+      keys: () => {
+        if (!this.jwtKeys) throw new DocstackError('DS_SERVER_KEY', 'The node is not started.');
+        return this.jwtKeys;
+      },
+      resetStack: () => this.resetStack(),
+    };
+    this.auth = createAuth(context);
+    this.expressApp = this.buildApp(context);
+  }
+
+  /** The Express application (usable before start: it answers 503 until the node is ready). */
+  app(): Express {
+    return this.expressApp;
+  }
+
+  private buildApp(context: NodeContext): Express {
+    const app = express();
+    app.disable('x-powered-by');
+    app.use(requestLog(this.log));
+    app.use(developmentCors(this.config));
+    app.use(readinessGate(() => this.ready));
+    app.use(express.json({ limit: this.config.bodyLimit, type: ['application/json', 'application/*+json'] }));
+    app.use(this.auth.router);
+    app.use('/api/private', this.auth.requireSession, this.auth.privateRouter);
+    app.use('/db', this.auth.requireSession, createReplicationRouter(context));
+    app.use(notFound);
+    app.use(errorHandler(this.log));
+    return app;
+  }
+
+  /** Starts listening at once (the readiness gate answers 503), then initialises. */
+  async start(): Promise<{ port: number; url: string }> {
+    const address = await this.listen();
+    await this.initialize();
+    return address;
+  }
+
+  /** Listens on config.port (0: any free port) without initialising: every request gets 503. */
+  async listen(): Promise<{ port: number; url: string }> {
+    if (!this.httpServer) {
+      const server = createServer(this.expressApp);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.config.port, this.config.host, () => resolve());
+      });
+      this.httpServer = server;
+    }
+    const { port } = this.httpServer.address() as AddressInfo;
+    return { port, url: `http://${this.config.host === '0.0.0.0' ? '127.0.0.1' : this.config.host}:${port}` };
+  }
+
+  get port(): number | null {
+    return this.httpServer ? (this.httpServer.address() as AddressInfo).port : null;
+  }
+
+  /** Keys, stack, users: what the node needs before it answers; then `ready`. */
+  initialize(): Promise<void> {
+    this.initializing ??= (async () => {
+      this.jwtKeys = await loadJwtKeys(this.config, this.log);
+      await this.openNodeStack();
+      this.ready = true;
+      const { port } = this.httpServer ? (this.httpServer.address() as AddressInfo) : { port: 0 };
+      this.emit('ready', { port });
+    })().catch((err) => {
+      this.initializing = null;
+      throw err;
+    });
+    return this.initializing;
+  }
+
+  private async openNodeStack(): Promise<void> {
+    const generatedPassword = this.config.adminPassword ? null : randomPassword();
+    this.openStack = await createStack({
+      name: this.config.stackName,
+      adapter: this.options.adapter ?? 'leveldb',
+      dataDir: this.config.dataDir,
+      plugins: this.options.plugins ?? serverPreset,
+    });
+    if (generatedPassword) this.config.adminPassword = generatedPassword;
+    const { adminCreated } = (await this.auth.init()) ?? { adminCreated: false };
+    if (generatedPassword && adminCreated) {
+      // printed once, on the first boot only, so an operator can log in; never logged again
+      console.log(`docstack: first boot — admin user "${this.config.adminUsername}" created with the password: ${generatedPassword}`);
+    }
+    this.config.adminPassword = null; // the first-boot password is not kept in memory
+  }
+
+  /** Destroys the node's database and opens it again empty; requests get 503 meanwhile. */
+  async resetStack(): Promise<void> {
+    this.ready = false;
+    try {
+      const stack = this.openStack;
+      this.openStack = null;
+      if (stack) {
+        const db = stack.db;
+        await stack.close();
+        await destroy(db, this.options.adapter ?? 'leveldb');
+      }
+      await this.openNodeStack();
+      this.emit('reset');
+    } finally {
+      this.ready = this.openStack !== null;
+    }
+  }
+
+  /** Stops accepting, lets in-flight requests finish (bounded), closes the stack. */
+  async stop(): Promise<void> {
+    this.ready = false;
+    const server = this.httpServer;
+    this.httpServer = null;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      await closed;
+      clearTimeout(timer);
+    }
+    this.auth.close();
+    await this.initializing?.catch(() => undefined);
+    await this.openStack?.close();
+    this.openStack = null;
+    this.initializing = null;
+    this.emit('stopped');
+  }
+}
+
+export function createServerNode(options: ServerNodeOptions = {}): ServerNode {
+  return new ServerNode(options);
+}
+
+function randomPassword(): string {
+  return globalThis.crypto.getRandomValues(new Uint8Array(18)).reduce((s, b) => s + b.toString(36).padStart(2, '0'), '').slice(0, 24);
+}
+
+async function destroy(db: ClientStack['db'], adapter: 'leveldb' | 'memory'): Promise<void> {
+  const PouchDB = (await import('pouchdb-core')).default;
+  await new PouchDB(db.name, { adapter } as PouchDB.Configuration.DatabaseConfiguration).destroy();
+}

@@ -1,0 +1,118 @@
+import type { Request, Response } from 'express';
+import type { ClientStack } from '../../kernel/stack.js';
+import { acceptBulkDocs } from './accept.js';
+import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
+import { isPrivateId, isReservedLocalId } from './policy.js';
+
+type Handler = (stack: ClientStack, req: Request, res: Response) => Promise<void>;
+type Row = { id?: string; key?: string; error?: string };
+
+const notFound = (res: Response) => sendError(res, 404, 'not_found', 'missing');
+
+/** Wraps a handler so every failure is a CouchDB-shaped JSON error. */
+export const guarded =
+  (handler: Handler): Handler =>
+  async (stack, req, res) => {
+    try {
+      await handler(stack, req, res);
+    } catch (err) {
+      sendPouchError(res, err);
+    }
+  };
+
+function body(req: Request): Record<string, unknown> {
+  return req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
+}
+
+export const revsDiff: Handler = async (stack, req, res) => {
+  res.json(await stack.db.revsDiff(body(req) as never));
+};
+
+export const bulkGet: Handler = async (stack, req, res) => {
+  const docs = body(req).docs;
+  if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_get needs { docs: [...] }.');
+  const visible = docs.filter((d) => typeof d?.id === 'string' && !isPrivateId(d.id) && !d.id.startsWith('_local/'));
+  const result = (await stack.db.bulkGet({
+    docs: visible,
+    revs: boolParam(req.query.revs) ?? false,
+    latest: boolParam(req.query.latest) ?? false,
+    attachments: boolParam(req.query.attachments) ?? false,
+  } as never)) as { results: unknown[] };
+  // hidden ids answer as missing, in the place the client asked for them
+  const answers = new Map(visible.map((d, i) => [d, result.results[i]]));
+  const results = docs.map((d) => answers.get(d) ?? { id: d?.id, docs: [{ error: { id: d?.id, rev: d?.rev, error: 'not_found', reason: 'missing' } }] });
+  res.json({ results });
+};
+
+export const allDocs: Handler = async (stack, req, res) => {
+  const q = { ...(req.query as Record<string, unknown>), ...body(req) };
+  const options: Record<string, unknown> = {};
+  for (const key of ['include_docs', 'conflicts', 'descending', 'inclusive_end', 'update_seq', 'attachments'] as const) {
+    const value = boolParam(q[key]);
+    if (value !== undefined) options[key] = value;
+  }
+  for (const key of ['limit', 'skip'] as const) {
+    const value = intParam(q[key]);
+    if (value !== undefined) options[key] = value;
+  }
+  for (const [from, to] of [['startkey', 'startkey'], ['start_key', 'startkey'], ['endkey', 'endkey'], ['end_key', 'endkey'], ['key', 'key']] as const) {
+    if (q[from] !== undefined) options[to] = jsonParam(q[from]);
+  }
+  const keys = jsonParam(q.keys);
+  if (Array.isArray(keys)) options.keys = keys;
+  const result = (await stack.db.allDocs(options as never)) as unknown as { rows: Row[] };
+  result.rows = result.rows.map((row) => (row.id && isPrivateId(row.id) ? { key: row.key, error: 'not_found' } : row)).filter((row) => !(row.error && !options.keys));
+  res.json(result);
+};
+
+export const bulkDocs: Handler = async (stack, req, res) => {
+  const { docs, new_edits: newEdits } = body(req);
+  if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_docs needs { docs: [...] }.');
+  res.status(201).json(await acceptBulkDocs(stack, docs, newEdits !== false));
+};
+
+/** `GET /:id` with rev / revs / open_revs / latest / conflicts / attachments, as PouchDB asks. */
+export const getDoc: Handler = async (stack, req, res) => {
+  const id = req.params.id as string;
+  if (isPrivateId(id)) return notFound(res);
+  const q = req.query as Record<string, unknown>;
+  const options: Record<string, unknown> = {};
+  for (const key of ['revs', 'revs_info', 'conflicts', 'latest', 'attachments', 'deleted_conflicts', 'local_seq'] as const) {
+    const value = boolParam(q[key]);
+    if (value !== undefined) options[key] = value;
+  }
+  if (typeof q.rev === 'string') options.rev = q.rev;
+  if (q.open_revs !== undefined) options.open_revs = q.open_revs === 'all' ? 'all' : jsonParam(q.open_revs);
+  res.json(await stack.db.get(id, options as never));
+};
+
+/** `PUT /:id`: one document, through the same checks as `_bulk_docs`. */
+export const putDoc: Handler = async (stack, req, res) => {
+  const doc: Record<string, unknown> = { ...body(req), _id: req.params.id as string };
+  if (typeof req.query.rev === 'string') doc._rev = req.query.rev;
+  const [result] = await acceptBulkDocs(stack, [doc], req.query.new_edits !== 'false');
+  if (result?.error) return sendError(res, result.error === 'forbidden' ? 403 : result.error === 'conflict' ? 409 : 400, result.error, result.reason ?? '');
+  res.status(201).json(result ?? { ok: true, id: doc._id });
+};
+
+/** `_local/:id`: replication checkpoints. The engine's own `_local/~…` indexes are off limits. */
+export const getLocal: Handler = async (stack, req, res) => {
+  const id = req.params.id as string;
+  if (isReservedLocalId(id)) return notFound(res);
+  res.json(await stack.db.get(`_local/${id}`));
+};
+
+export const putLocal: Handler = async (stack, req, res) => {
+  const id = req.params.id as string;
+  if (isReservedLocalId(id)) return sendError(res, 403, 'forbidden', 'This _local document belongs to the engine.');
+  const result = await stack.db.put({ ...body(req), _id: `_local/${id}` } as never);
+  res.status(201).json(result);
+};
+
+export const deleteLocal: Handler = async (stack, req, res) => {
+  const id = req.params.id as string;
+  if (isReservedLocalId(id)) return sendError(res, 403, 'forbidden', 'This _local document belongs to the engine.');
+  const rev = typeof req.query.rev === 'string' ? req.query.rev : undefined;
+  const current = await stack.db.get(`_local/${id}`);
+  res.json(await stack.db.remove({ _id: `_local/${id}`, _rev: rev ?? current._rev } as never));
+};

@@ -1,0 +1,101 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { ClientStack } from '../../kernel/stack.js';
+import type { NodeContext } from '../context.js';
+import { handleChanges } from './changes.js';
+import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, putDoc, putLocal, revsDiff } from './documents.js';
+import { sendError } from './http.js';
+
+const NODE_ID_DOC = '_local/~replication-node';
+// one id per stack store, read once: PouchDB names its checkpoints after the peers' ids, so it
+// must survive restarts or every replication would start again from zero
+const nodeIds = new WeakMap<ClientStack, Promise<string>>();
+
+function nodeIdOf(stack: ClientStack): Promise<string> {
+  let id = nodeIds.get(stack);
+  if (!id) {
+    id = (async () => {
+      try {
+        return ((await stack.db.get(NODE_ID_DOC)) as unknown as { uuid: string }).uuid;
+      } catch {
+        const uuid = globalThis.crypto.randomUUID().replace(/-/g, '');
+        await stack.db.put({ _id: NODE_ID_DOC, uuid } as never).catch(() => undefined);
+        return ((await stack.db.get(NODE_ID_DOC)) as unknown as { uuid: string }).uuid;
+      }
+    })();
+    id.catch(() => nodeIds.delete(stack));
+    nodeIds.set(stack, id);
+  }
+  return id;
+}
+
+/**
+ * The CouchDB replication protocol over the stacks this node hosts, as stock PouchDB's http
+ * adapter and replicator use it. Mounted at `/db` behind the auth middleware. Everything is
+ * served by the stack's own PouchDB (changes, revsDiff, bulkGet, allDocs, get, bulkDocs with
+ * `new_edits: false`) so revision trees stay exact; writes go through acceptBulkDocs.
+ */
+export function createReplicationRouter(ctx: NodeContext): express.Router {
+  const router = express.Router();
+  // a no-op when the node already parsed the body; PouchDB always sends application/json
+  router.use(express.json({ limit: ctx.config.bodyLimit, type: ['application/json', 'text/plain'] }));
+
+  /** The stack served under `:name`, or a 404 (only the node's own stack for now). */
+  const stackFor = (req: Request, res: Response): ClientStack | null => {
+    if (req.params.name !== ctx.config.stackName) {
+      sendError(res, 404, 'not_found', `This node hosts no database named ${JSON.stringify(req.params.name)}.`);
+      return null;
+    }
+    try {
+      return ctx.stack();
+    } catch {
+      res.set('Retry-After', '5');
+      sendError(res, 503, 'unavailable', 'The node is starting.');
+      return null;
+    }
+  };
+  const on =
+    (handler: (stack: ClientStack, req: Request, res: Response) => Promise<void>) =>
+    async (req: Request, res: Response): Promise<void> => {
+      const stack = stackFor(req, res);
+      if (stack) await guarded(handler)(stack, req, res);
+    };
+
+  // the "server root" of the http adapter's URL: PouchDB reads its uuid to name checkpoints
+  router.get('/', async (_req, res) => {
+    const uuid = await nodeIdOf(ctx.stack()).catch(() => ctx.config.stackName);
+    res.json({ couchdb: 'Welcome', vendor: { name: 'docstack' }, version: '3.3.3', uuid });
+  });
+
+  const info = on(async (stack, req, res) => {
+    const { doc_count: docCount, update_seq: updateSeq } = await stack.db.info();
+    // never the storage path: it would tell a peer where the node keeps its files
+    res.json({ db_name: req.params.name, doc_count: docCount, update_seq: updateSeq, purge_seq: 0, instance_start_time: '0' });
+  });
+  router.get('/:name', info);
+  router.head('/:name', info);
+  // what CouchDB answers for an existing database (PouchDB's setup treats 412 as "exists")
+  router.put('/:name', on(async (_s, req, res) => sendError(res, 412, 'file_exists', `The database ${req.params.name} already exists.`)));
+  router.delete('/:name', on(async (_s, _req, res) => sendError(res, 403, 'forbidden', 'A hosted database cannot be deleted over replication.')));
+
+  router.get('/:name/_changes', on(handleChanges));
+  router.post('/:name/_changes', on(handleChanges));
+  router.post('/:name/_revs_diff', on(revsDiff));
+  router.post('/:name/_bulk_get', on(bulkGet));
+  router.get('/:name/_all_docs', on(allDocs));
+  router.post('/:name/_all_docs', on(allDocs));
+  router.post('/:name/_bulk_docs', on(bulkDocs));
+  // leveldb writes are durable when bulkDocs answers: nothing to flush
+  router.post('/:name/_ensure_full_commit', on(async (_s, _req, res) => void res.status(201).json({ ok: true, instance_start_time: '0' })));
+  router.get('/:name/_local/:id', on(getLocal));
+  router.put('/:name/_local/:id', on(putLocal));
+  router.delete('/:name/_local/:id', on(deleteLocal));
+  router.all('/:name/_design/*rest', on(async (_s, _req, res) => sendError(res, 403, 'forbidden', 'Design documents are not served: they could carry code.')));
+  router.all('/:name/:id', (req: Request, res: Response, next: NextFunction) => {
+    if ((req.params.id as string).startsWith('_')) return sendError(res, 404, 'not_found', `${req.params.id} is not served here.`);
+    next();
+  });
+  router.get('/:name/:id', on(getDoc));
+  router.put('/:name/:id', on(putDoc));
+  router.use((_req: Request, res: Response) => sendError(res, 405, 'method_not_allowed', 'Not part of the replication protocol served here.'));
+  return router;
+}

@@ -1,0 +1,125 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { isPlainObject } from '../../kernel/drafts.js';
+import { DocstackError } from '../../kernel/errors.js';
+import { Attribute } from '../../kernel/model/attribute.js';
+import { Class } from '../../kernel/model/class.js';
+import { CLASS_META } from '../../kernel/model/types.js';
+import type { AuthLocals, NodeContext } from '../context.js';
+import { httpError, sendError } from '../auth/errors.js';
+
+export interface SeedRouteDeps {
+  /** destroys the node's database and opens it again empty (users kept: see docs/server-auth.md) */
+  reset(): Promise<void>;
+  /** names of the stacks this node hosts; `clear` accepts only these */
+  hostedNames(): string[];
+}
+
+/** Thrown when the node cannot reset (NodeContext.resetStack is not wired). */
+export class ResetUnavailableError extends Error {
+  readonly status = 501;
+}
+
+function isAdmin(res: Response): boolean {
+  return (res.locals as Partial<AuthLocals>).user?.roles.includes('admin') === true;
+}
+
+function adminOnly(req: Request, res: Response, next: NextFunction): void {
+  if (isAdmin(res)) next();
+  else httpError(res, 403, 'forbidden', 'Only an admin may do this.');
+}
+
+/** `~Name` classes belong to the engine and the node (users, sessions, jobs): not editable over HTTP. */
+function refuseSystemClass(res: Response, name: string): boolean {
+  if (!name.startsWith('~')) return false;
+  httpError(res, 403, 'forbidden', `"${name}" is a system class; it is managed by the engine.`);
+  return true;
+}
+
+function bodyOf(req: Request): Record<string, unknown> {
+  return isPlainObject(req.body) ? req.body : {};
+}
+
+/**
+ * The seed's private routes (mounted under /api/private, behind requireSession):
+ * create-class, create-attribute, reset, clear, test.
+ */
+export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express.Router {
+  const router = express.Router();
+
+  // readiness probe: reaching it means the node is up and the caller's session is valid
+  router.get('/test', (_req, res) => {
+    res.json({ ok: true });
+  });
+
+  router.post('/create-class/:name', async (req, res) => {
+    const name = String(req.params.name);
+    if (refuseSystemClass(res, name)) return;
+    const body = bodyOf(req);
+    try {
+      const cls = await Class.create(
+        ctx.stack(),
+        name,
+        CLASS_META,
+        (body.description ?? '') as string,
+        (body.schema ?? {}) as Record<string, Record<string, unknown>>,
+        (body.options ?? {}) as Record<string, unknown>,
+      );
+      res.status(201).json(cls.model);
+    } catch (err) {
+      sendError(res, err, ctx.log);
+    }
+  });
+
+  router.put('/create-attribute/:name', async (req, res) => {
+    const className = String(req.params.name);
+    if (refuseSystemClass(res, className)) return;
+    const body = bodyOf(req);
+    try {
+      const stack = ctx.stack();
+      const cls = await stack.getClassSnapshot(className); // DS_CLASS_NOT_FOUND → 404
+      if (body.config !== undefined && !isPlainObject(body.config)) {
+        throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', 'The attribute config must be an object.', { path: 'config' });
+      }
+      if (body.description !== undefined && typeof body.description !== 'string') {
+        throw new DocstackError('DS_ATTRIBUTE_INVALID', 'The attribute description must be a string.', { path: 'description' });
+      }
+      await Attribute.create(cls, body.name as string, body.type as string, body.description as string | undefined, (body.config ?? {}) as Record<string, unknown>);
+      res.json(await stack.requireClass(className));
+    } catch (err) {
+      sendError(res, err, ctx.log);
+    }
+  });
+
+  const reset = async (res: Response, what: string) => {
+    try {
+      await deps.reset();
+      res.json({ ok: true, reset: what });
+    } catch (err) {
+      if (err instanceof ResetUnavailableError) httpError(res, 501, 'not_implemented', err.message);
+      else sendError(res, err, ctx.log);
+    }
+  };
+
+  router.get('/reset', adminOnly, async (_req, res) => {
+    await reset(res, ctx.config.stackName);
+  });
+
+  // Only a name this node hosts, compared exactly: never a path, so "../x" or "a/b" are 404.
+  const clear = async (conn: string, res: Response) => {
+    if (!deps.hostedNames().includes(conn)) {
+      httpError(res, 404, 'not_found', 'This node hosts no connection by that name.');
+      return;
+    }
+    await reset(res, conn);
+  };
+  router.get('/clear/:conn', adminOnly, async (req, res) => {
+    await clear(String(req.params.conn), res);
+  });
+  // the seed's shape `/clear:conn` (Express 4 read it as "clear" followed by the name): a
+  // regex, because Express 5 paths would read ":conn" as a parameter with no literal colon
+  router.get(/^\/clear:?([^/]+)$/, adminOnly, async (req, res) => {
+    await clear(String((req.params as Record<string, string>)[0]), res);
+  });
+
+  return router;
+}

@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/stack.js';
+import { ADMIN, login, testNode } from './node-helpers.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('the server node', () => {
+  it('answers 503 with JSON and Retry-After until start-up has finished, then serves', async () => {
+    const { node } = await testNode();
+    const { url } = await node.listen();
+    const res = await fetch(`${url}/api/private/test`, { signal: AbortSignal.timeout(3000) });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(await res.json()).toMatchObject({ error: 'not_ready' });
+    const ready = new Promise((resolve) => node.once('ready', resolve));
+    await node.initialize();
+    await ready;
+    const { token } = await login(url);
+    const ok = await fetch(`${url}/api/private/test`, { headers: { authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('generates its JWT keys once, the private key encrypted at rest, and keeps users, sessions and keys across a restart', async () => {
+    const dataDir = await tempDir();
+    const first = await testNode({ dataDir });
+    const { url } = await first.node.start();
+    const { token } = await login(url);
+    const pem = await readFile(join(dataDir, 'keys', 'jwt-private.pem'), 'utf8');
+    expect(pem).toContain('BEGIN ENCRYPTED PRIVATE KEY');
+    await first.node.stop();
+
+    const second = await testNode({ dataDir, env: { ADMIN_PASSWORD: 'ignored after the first boot' } });
+    const again = await second.node.start();
+    expect(await readFile(join(dataDir, 'keys', 'jwt-private.pem'), 'utf8')).toBe(pem);
+    // the token of the first run still opens a private route: same keys, same session
+    expect((await fetch(`${again.url}/api/private/test`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await login(again.url)).status).toBe(200);
+    expect((await login(again.url, ADMIN.username, 'ignored after the first boot')).status).toBe(401);
+  });
+
+  it('refuses to start with a clear error when the key passphrase is wrong', async () => {
+    const dataDir = await tempDir();
+    const first = await testNode({ dataDir });
+    await first.node.start();
+    await first.node.stop();
+    const second = await testNode({ dataDir, env: { ENCRYPTION_PASSPHRASE: 'not the one' } });
+    await expect(second.node.start()).rejects.toMatchObject({ code: 'DS_SERVER_KEY' });
+  });
+
+  it('refuses a body over the limit with 413, logs one line per request and never a secret', async () => {
+    const { node, lines } = await testNode({ config: { bodyLimit: 1024 } });
+    const { url } = await node.start();
+    const big = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'x', password: 'y'.repeat(5000) }) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ error: 'payload_too_large' });
+    const { token } = await login(url);
+    await fetch(`${url}/api/private/test?token=${token}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(lines.some((l) => /^POST \/login 413 \d+\.\dms$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^GET \/api\/private\/test 200 /.test(l))).toBe(true);
+    for (const line of lines) {
+      expect(line).not.toContain(ADMIN.password);
+      expect(line).not.toContain(token);
+    }
+  });
+});
+
+describe('npm start (server/main.ts)', () => {
+  function start(env: Record<string, string>) {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += String(d)));
+    child.stderr.on('data', (d) => (output += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const until = async (pattern: RegExp, ms = 20_000) => {
+      const end = Date.now() + ms;
+      while (!pattern.test(output)) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; output:\n${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return pattern.exec(output)!;
+    };
+    return { child, exited, until, output: () => output };
+  }
+
+  it('starts on a fresh machine without .env, prints the admin password once, and stops gracefully on SIGTERM', async () => {
+    const dataDir = await tempDir();
+    const env = { ENVFILE: join(dataDir, 'no.env'), DATA_DIR: dataDir, SERVER_PORT: '0', SERVER_HOST: '127.0.0.1', NODE_ENV: 'test' };
+    const first = start(env);
+    const [, url] = await first.until(/node ready at (http:\/\/\S+)/);
+    const [, password] = await first.until(/created with the password: (\S+)/);
+    expect((await login(url, 'admin', password)).status).toBe(200);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = start(env);
+    await second.until(/node ready at/);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+    expect(second.output()).not.toMatch(/password/);
+  }, 60_000);
+
+  it('skips runtime initialisation when BUILDING is set', async () => {
+    const dataDir = await tempDir();
+    const run = start({ BUILDING: '1', DATA_DIR: join(dataDir, 'never'), ENVFILE: join(dataDir, 'no.env') });
+    expect(await run.exited).toBe(0);
+    expect(run.output()).toMatch(/BUILDING is set/);
+    await expect(readFile(join(dataDir, 'never'))).rejects.toThrow();
+  }, 30_000);
+});

@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Class } from '../../index.js';
+import { tempDir } from '../helpers/stack.js';
+import { ITEM_SCHEMA, itemDoc, localDb, remoteDb, startNode, TOKEN, type TestNode } from '../plugins/sync/harness.js';
+
+const nodes: TestNode[] = [];
+afterEach(async () => {
+  for (const node of nodes.splice(0)) await node.stop();
+});
+
+async function node(): Promise<TestNode> {
+  const started = await startNode(await tempDir());
+  nodes.push(started);
+  await Class.create(started.stack, 'Item', 'class', 'replicated items', ITEM_SCHEMA);
+  return started;
+}
+
+type Replication = { docs_written: number; docs_read: number; doc_write_failures: number; ok: boolean };
+
+describe('replication endpoint with stock PouchDB', () => {
+  it('a client pushes 1,000 documents of a server class, and pulls 1,000 written on the server', async () => {
+    const server = await node();
+    const client = localDb();
+    await client.bulkDocs(Array.from({ length: 1000 }, (_, i) => itemDoc(i)));
+    const pushed = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    expect(pushed).toMatchObject({ ok: true, docs_written: 1000, doc_write_failures: 0 });
+    expect((await server.stack.findDocuments('Item')).length).toBe(1000);
+
+    const written = await server.stack.createDocs(Array.from({ length: 1000 }, (_, i) => ({ '~class': 'Item', title: `server ${i}`, n: i })));
+    const pulled = (await client.replicate.from(remoteDb(server.url))) as unknown as Replication;
+    expect(pulled.ok).toBe(true);
+    const rows = await client.allDocs({ startkey: 'Item-', endkey: 'Item-\uffff' });
+    expect(rows.rows.length).toBe(2000);
+    const one = (await client.get(written[123]._id)) as Record<string, unknown>;
+    expect(one).toMatchObject({ title: 'server 123', n: 123, '~class': 'Item' });
+    // the class document travels too: a peer can validate what it received
+    expect(await client.get('Item')).toMatchObject({ name: 'Item' });
+  });
+
+  it('keeps revision trees exact: an update and a conflict replicate both ways', async () => {
+    const server = await node();
+    const [doc] = await server.stack.createDocs([{ '~class': 'Item', title: 'first', n: 1 }]);
+    const client = localDb();
+    await client.replicate.from(remoteDb(server.url));
+    await server.stack.updateDoc(doc._id, { title: 'server edit' });
+    const local = await client.get(doc._id);
+    await client.put({ ...local, title: 'client edit' });
+    await client.sync(remoteDb(server.url));
+    const [onServer, onClient] = await Promise.all([
+      server.stack.db.get(doc._id, { conflicts: true }),
+      client.get(doc._id, { conflicts: true }),
+    ]);
+    expect(onServer._rev).toBe(onClient._rev);
+    expect(onServer._conflicts).toEqual(onClient._conflicts);
+    expect(onServer._conflicts?.length).toBe(1);
+  });
+
+  it('refuses requests without the token (auth sits in front of the endpoint)', async () => {
+    const server = await node();
+    const res = await fetch(`${server.url}/_all_docs`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: 'unauthorized' });
+    const wrong = await fetch(server.url, { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(401);
+    await expect(localDb().replicate.to(remoteDb(server.url, 'wrong'))).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('answers database info, 412 on PUT, 404 JSON for a database it does not host', async () => {
+    const server = await node();
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const info = await (await fetch(server.url, { headers: auth })).json();
+    expect(info).toMatchObject({ db_name: 'docstack' });
+    expect(JSON.stringify(info)).not.toContain('/tmp');
+    expect((await fetch(server.url, { method: 'PUT', headers: auth })).status).toBe(412);
+    const other = await fetch(`${server.origin}/db/elsewhere`, { headers: auth });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ error: 'not_found' });
+    const design = await fetch(`${server.url}/_bulk_docs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ docs: [{ _id: '_design/x', _rev: '1-abc', views: {} }, { _id: '_local/~pk/x', docId: 'y' }], new_edits: false }),
+    });
+    expect(await design.json()).toEqual([
+      expect.objectContaining({ id: '_design/x', error: 'forbidden' }),
+      expect.objectContaining({ id: '_local/~pk/x', error: 'forbidden' }),
+    ]);
+  });
+
+  it('refuses an invalid document pushed by replication and stores the valid ones of the batch', async () => {
+    const server = await node();
+    const client = localDb();
+    const good = itemDoc(1);
+    const tooLong = itemDoc(2, { title: 'x'.repeat(500) });
+    const missing = itemDoc(3);
+    delete missing.title;
+    const unknownClass = { ...itemDoc(4), _id: 'Nope-1', '~class': 'Nope' };
+    await client.bulkDocs([good, tooLong, missing, unknownClass]);
+    const denied: Array<{ id: string; name: string }> = [];
+    const result = (await client.replicate.to(remoteDb(server.url)).on('denied', (e) => denied.push(e as never))) as unknown as Replication;
+    expect(result.docs_written).toBe(1);
+    expect(result.doc_write_failures).toBe(3);
+    expect(denied.map((d) => d.name)).toEqual(['forbidden', 'forbidden', 'forbidden']);
+    for (const bad of [tooLong, missing, unknownClass]) {
+      await expect(server.stack.db.get(bad._id as string)).rejects.toMatchObject({ status: 404 });
+    }
+    expect(await server.stack.getDocument(good._id as string)).toMatchObject({ title: 'item 1' });
+  });
+
+  it('refuses documents of an ephemeral class', async () => {
+    const server = await node();
+    await Class.create(server.stack, 'Presence', 'class', '', { user: { type: 'string' } }, { ephemeral: true });
+    const client = localDb();
+    const doc = { _id: 'Presence-1', '~class': 'Presence', user: 'ann', '~createTimestamp': new Date().toISOString(), active: true };
+    await client.put(doc);
+    const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    expect(result.doc_write_failures).toBe(1);
+    await expect(server.stack.db.get('Presence-1')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('stores an encrypted payload exactly as it was pushed', async () => {
+    const server = await node();
+    await Class.create(server.stack, 'Secret', 'class', '', { label: { type: 'string' }, pin: { type: 'string', encrypted: true } });
+    const sealed = { '~enc': 1, scope: 'default', kid: 'k1', iv: 'aXZpdml2aXZpdml2', ct: 'Y2lwaGVydGV4dA==' };
+    const client = localDb();
+    await client.put({ _id: 'Secret-1', '~class': 'Secret', label: 'visible', pin: sealed, '~createTimestamp': new Date().toISOString(), active: true });
+    const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    expect(result).toMatchObject({ docs_written: 1, doc_write_failures: 0 });
+    const stored = (await server.stack.db.get('Secret-1')) as Record<string, unknown>;
+    expect(stored.pin).toEqual(sealed);
+    expect(stored._rev).toBe((await client.get('Secret-1'))._rev);
+  });
+
+  it('accepts deletions (soft and tombstones) and a class defined by the peer, with its documents', async () => {
+    const server = await node();
+    const client = localDb();
+    const doc = itemDoc(7);
+    await client.put(doc);
+    await client.replicate.to(remoteDb(server.url));
+    const stored = await client.get(doc._id as string);
+    await client.put({ ...stored, active: false });
+    await client.replicate.to(remoteDb(server.url));
+    expect(await server.stack.getDocument(doc._id as string)).toBeNull();
+    await client.remove(await client.get(doc._id as string));
+    const removed = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    expect(removed.doc_write_failures).toBe(0);
+    await expect(server.stack.db.get(doc._id as string)).rejects.toMatchObject({ status: 404 });
+
+    const now = new Date().toISOString();
+    const classDoc = { _id: 'Note', '~class': 'class', name: 'Note', description: '', parentClass: null, schema: { text: { name: 'text', type: 'string', mandatory: true } }, triggers: [], simple: false, ephemeral: false, tenants: [], defaultScope: null, active: true, '~createTimestamp': now };
+    const badClass = { ...classDoc, _id: 'Bad', name: 'Bad', schema: { x: { name: 'x', type: 'nonsense' } } };
+    await client.bulkDocs([classDoc, badClass, { _id: 'Note-1', '~class': 'Note', text: 'hello', '~createTimestamp': now, active: true }]);
+    const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    expect(result.doc_write_failures).toBe(1);
+    expect(await server.stack.getDocument('Note-1')).toMatchObject({ text: 'hello' });
+    await expect(server.stack.db.get('Bad')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('never serves or accepts server-private documents (users, sessions)', async () => {
+    const server = await node();
+    await Class.create(server.stack, '~User', 'class', '', { username: { type: 'string' }, hash: { type: 'string' } });
+    await server.stack.createDoc({ '~class': '~User', username: 'admin', hash: 'scrypt$secret' });
+    const client = localDb();
+    await client.replicate.from(remoteDb(server.url));
+    const all = await client.allDocs();
+    expect(all.rows.some((r) => r.id.startsWith('~User-'))).toBe(false);
+    await client.put({ _id: '~User-evil', '~class': '~User', username: 'evil', hash: 'x', '~createTimestamp': new Date().toISOString(), active: true });
+    const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    expect(result.doc_write_failures).toBe(1);
+    await expect(server.stack.db.get('~User-evil')).rejects.toMatchObject({ status: 404 });
+  });
+});

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, USER_CLASS } from '../../server/auth/index.js';
+import { ADMIN, call, login, startHarness, type Harness } from './auth-harness.js';
+
+describe('the seed\'s private routes', () => {
+  let h: Harness;
+  let admin: string;
+  let carol: string;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    admin = (await login(h, ADMIN.username, ADMIN.password)).token;
+    await createUser(h.stack(), 'carol', 'carol-password-1');
+    carol = (await login(h, 'carol', 'carol-password-1')).token;
+  });
+  afterAll(() => h.close());
+
+  it('answers the readiness probe for a session only', async () => {
+    expect(await call(h, 'GET', '/api/private/test', { token: carol })).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await call(h, 'GET', '/api/private/test')).status).toBe(401);
+  });
+
+  it('creates a class (201), refuses it again (409) and refuses invalid models (400, nothing stored)', async () => {
+    const body = { description: 'notes', schema: { slug: { type: 'string', primaryKey: true } }, options: {} };
+    const created = await call(h, 'POST', '/api/private/create-class/Note', { token: carol, body });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ _id: 'Note', name: 'Note', description: 'notes', schema: { slug: { type: 'string', primaryKey: true } } });
+
+    const again = await call(h, 'POST', '/api/private/create-class/Note', { token: carol, body });
+    expect(again).toMatchObject({ status: 409, body: { error: 'conflict', code: 'DS_CLASS_EXISTS' } });
+
+    const badType = await call(h, 'POST', '/api/private/create-class/Bad', { token: carol, body: { schema: { x: { type: 'nope' } } } });
+    expect(badType).toMatchObject({ status: 400, body: { error: 'bad_request', code: 'DS_ATTRIBUTE_TYPE_UNKNOWN' } });
+    expect(typeof badType.body.reason).toBe('string');
+    const badName = await call(h, 'POST', '/api/private/create-class/9lives', { token: carol, body: {} });
+    expect(badName).toMatchObject({ status: 400, body: { code: 'DS_CLASS_INVALID' } });
+    const classes = await h.stack().listClasses();
+    expect(classes).not.toContain('Bad');
+    expect(classes).not.toContain('9lives');
+
+    expect((await call(h, 'POST', '/api/private/create-class/~Mine', { token: admin, body: {} })).status).toBe(403);
+  });
+
+  it('adds an attribute (200), refuses unknown classes (404) and refused attributes (400 with the code)', async () => {
+    const added = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'text', type: 'string', config: { maxLength: 10 }, description: 'body' } });
+    expect(added.status).toBe(200);
+    expect(added.body).toMatchObject({ name: 'Note', schema: { slug: { type: 'string' }, text: { type: 'string', maxLength: 10, description: 'body' } } });
+
+    const missing = await call(h, 'PUT', '/api/private/create-attribute/Missing', { token: carol, body: { name: 'a', type: 'string' } });
+    expect(missing).toMatchObject({ status: 404, body: { error: 'not_found', code: 'DS_CLASS_NOT_FOUND' } });
+
+    const twice = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'text', type: 'string' } });
+    expect(twice).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_EXISTS' } });
+    const badType = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'n', type: 'nope' } });
+    expect(badType).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_TYPE_UNKNOWN' } });
+    const badConfig = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'n', type: 'string', config: 'x' } });
+    expect(badConfig).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_CONFIG_INVALID' } });
+    expect(Object.keys((await h.stack().requireClass('Note')).schema).sort()).toEqual(['slug', 'text']);
+    expect((await call(h, 'PUT', `/api/private/create-attribute/${USER_CLASS}`, { token: admin, body: { name: 'x', type: 'string' } })).status).toBe(403);
+  });
+
+  it('clears only a connection this node hosts, for admins only', async () => {
+    const name = h.ctx.config.stackName;
+    expect((await call(h, 'GET', `/api/private/clear/${name}`, { token: carol })).status).toBe(403);
+    for (const path of ['/clear/other', '/clear:other', '/clear/..%2F..%2Fetc', `/clear/${name}%2Fx`, '/clear/..']) {
+      const answer = await call(h, 'GET', `/api/private${path}`, { token: admin });
+      expect(answer.status, path).toBe(404);
+    }
+    await h.stack().createDoc({ '~class': 'Note', slug: 'a', text: 'kept?' });
+    const cleared = await call(h, 'GET', `/api/private/clear:${name}`, { token: admin });
+    expect(cleared).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await h.stack().listClasses()).not.toContain('Note');
+    admin = (await login(h, ADMIN.username, ADMIN.password)).token; // a reset signs everybody out
+    carol = (await login(h, 'carol', 'carol-password-1')).token;
+  });
+
+  it('resets the database for admins only: data gone, users kept, sessions revoked', async () => {
+    await call(h, 'POST', '/api/private/create-class/Temp', { token: carol, body: {} });
+    expect(await h.stack().listClasses()).toContain('Temp');
+    expect((await call(h, 'GET', '/api/private/reset', { token: carol })).status).toBe(403);
+    expect(await h.stack().listClasses()).toContain('Temp');
+
+    const reset = await call(h, 'GET', '/api/private/reset', { token: admin });
+    expect(reset).toMatchObject({ status: 200, body: { ok: true } });
+    const classes = await h.stack().listClasses();
+    expect(classes).not.toContain('Temp');
+    expect(classes).toContain(USER_CLASS);
+    expect((await call(h, 'GET', '/api/private/test', { token: admin })).status).toBe(401);
+    const again = await login(h, ADMIN.username, ADMIN.password);
+    expect(again.status).toBe(200);
+    expect((await call(h, 'GET', '/api/private/test', { token: again.token })).status).toBe(200);
+  });
+});
