@@ -78,6 +78,8 @@ export class ServerNode extends EventEmitter {
     app.use(requestLog(this.log));
     app.use(developmentCors(this.config));
     app.use(readinessGate(() => this.ready));
+    // open liveness route for load balancers: no auth, no storage
+    app.get('/health', (_req, res) => void res.json({ ok: true }));
     app.use(express.json({ limit: this.config.bodyLimit, type: ['application/json', 'application/*+json'] }));
     app.use(this.auth.router);
     app.use('/api/private', this.auth.requireSession, this.auth.privateRouter);

@@ -5,7 +5,7 @@ import { dummyHash, hashPassword, verifyLegacyPassword, verifyPassword } from '.
 import { FailureLimiter } from './rate-limit.js';
 import { restoreUsers } from './reset.js';
 import { SessionCache } from './session-cache.js';
-import { signToken, verifyToken } from './tokens.js';
+import { signToken, VerifiedTokens } from './tokens.js';
 import { ensureAuthClasses, ensureInitialAdmin, findUser, SESSION_CLASS } from './users.js';
 
 export interface AuthOptions {
@@ -32,6 +32,8 @@ export interface LoginRequest {
 /** Logins, sessions and their revocation, independent of Express (the routes are in index.ts). */
 export class AuthService {
   readonly cache = new SessionCache();
+  /** signature checks already done, per token, until expiry */
+  private readonly verified = new VerifiedTokens();
   private readonly byUser: FailureLimiter;
   private readonly byAddress: FailureLimiter;
   private dummy: Promise<string> | null = null;
@@ -142,7 +144,7 @@ export class AuthService {
   /** The caller of a token, or null: signature, claims and an active session and user. */
   async authenticate(token: string | null): Promise<AuthLocals | null> {
     if (!token) return null;
-    const claims = await verifyToken(this.ctx.keys(), this.ctx.config, token);
+    const claims = await this.verified.verify(this.ctx.keys(), this.ctx.config, token);
     if (!claims) return null;
     return this.cache.resolve(this.ctx.stack(), claims.sub, claims.sid);
   }

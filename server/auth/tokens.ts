@@ -38,3 +38,29 @@ export async function verifyToken(keys: JwtKeys, config: ServerConfig, token: st
     return null;
   }
 }
+
+/**
+ * Remembers tokens whose signature and claims were verified, until they expire, so a client
+ * sending the same token request after request pays the RSA verification once. The session is
+ * still checked on every request (revocation stays immediate); only the signature check is
+ * cached. Bounded; one per auth service (per node), cleared when the node's keys change.
+ */
+export class VerifiedTokens {
+  private readonly entries = new Map<string, TokenClaims>();
+  constructor(private readonly max = 10_000) {}
+
+  async verify(keys: JwtKeys, config: ServerConfig, token: string): Promise<TokenClaims | null> {
+    const known = this.entries.get(token);
+    if (known) {
+      if (known.exp * 1000 > Date.now()) return known;
+      this.entries.delete(token);
+      return null;
+    }
+    const claims = await verifyToken(keys, config, token);
+    if (claims) {
+      if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(token, claims);
+    }
+    return claims;
+  }
+}

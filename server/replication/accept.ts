@@ -69,8 +69,10 @@ export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdi
   const stored = await store(stack, acceptedClasses, newEdits);
   for (const doc of acceptedClasses) stack.classCache.invalidate(doc._id);
 
-  const accepted = await checkDocuments(stack, others, refused);
-  const claims = await claimKeys(stack, accepted, refused);
+  // one read of the stored revisions serves the checks and the primary-key claims
+  const previous = others.length > 0 ? await currentDocs(stack, others.map((d) => d._id)) : new Map<string, Doc>();
+  const accepted = await checkDocuments(stack, others, previous, refused);
+  const claims = await claimKeys(stack, accepted, previous, refused);
   const kept = accepted.filter((doc) => !claims.refusedIds.has(doc._id));
   const results = [...(await store(stack, [...locals, ...kept], newEdits)), ...stored];
   if (claims.releases.length > 0) await stack.primaryKeys.release(claims.releases);
@@ -106,9 +108,8 @@ async function checkClassDoc(stack: ClientStack, doc: Incoming): Promise<void> {
 }
 
 /** Runs the pipeline checks: the whole batch at once, one by one only when the batch fails. */
-async function checkDocuments(stack: ClientStack, docs: Incoming[], refused: (doc: unknown, reason: string) => void): Promise<Incoming[]> {
+async function checkDocuments(stack: ClientStack, docs: Incoming[], previous: Map<string, Doc>, refused: (doc: unknown, reason: string) => void): Promise<Incoming[]> {
   if (docs.length === 0) return [];
-  const previous = await currentDocs(stack, docs.map((d) => d._id));
   const checked: { doc: Incoming; request: WriteRequest | null }[] = [];
   for (const doc of docs) {
     try {
@@ -185,11 +186,10 @@ async function currentDocs(stack: ClientStack, ids: string[]): Promise<Map<strin
  * different live document owns here is refused (DS_UNIQUE_VIOLATION); the keys of the others
  * are claimed before storing; keys of deactivated or removed documents are released after.
  */
-async function claimKeys(stack: ClientStack, docs: Incoming[], refused: (doc: unknown, reason: string) => void) {
+async function claimKeys(stack: ClientStack, docs: Incoming[], previous: Map<string, Doc>, refused: (doc: unknown, reason: string) => void) {
   const refusedIds = new Set<string>();
-  const claims: KeyClaim[] = [];
+  const wanted: { doc: Incoming; claim: KeyClaim; className: string }[] = [];
   const releases: KeyClaim[] = [];
-  const previous = await currentDocs(stack, docs.filter((d) => typeof d['~class'] === 'string').map((d) => d._id));
   for (const doc of docs) {
     const className = doc['~class'];
     if (typeof className !== 'string') continue;
@@ -199,16 +199,26 @@ async function claimKeys(stack: ClientStack, docs: Incoming[], refused: (doc: un
     const prevClaim = before ? claimFor(model, before) : null;
     const live = !doc._deleted && doc.active !== false;
     const next = live ? claimFor(model, doc as unknown as Doc) : null;
-    if (next && next.keyId !== prevClaim?.keyId) {
-      const owner = await stack.primaryKeys.ownerOf(next);
-      if (owner) {
-        refusedIds.add(doc._id);
-        refused(doc, `Another ${className} (${owner}) already has this ${next.attributes.join(' + ')}.`);
-        continue;
-      }
-      claims.push(next);
-    }
+    if (next && next.keyId !== prevClaim?.keyId) wanted.push({ doc, claim: next, className });
     if (prevClaim && prevClaim.keyId !== next?.keyId) releases.push(prevClaim);
+  }
+  // Fast path: claim the whole batch at once (a conflict-checked bulk write). Only when some
+  // key is taken does each document get its own check, so the others of the batch still pass.
+  try {
+    await stack.primaryKeys.claim(wanted.map((w) => w.claim));
+    return { refusedIds, releases };
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'DS_UNIQUE_VIOLATION') throw err;
+  }
+  const claims: KeyClaim[] = [];
+  for (const { doc, claim, className } of wanted) {
+    const owner = await stack.primaryKeys.ownerOf(claim);
+    if (owner) {
+      refusedIds.add(doc._id);
+      refused(doc, `Another ${className} (${owner}) already has this ${claim.attributes.join(' + ')}.`);
+      continue;
+    }
+    claims.push(claim);
   }
   await stack.primaryKeys.claim(claims);
   return { refusedIds, releases };
