@@ -44,4 +44,31 @@ describe('the node end to end (createServerNode, real login, stock PouchDB)', ()
     expect(anonymous.status).toBe(401);
     await Promise.all([remote.close(), local.destroy(), pulled.destroy()]);
   });
+
+  it('refuses a pushed document whose primary key another document owns, storing the rest of the batch', async () => {
+    const { node } = await testNode();
+    const { url } = await node.start();
+    const { token } = await login(url);
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    await fetch(`${url}/api/private/create-class/Tag`, { method: 'POST', headers: auth, body: JSON.stringify({ schema: { code: { type: 'string', primaryKey: true } } }) });
+    const server = (node as unknown as { openStack: import('../../kernel/stack.js').ClientStack }).openStack;
+    await server.createDoc({ '~class': 'Tag', code: 'red' });
+    const now = new Date().toISOString();
+    const res = await fetch(`${url}/db/docstack/_bulk_docs`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        new_edits: false,
+        docs: [
+          { _id: 'Tag-dup', _rev: '1-aaaa', '~class': 'Tag', code: 'red', '~createTimestamp': now, active: true },
+          { _id: 'Tag-new', _rev: '1-bbbb', '~class': 'Tag', code: 'blue', '~createTimestamp': now, active: true },
+        ],
+      }),
+    });
+    const answer = (await res.json()) as { id: string; error?: string }[];
+    expect(answer.find((r) => r.id === 'Tag-dup')?.error).toBe('forbidden');
+    expect(answer.find((r) => r.id === 'Tag-new')?.error).toBeUndefined();
+    expect(await server.getDocument('Tag-dup')).toBeNull();
+    expect((await (await server.getClass('Tag')).getByPrimaryKeys({ code: 'blue' }))?._id).toBe('Tag-new');
+  });
 });
