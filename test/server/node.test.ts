@@ -68,6 +68,23 @@ describe('the server node', () => {
   });
 });
 
+describe('CORS', () => {
+  it('answers cross-origin requests only in development, only for the configured origin, with credentials', async () => {
+    const dev = await testNode({ env: { NODE_ENV: 'development', CORS_ORIGIN: 'http://localhost:5173' } });
+    const { url } = await dev.node.start();
+    const preflight = await fetch(`${url}/login`, { method: 'OPTIONS', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
+    const stranger = await fetch(`${url}/health`, { headers: { origin: 'http://evil.example' } });
+    expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+    const prod = await testNode({ env: { NODE_ENV: 'production', CORS_ORIGIN: 'http://localhost:5173' } });
+    const p = await prod.node.start();
+    const none = await fetch(`${p.url}/health`, { headers: { origin: 'http://localhost:5173' } });
+    expect(none.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
 describe('npm start (server/main.ts)', () => {
   function start(env: Record<string, string>) {
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
