@@ -286,6 +286,33 @@ export class ClientStack extends EventEmitter {
     return purged;
   }
 
+  /**
+   * Brings the primary-key index up to date for documents stored without the pipeline (pulled
+   * by replication): a live document claims its key unless another live document owns it here
+   * (two peers created the same key offline: the first owner stays, the event `index:conflict`
+   * reports the other); an inactive or deleted one releases its key.
+   */
+  async indexDocuments(docs: readonly Doc[]): Promise<void> {
+    this.assertOpen();
+    for (const doc of docs) {
+      if (!doc || typeof doc['~class'] !== 'string') continue;
+      const model = await this.classCache.get(doc['~class']);
+      if (!model || model.simple) continue;
+      const claim = claimFor(model, doc);
+      if (!claim) continue;
+      if ((doc as { _deleted?: boolean })._deleted || doc.active === false) {
+        await this.primaryKeys.release([claim]);
+        continue;
+      }
+      try {
+        await this.primaryKeys.claim([claim]);
+      } catch (err) {
+        if ((err as DocstackError).code !== 'DS_UNIQUE_VIOLATION') throw err;
+        this.emit('index:conflict', { id: doc._id, className: model.name, attributes: claim.attributes, owner: (err as DocstackError).details?.existingId });
+      }
+    }
+  }
+
   // ---- extensions --------------------------------------------------------------------------
 
   /**

@@ -75,6 +75,19 @@ export class EndIndex {
     throw new DocstackError('DS_DOC_CONFLICT', `Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
   }
 
+  /**
+   * Records a relation that exists already (it arrived by replication): no cardinality check —
+   * it is a fact on some peer; what the index must do is know it. Idempotent.
+   */
+  async ensure(domain: string, end: End, docId: string, entry: EndEntry): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const doc = await this.read(domain, end, docId);
+      if (doc.entries.some((e) => e.relationId === entry.relationId)) return;
+      if (await this.write({ ...doc, entries: [...doc.entries, entry] })) return;
+    }
+    throw new DocstackError('DS_DOC_CONFLICT', `Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
+  }
+
   private async write(doc: EndDoc): Promise<boolean> {
     try {
       await this.db.put(doc as never);

@@ -63,6 +63,7 @@ export async function validateReferences(registry: DomainRegistry, draft: Doc, c
     const previous = ctx.previous?.[attribute.name];
     if (value === undefined || value === null || sameValue(value, previous)) continue;
     const { domain, end } = await place(registry, ctx.classModel, attribute);
+    await registry.relations.ready();
     try {
       await registry.relations.requireEnd(domain, otherEnd(end), value);
     } catch (err) {

@@ -26,7 +26,12 @@ export class DomainRegistry {
   async find(name: string): Promise<DomainModel | null> {
     if (typeof name !== 'string' || name === '') return null;
     const meta = await this.stack.getClass(DOMAIN_META);
-    return (await meta.getByPrimaryKeys({ name })) as DomainModel | null;
+    const indexed = (await meta.getByPrimaryKeys({ name })) as DomainModel | null;
+    if (indexed) return indexed;
+    // a domain that arrived by replication is not in this peer's key index: domains are few,
+    // their ids one key range, so a scan finds it
+    const [found] = await this.stack.findDocuments(DOMAIN_META, { name }, { limit: 1 });
+    return (found as DomainModel | undefined) ?? null;
   }
 
   /** The live domain object of that name; DS_DOMAIN_NOT_FOUND when there is none. */

@@ -4,6 +4,7 @@ import type { Doc } from '../../kernel/model/types.js';
 import { readRaw } from '../../kernel/reads.js';
 import { compileSelector, projectFields, type Selector } from '../../kernel/selector.js';
 import type { ClientStack } from '../../kernel/stack.js';
+import { RelationCatchUp } from './catch-up.js';
 import { EndIndex } from './end-index.js';
 import { isSingleEnd, relationPrefix, type DomainModel, type End, type RelationDoc } from './model.js';
 
@@ -25,8 +26,16 @@ export interface RelationEvent {
 export class RelationStore {
   readonly ends: EndIndex;
 
+  private readonly catchUp: RelationCatchUp;
+
   constructor(private readonly stack: ClientStack) {
     this.ends = new EndIndex(stack.db);
+    this.catchUp = new RelationCatchUp(stack, this.ends);
+  }
+
+  /** Brings the end index up to date with relations written elsewhere (replication). */
+  ready(): Promise<void> {
+    return this.catchUp.run();
   }
 
   /** Both ends must be active documents of the domain's classes. */
@@ -52,6 +61,7 @@ export class RelationStore {
 
   /** Checks what add would check, without writing (cardinality as it stands now). */
   async check(domain: DomainModel, sourceId: unknown, targetId: unknown): Promise<void> {
+    await this.ready();
     await this.checkEnds(domain, sourceId, targetId);
     for (const [end, id, other] of [['source', sourceId, targetId], ['target', targetId, sourceId]] as [End, string, string][]) {
       const live = await this.ends.live(domain.name, end, id);
@@ -68,6 +78,7 @@ export class RelationStore {
 
   /** Adds a relation: claims both ends (atomically per end), then writes the relation document. */
   async add(domain: DomainModel, sourceId: string, targetId: string): Promise<RelationDoc> {
+    await this.ready();
     await this.checkEnds(domain, sourceId, targetId);
     const id = `${relationPrefix(domain.name)}${globalThis.crypto.randomUUID()}`;
     const at = Date.now();
@@ -101,6 +112,7 @@ export class RelationStore {
 
   /** The active relation between two documents, or null. */
   async find(domain: DomainModel, sourceId: string, targetId: string): Promise<RelationDoc | null> {
+    await this.ready();
     const entry = (await this.ends.live(domain.name, 'source', sourceId)).find((e) => e.otherId === targetId);
     if (!entry) return null;
     const doc = (await readRaw(this.stack.db, entry.relationId)) as unknown as RelationDoc | null;
@@ -121,6 +133,7 @@ export class RelationStore {
 
   /** Every active relation of a document at one end of a domain. */
   async at(domain: DomainModel, end: End, docId: string): Promise<RelationDoc[]> {
+    await this.ready();
     const out: RelationDoc[] = [];
     for (const entry of await this.ends.live(domain.name, end, docId)) {
       const doc = (await readRaw(this.stack.db, entry.relationId)) as unknown as RelationDoc | null;

@@ -3,6 +3,7 @@ import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
 import Replication from 'pouchdb-replication';
 import { DocstackError } from '../../kernel/errors.js';
+import type { Doc } from '../../kernel/model/types.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { registerPouchPlugin } from '../../kernel/storage.js';
@@ -92,11 +93,20 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
   // promise rejects, so `await stack.sync(...)` cannot mistake a refused login for success
   const handle = new EventEmitter() as SyncHandle;
   for (const event of ['change', 'paused', 'active', 'denied'] as const) sync.on(event, (info: unknown) => handle.emit(event, info));
+  // pulled documents bypass the pipeline: their primary keys join this peer's index here, in order
+  let indexing: Promise<void> = Promise.resolve();
+  sync.on('change', (info: { direction?: string; change?: { docs?: Doc[] } }) => {
+    if (info.direction !== 'pull' || !info.change?.docs?.length) return;
+    const docs = info.change.docs;
+    indexing = indexing.then(() => stack.indexDocuments(docs)).catch((err) => void handle.emit('index:error', err));
+  });
   const done = new Promise<SyncResult>((resolve, reject) => {
     sync.on('complete', (info: SyncResult) => {
       forget();
-      handle.emit('complete', info);
-      resolve(info);
+      void indexing.then(() => {
+        handle.emit('complete', info);
+        resolve(info);
+      });
     });
     sync.on('error', (err: unknown) => {
       forget();

@@ -162,3 +162,24 @@ describe('relations', () => {
     await expectRefused(reopened.addRelation(bob, c1._id), 'DS_RELATION_CARDINALITY');
   });
 });
+
+describe('relations that arrive by replication', () => {
+  it('count for cardinality on the receiving stack', async () => {
+    const replication = (await import('pouchdb-replication')).default;
+    const { registerPouchPlugin } = await import('../../../kernel/storage.js');
+    registerPouchPlugin(replication);
+    const a = await memoryStack();
+    const { person, car } = await people(a);
+    const owns = await Domain.create(a, null, 'owns', 'domain', '1:N', 'Person', 'Car');
+    const [ann, c1] = [await person('ann'), await car('C1')];
+    await owns.addRelation(ann, c1._id);
+    const b = await memoryStack();
+    await (a.db as unknown as { replicate: { to(db: unknown): Promise<unknown> } }).replicate.to(b.db);
+    const bob = await b.createDoc({ '~class': 'Person', name: 'bob' });
+    const onB = await b.useDomain('owns');
+    // the car already has its one owner, by a relation B never wrote itself
+    await expectRefused(onB.addRelation(bob, c1._id), 'DS_RELATION_CARDINALITY');
+    await b.deleteDocument(c1._id); // and B's delete deactivates that replicated relation
+    expect(await onB.getRelations()).toHaveLength(0);
+  });
+});

@@ -58,6 +58,15 @@ describe('stack.sync', () => {
     await expect(client.sync({ remote: server.url, auth: { token: 'wrong' } })).rejects.toMatchObject({ status: 401 });
     expect(() => client.sync({ remote: 'docstack' })).toThrow(expect.objectContaining({ code: 'DS_SYNC_OPTIONS' }));
   });
+  it('puts pulled documents into the client\'s primary-key index', async () => {
+    const { server, client } = await setup();
+    await Class.create(server.stack, 'Code', 'class', '', { code: { type: 'string', primaryKey: true } });
+    const red = await server.stack.createDoc({ '~class': 'Code', code: 'red' });
+    await client.sync({ remote: server.url, auth: { token: TOKEN } });
+    const codes = await client.getClass('Code');
+    expect((await codes.getByPrimaryKeys({ code: 'red' }))?._id).toBe(red._id);
+    await expect(client.createDoc({ '~class': 'Code', code: 'red' })).rejects.toMatchObject({ code: 'DS_UNIQUE_VIOLATION' });
+  });
 });
 
 async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
