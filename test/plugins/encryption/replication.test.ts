@@ -53,20 +53,22 @@ describe('encryption across replication', () => {
     await alice.unlock(PASSPHRASE);
     await alice.keyring.createScope('team');
     await secretClasses(alice);
-    const doc = await alice.createDoc({ '~class': 'Secret', pin: '42', '~scope': 'team' });
+    const doc = await alice.createDoc({ '~class': 'Secret', pin: '4242', '~scope': 'team' });
     const hidden = await alice.createDoc({ '~class': 'Secret', pin: '7' }); // default scope: not shared
 
     const bob = await leveldbStack(await tempDir(), browser);
     await bob.unlock('bob has his own passphrase');
     const bundle = await alice.keyring.exportScope('team', { passphrase: 'agreed with bob' });
-    expect(JSON.stringify(bundle)).not.toContain('42');
+    // only wrapped keys travel: neither the keyring passphrase nor the agreed one is in the bundle
+    expect(JSON.stringify(bundle)).not.toContain(PASSPHRASE);
+    expect(JSON.stringify(bundle)).not.toContain('agreed with bob');
     await expectRefused(bob.keyring.importScope(bundle, { passphrase: 'guess' }), 'DS_ENCRYPTION_PASSPHRASE');
     await bob.keyring.importScope(bundle, { passphrase: 'agreed with bob' });
     // bob receives alice's documents (not her keyring: he keeps his own)
     await (alice.db as unknown as { replicate: { to(db: unknown, o: unknown): Promise<unknown> } }).replicate.to(bob.db, {
       filter: (d: { _id: string }) => !d._id.startsWith('~Keyring-'),
     });
-    expect((await bob.getDocument(doc._id))?.pin).toBe('42');
+    expect((await bob.getDocument(doc._id))?.pin).toBe('4242');
     expect((await bob.getDocument(hidden._id))?.pin).toEqual({ '~sealed': true, scope: 'default' });
 
     const pair = (await globalThis.crypto.subtle.generateKey(

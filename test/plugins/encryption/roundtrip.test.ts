@@ -9,7 +9,7 @@ async function unlocked() {
   const person = await stack.createDoc({ '~class': 'Person', name: 'ann' });
   const values = {
     label: 'visible',
-    pin: '1234',
+    pin: '12-34',
     count: 7,
     amount: 12.5,
     flag: false,
@@ -34,10 +34,10 @@ describe('encrypted attributes', () => {
       expect(raw[name]).toEqual({ '~enc': 1, scope: 'default', kid: expect.any(String), iv: expect.any(String), ct: expect.any(String) });
     }
     const json = JSON.stringify(raw);
-    for (const secret of ['1234', '1990-02-28', 'nested', values.owner]) expect(json).not.toContain(secret);
+    for (const secret of ['12-34', '1990-02-28', 'nested', values.owner]) expect(json).not.toContain(secret);
     expect(await stack.getDocument(created._id)).toMatchObject(values);
     // a selector matches the decrypted values
-    expect(await stack.findDocuments('Secret', { pin: '1234', scores: { $elemMatch: { $eq: 2 } } })).toHaveLength(1);
+    expect(await stack.findDocuments('Secret', { pin: '12-34', scores: { $elemMatch: { $eq: 2 } } })).toHaveLength(1);
   });
 
   it('validate the plaintext before sealing', async () => {
@@ -56,7 +56,7 @@ describe('encrypted attributes', () => {
     const after = (await stack.db.get(doc._id)) as Record<string, { iv?: string }>;
     expect(after.pin).toEqual(before.pin);
     expect(after.count.iv).not.toBe(before.count.iv);
-    expect(await stack.getDocument(doc._id)).toMatchObject({ label: 'renamed', count: 8, pin: '1234' });
+    expect(await stack.getDocument(doc._id)).toMatchObject({ label: 'renamed', count: 8, pin: '12-34' });
   });
 
   it('refuses a document whose ~scope the keyring does not know, and encrypted primary keys', async () => {
