@@ -1,5 +1,6 @@
 import type { ChangeFeed } from './change-feed.js';
 import type { ClassModel } from './model/types.js';
+import { readRaw } from './reads.js';
 import type { Database } from './storage.js';
 
 /** Class documents have no `-` in their id (class names forbid it); documents always do. */
@@ -79,13 +80,8 @@ export class ClassCache {
   private async read(name: string): Promise<ClassModel | null> {
     const startedAt = this.generation;
     const checkedAt = Date.now();
-    let doc: ClassModel;
-    try {
-      doc = (await this.db.get(name)) as unknown as ClassModel;
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) return null;
-      throw err;
-    }
+    const doc = await readRaw<ClassModel>(this.db, name);
+    if (!doc) return null;
     if (startedAt !== this.generation) return doc;
     const previous = this.entries.get(name);
     // same revision: keep the same object, so validators compiled for it stay cached

@@ -19,9 +19,28 @@ export interface GetOptions {
 
 const SCAN_PAGE = 500;
 
-export async function readRaw(db: Database, id: string): Promise<Doc | null> {
+/**
+ * The stored documents whose ids start with `prefix` (a class, a domain's relations), raw and
+ * in id order, one page at a time: memory stays bounded, a caller that has enough stops the
+ * scan, and a caller may write between pages (the next page starts after the last id read).
+ */
+export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE): AsyncGenerator<Doc[]> {
+  let startkey = prefix;
+  let skip = 0;
+  for (;;) {
+    const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: pageSize, skip });
+    if (page.rows.length === 0) return;
+    yield page.rows.map((row) => row.doc as unknown as Doc).filter(Boolean);
+    if (page.rows.length < pageSize) return;
+    startkey = page.rows[page.rows.length - 1].id;
+    skip = 1;
+  }
+}
+
+/** The stored document (raw: no afterRead), or null when there is none. */
+export async function readRaw<T = Doc>(db: Database, id: string): Promise<T | null> {
   try {
-    return (await db.get(id)) as unknown as Doc;
+    return (await db.get(id)) as unknown as T;
   } catch (err) {
     if ((err as { status?: number }).status === 404) return null;
     throw err;
@@ -59,18 +78,8 @@ export async function scanClass(
   let toSkip = options.skip ?? 0;
   const out: Doc[] = [];
   if (limit === 0) return out;
-  let startkey = `${model.name}-`;
-  let skipFirst = 0;
-  for (;;) {
-    const page = await db.allDocs({ startkey, endkey: `${model.name}-\uffff`, include_docs: true, limit: SCAN_PAGE, skip: skipFirst });
-    if (page.rows.length === 0) break;
-    const stored: Doc[] = [];
-    for (const row of page.rows) {
-      const doc = row.doc as unknown as Doc | undefined;
-      if (!doc || doc['~class'] !== model.name) continue;
-      if (doc.active === false && !options.includeInactive) continue;
-      stored.push(doc);
-    }
+  for await (const page of rangePages(db, `${model.name}-`)) {
+    const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive));
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
     const candidates = await Promise.all(stored.map((doc) => hooks.afterRead.promise(doc, { stack, classModel: model })));
     for (const doc of match(candidates)) {
@@ -81,9 +90,6 @@ export async function scanClass(
       out.push(projectFields(doc, options.fields));
       if (out.length >= limit) return out;
     }
-    if (page.rows.length < SCAN_PAGE) break;
-    startkey = page.rows[page.rows.length - 1].id;
-    skipFirst = 1;
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { SYSTEM_PATCHES, type SystemPatch } from '../patches/index.js';
 import { DocstackError } from './errors.js';
+import { readRaw } from './reads.js';
 import type { Database } from './storage.js';
 
 const RECORD_ID = '_local/~system-patches';
@@ -44,12 +45,7 @@ export async function applySystemPatches(
 }
 
 async function readRecord(db: Database): Promise<PatchRecord> {
-  try {
-    return (await db.get(RECORD_ID)) as unknown as PatchRecord;
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return { _id: RECORD_ID, applied: [] };
-    throw err;
-  }
+  return (await readRaw<PatchRecord>(db, RECORD_ID)) ?? { _id: RECORD_ID, applied: [] };
 }
 
 /** PATCH_COUNT from the options, else from the environment where there is one (Node). */

@@ -1,6 +1,7 @@
 import { isClassDocId } from '../class-cache.js';
 import { CLASS_META, SELF_META } from '../model/types.js';
 import type { Database } from '../storage.js';
+import { readRaw } from '../reads.js';
 
 const INDEX_ID = '_local/~index/class-names';
 const CHANGES_PAGE = 1000;
@@ -70,11 +71,6 @@ export class ClassNamesIndex {
   }
 
   private async readIndex(): Promise<ClassNamesDoc> {
-    try {
-      return (await this.db.get(INDEX_ID)) as unknown as ClassNamesDoc;
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) return { _id: INDEX_ID, seq: 0, names: [] };
-      throw err;
-    }
+    return (await readRaw<ClassNamesDoc>(this.db, INDEX_ID)) ?? { _id: INDEX_ID, seq: 0, names: [] };
   }
 }

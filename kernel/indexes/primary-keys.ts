@@ -1,6 +1,7 @@
 import { DocstackError } from '../errors.js';
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../model/types.js';
 import type { Database } from '../storage.js';
+import { readRaw } from '../reads.js';
 
 /**
  * The primary-key index: one `_local` key document per key combination, its `_id` encoding
@@ -134,13 +135,8 @@ export class PrimaryKeyIndex {
     }
   }
 
-  private async readKey(keyId: string): Promise<KeyDoc | null> {
-    try {
-      return (await this.db.get(keyId)) as unknown as KeyDoc;
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) return null;
-      throw err;
-    }
+  private readKey(keyId: string): Promise<KeyDoc | null> {
+    return readRaw<KeyDoc>(this.db, keyId);
   }
 
   /**
@@ -148,13 +144,8 @@ export class PrimaryKeyIndex {
    * claim whose document is not written yet is live during the grace period.
    */
   private async isLiveOwner(keyDoc: KeyDoc, claim: KeyClaim): Promise<boolean> {
-    let owner: Doc;
-    try {
-      owner = (await this.db.get(keyDoc.docId)) as unknown as Doc;
-    } catch (err) {
-      if ((err as { status?: number }).status !== 404) throw err;
-      return Date.now() - (keyDoc.claimedAt ?? 0) < PENDING_CLAIM_GRACE_MS;
-    }
+    const owner = await readRaw(this.db, keyDoc.docId);
+    if (!owner) return Date.now() - (keyDoc.claimedAt ?? 0) < PENDING_CLAIM_GRACE_MS;
     if (owner.active === false) return false;
     const model = await this.loadClass(claim.className);
     if (!model) return false;

@@ -1,5 +1,6 @@
 import { KEYS } from '../container.js';
 import { DocstackError } from '../errors.js';
+import { rangePages } from '../reads.js';
 import type { WriteRequest } from '../pipeline.js';
 import type { ClientStack } from '../stack.js';
 import { normalizeAttribute, type AttributeRuleContext, type ReferenceCheck } from './attribute-rules.js';
@@ -105,17 +106,9 @@ async function hasDocuments(stack: ClientStack, model: ClassModel): Promise<bool
 
 /** Active raw documents of the class that lack the attribute, a page at a time. */
 async function forEachUnstamped(stack: ClientStack, className: string, attribute: AttributeModel, visit: (docs: Doc[]) => Promise<void>): Promise<void> {
-  let startkey = `${className}-`;
-  let skip = 0;
-  for (;;) {
-    const page = await stack.db.allDocs({ startkey, endkey: `${className}-\uffff`, include_docs: true, limit: STAMP_BATCH, skip });
-    const docs = page.rows
-      .map((row) => row.doc as unknown as Doc)
-      .filter((doc) => doc && doc['~class'] === className && doc.active !== false && doc[attribute.name] === undefined);
+  for await (const page of rangePages(stack.db, `${className}-`, STAMP_BATCH)) {
+    const docs = page.filter((doc) => doc['~class'] === className && doc.active !== false && doc[attribute.name] === undefined);
     if (docs.length > 0) await visit(docs);
-    if (page.rows.length < STAMP_BATCH) return;
-    startkey = page.rows[page.rows.length - 1].id;
-    skip = 1;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ClientStack } from '../../kernel/stack.js';
+import { readRaw } from '../../kernel/reads.js';
 import type { EndIndex } from './end-index.js';
 import type { RelationDoc } from './model.js';
 
@@ -72,11 +73,6 @@ export class RelationCatchUp {
   }
 
   private async read(): Promise<Checkpoint> {
-    try {
-      return (await this.stack.db.get(CHECKPOINT_ID)) as unknown as Checkpoint;
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) return { _id: CHECKPOINT_ID, seq: 0 };
-      throw err;
-    }
+    return (await readRaw<Checkpoint>(this.stack.db, CHECKPOINT_ID)) ?? { _id: CHECKPOINT_ID, seq: 0 };
   }
 }

@@ -1,4 +1,5 @@
 import { DocstackError } from '../../kernel/errors.js';
+import { readRaw } from '../../kernel/reads.js';
 import type { Database } from '../../kernel/storage.js';
 import type { End, RelationDoc } from './model.js';
 
@@ -100,12 +101,7 @@ export class EndIndex {
 
   private async read(domain: string, end: End, docId: string): Promise<EndDoc> {
     const id = this.idOf(domain, end, docId);
-    try {
-      return (await this.db.get(id)) as unknown as EndDoc;
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) return { _id: id, entries: [] };
-      throw err;
-    }
+    return (await readRaw<EndDoc>(this.db, id)) ?? { _id: id, entries: [] };
   }
 
   /** Drops entries whose relation is inactive, or missing past the grace period (a crash leftover). */

@@ -1,14 +1,12 @@
 import { nowIso } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
 import type { Doc } from '../../kernel/model/types.js';
-import { readRaw } from '../../kernel/reads.js';
+import { rangePages, readRaw } from '../../kernel/reads.js';
 import { compileSelector, projectFields, type Selector } from '../../kernel/selector.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { RelationCatchUp } from './catch-up.js';
 import { EndIndex } from './end-index.js';
 import { isSingleEnd, relationPrefix, type DomainModel, type End, type RelationDoc } from './model.js';
-
-const SCAN_PAGE = 500;
 
 export interface RelationEvent {
   op: 'add' | 'remove';
@@ -145,25 +143,18 @@ export class RelationStore {
   /** The domain's active relations matching a selector, in id order, page by page. */
   async list(domain: DomainModel, selector: Selector | undefined, fields?: string[], skip = 0, limit = Infinity): Promise<Doc[]> {
     const match = compileSelector(selector);
-    const prefix = relationPrefix(domain.name);
     const out: Doc[] = [];
+    if (limit <= 0) return out;
     let toSkip = skip;
-    let startkey = prefix;
-    let skipFirst = 0;
-    while (out.length < limit) {
-      const page = await this.stack.db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: SCAN_PAGE, skip: skipFirst });
-      const docs = page.rows.map((r) => r.doc as unknown as Doc).filter((d) => d && d.active !== false);
-      for (const doc of match(docs)) {
+    for await (const page of rangePages(this.stack.db, relationPrefix(domain.name))) {
+      for (const doc of match(page.filter((d) => d.active !== false))) {
         if (toSkip > 0) {
           toSkip--;
           continue;
         }
         out.push(projectFields(doc, fields));
-        if (out.length >= limit) break;
+        if (out.length >= limit) return out;
       }
-      if (page.rows.length < SCAN_PAGE) break;
-      startkey = page.rows[page.rows.length - 1].id;
-      skipFirst = 1;
     }
     return out;
   }

@@ -1,6 +1,7 @@
 import { DocstackError } from '../../kernel/errors.js';
 import { isSealed, type ClassModel, type Doc } from '../../kernel/model/types.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
+import { rangePages } from '../../kernel/reads.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { generateDataKey } from './crypto.js';
 import type { Keyring } from './keyring.js';
@@ -12,8 +13,6 @@ export interface RotationProgress {
   done: number;
   total: number;
 }
-
-const SCAN_PAGE = 500;
 
 /**
  * Rotates a scope's key: a new key becomes current at once (new writes use it), then every
@@ -73,19 +72,13 @@ async function classesWithEncryption(stack: ClientStack): Promise<ClassModel[]> 
 /** Raw active documents of a class (stored form, ciphertext included) that match, up to `limit`. */
 async function findWhere(stack: ClientStack, model: ClassModel, match: (d: Doc, m: ClassModel) => boolean, limit: number): Promise<Doc[]> {
   const out: Doc[] = [];
-  let startkey = `${model.name}-`;
-  let skip = 0;
-  for (;;) {
-    const page = await stack.db.allDocs({ startkey, endkey: `${model.name}-\uffff`, include_docs: true, limit: SCAN_PAGE, skip });
-    for (const row of page.rows) {
-      const doc = row.doc as unknown as Doc;
-      if (doc && doc.active !== false && doc['~class'] === model.name && match(doc, model)) out.push(doc);
+  for await (const page of rangePages(stack.db, `${model.name}-`)) {
+    for (const doc of page) {
+      if (doc.active !== false && doc['~class'] === model.name && match(doc, model)) out.push(doc);
       if (out.length >= limit) return out;
     }
-    if (page.rows.length < SCAN_PAGE) return out;
-    startkey = page.rows[page.rows.length - 1].id;
-    skip = 1;
   }
+  return out;
 }
 
 async function countWhere(stack: ClientStack, model: ClassModel, match: (d: Doc, m: ClassModel) => boolean): Promise<number> {

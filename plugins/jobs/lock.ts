@@ -1,4 +1,5 @@
 import type { Database } from '../../kernel/storage.js';
+import { readRaw } from '../../kernel/reads.js';
 
 const PREFIX = '_local/~job-lock/';
 /**
@@ -92,12 +93,7 @@ export class JobLocks {
     };
   }
 
-  private async read(id: string): Promise<LockDoc | null> {
-    try {
-      return (await this.db.get(id)) as unknown as LockDoc;
-    } catch (err) {
-      if ((err as { status?: number }).status === 404) return null;
-      throw err;
-    }
+  private read(id: string): Promise<LockDoc | null> {
+    return readRaw<LockDoc>(this.db, id);
   }
 }

@@ -1,4 +1,5 @@
 import { DocstackError } from '../../kernel/errors.js';
+import { readRaw } from '../../kernel/reads.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, Doc } from '../../kernel/model/types.js';
 
@@ -118,11 +119,6 @@ export async function checkForeignKeyValue(stack: Pick<WriteContext['stack'], 'd
   }
 }
 
-async function getTarget(stack: Pick<WriteContext['stack'], 'db'>, id: string): Promise<Target> {
-  try {
-    return (await stack.db.get(id)) as unknown as Doc;
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return null;
-    throw err;
-  }
+function getTarget(stack: Pick<WriteContext['stack'], 'db'>, id: string): Promise<Target> {
+  return readRaw(stack.db, id);
 }
