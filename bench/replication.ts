@@ -78,7 +78,7 @@ async function startEngine(dir: string): Promise<{ url: string; stack: ClientSta
 }
 
 async function startReference(dir: string): Promise<{ origin: string; child: ChildProcess }> {
-  const bin = fileURLToPath(new URL('../node_modules/pouchdb-server/bin/pouchdb-server', import.meta.url));
+  const bin = fileURLToPath(new URL('./peers/node_modules/pouchdb-server/bin/pouchdb-server', import.meta.url));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, [bin, '-p', String(port), '-o', '127.0.0.1', '-d', dir, '--no-stdout-logs'], {
     stdio: 'ignore',
