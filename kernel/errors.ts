@@ -88,6 +88,13 @@ export const ERROR_CODES = {
   DS_SERVER_CONFIG_INVALID: 'A server setting (environment variable) has an invalid value.',
   DS_SERVER_KEY: 'The JWT signing key cannot be loaded (wrong or missing passphrase, malformed PEM).',
 
+  // authorization of writes that reach the node (server/authorization)
+  DS_AUTHZ_INTERNAL: 'Documents of engine-internal classes (~…) are written by the engine only, never by a peer.',
+  DS_AUTHZ_META_CLASS: 'The meta-classes class, domain and ~self cannot be changed over HTTP.',
+  DS_AUTHZ_SCHEMA: 'Class and domain documents (the schema) are changed only by an admin.',
+  DS_AUTHZ_ADMIN: 'Only an admin may do this (user management, reset, clear).',
+  DS_AUTHZ_PLAINTEXT: 'A peer sent plaintext in an encrypted attribute; only a sealed payload is accepted.',
+
   // sync (plugins/sync)
   DS_SYNC_OPTIONS: 'stack.sync was called with invalid options (remote, auth).',
   DS_SYNC_LOGIN: 'Logging in to the remote node failed (wrong credentials, or the node refused).',

@@ -110,6 +110,12 @@ export class ServerNode extends EventEmitter {
     return { port, url: `http://${this.config.host === '0.0.0.0' ? '127.0.0.1' : this.config.host}:${port}` };
   }
 
+  /** The node's open stack (the engine it serves); throws DS_STACK_CLOSED before start(). */
+  stack(): ClientStack {
+    if (!this.openStack) throw new DocstackError('DS_STACK_CLOSED', 'The node is not started.');
+    return this.openStack;
+  }
+
   get port(): number | null {
     return this.httpServer ? (this.httpServer.address() as AddressInfo).port : null;
   }

@@ -54,6 +54,7 @@ export function statusOf(err: unknown): number {
   if (err instanceof DocstackError) {
     const code = err.code;
     if (CONFLICTS.has(code)) return 409;
+    if (code.startsWith('DS_AUTHZ_')) return 403; // the caller may not do this, whatever the input
     if (code.endsWith('_NOT_FOUND')) return 404;
     if (code === 'DS_STACK_CLOSED') return 503; // a reset or shutdown is under way: retry
     if (SERVER_FAULTS.has(code)) return 500;

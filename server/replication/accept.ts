@@ -1,20 +1,20 @@
+import { DocstackError } from '../../kernel/errors.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import { claimFor, type KeyClaim } from '../../kernel/indexes/primary-keys.js';
-import { isClassDocId } from '../../kernel/class-cache.js';
-import { normalizeAttribute } from '../../kernel/model/attribute-rules.js';
-import { ruleContext } from '../../kernel/model/attribute.js';
+import { claimFor, uniqueViolation, type KeyClaim } from '../../kernel/indexes/primary-keys.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { domainDocId, relationPrefix } from '../../plugins/domains/model.js';
+import { authorize, checkSchemaChange, classifyWrite, refusePlaintext, type Caller } from '../authorization/index.js';
 import { refusedId } from './policy.js';
 
-/** One line of a `_bulk_docs` answer (CouchDB shape). */
+/** One line of a `_bulk_docs` answer (CouchDB shape, plus the engine's code when it refused). */
 export interface BulkResult {
   id: string;
   rev?: string;
   ok?: boolean;
   error?: string;
   reason?: string;
+  code?: string;
 }
 
 type Incoming = Record<string, unknown> & { _id: string; _rev?: string; _deleted?: boolean };
@@ -26,55 +26,68 @@ const refuse = (reason: string): never => {
 const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * Stores what a peer pushed through `_bulk_docs`, after the server's own checks: every
- * document is validated as a write of origin 'replication' (stack.checkRequests, a dry run of
- * beforeValidate + validate) and only the accepted ones reach `db.bulkDocs`, with the peer's
- * revisions kept as they are (`new_edits: false`). A refused document gets a per-document
- * `forbidden` and is not stored; the others of the batch still are.
+ * Stores what a peer pushed through `_bulk_docs` (or one `PUT`): each document is first put to
+ * the node's one authorization check (server/authorization: who may write what), then
+ * validated as a write of origin 'replication' (stack.checkRequests, a dry run of
+ * beforeValidate + validate), then its primary key is claimed; only then does it reach
+ * `db.bulkDocs`, with the peer's revisions kept as they are (`new_edits: false`). A refused
+ * document gets a per-document `forbidden` (with the refusal's code) and is not stored; the
+ * others of the batch still are.
  */
-export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdits: boolean): Promise<BulkResult[]> {
+export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdits: boolean, caller: Caller): Promise<BulkResult[]> {
   const refusals: BulkResult[] = [];
-  const refused = (doc: unknown, reason: string) => {
+  const refused = (doc: unknown, why: unknown) => {
     const id = typeof (doc as Incoming)?._id === 'string' ? (doc as Incoming)._id : '';
-    refusals.push({ id, error: 'forbidden', reason });
+    refusals.push({ id, error: 'forbidden', reason: reasonOf(why), ...(why instanceof DocstackError ? { code: why.code } : {}) });
   };
 
-  const locals: Incoming[] = [];
-  const classDocs: Incoming[] = [];
-  const others: Incoming[] = [];
+  const candidates: Incoming[] = [];
   for (const doc of docs) {
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
       refused(doc, 'A document must be a JSON object.');
       continue;
     }
-    const incoming = doc as Incoming;
-    const bad = refusedId(incoming._id);
+    const bad = refusedId((doc as Incoming)._id);
     if (bad) refused(doc, bad);
-    else if (incoming._id.startsWith('_local/')) locals.push(incoming);
-    else if (isClassDocId(incoming._id) && !incoming._deleted) classDocs.push(incoming);
-    else others.push(incoming);
+    else candidates.push(doc as Incoming);
   }
 
-  // Class documents first, stored before the rest is validated: a peer's new class and its
+  // one read of the stored revisions serves authorization, the checks and the key claims
+  const stored = candidates.length > 0 ? await currentDocs(stack, candidates.filter((d) => !d._id.startsWith('_local/')).map((d) => d._id)) : new Map<string, Doc>();
+  const locals: Incoming[] = [];
+  const classDocs: Incoming[] = [];
+  const others: Incoming[] = [];
+  for (const doc of candidates) {
+    const subject = classifyWrite(doc._id, doc, stored.get(doc._id));
+    try {
+      authorize(caller, { type: 'write', subject });
+    } catch (err) {
+      refused(doc, err);
+      continue;
+    }
+    if (subject.kind === 'checkpoint') locals.push(doc);
+    else if (subject.kind === 'schema' && subject.what === 'class') classDocs.push(doc);
+    else others.push(doc);
+  }
+
+  // Class documents first, stored before the rest is validated: an admin's new class and its
   // first documents often arrive in the same batch.
   const acceptedClasses: Incoming[] = [];
   for (const doc of classDocs) {
     try {
-      await checkClassDoc(stack, doc);
+      await checkSchemaChange(stack, doc, (stored.get(doc._id) as unknown as ClassModel | undefined) ?? null);
       acceptedClasses.push(doc);
     } catch (err) {
-      refused(doc, reasonOf(err));
+      refused(doc, err);
     }
   }
-  const stored = await store(stack, acceptedClasses, newEdits);
+  const classResults = await store(stack, acceptedClasses, newEdits);
   for (const doc of acceptedClasses) stack.classCache.invalidate(doc._id);
 
-  // one read of the stored revisions serves the checks and the primary-key claims
-  const previous = others.length > 0 ? await currentDocs(stack, others.map((d) => d._id)) : new Map<string, Doc>();
-  const accepted = await checkDocuments(stack, others, previous, refused);
-  const claims = await claimKeys(stack, accepted, previous, refused);
+  const accepted = await checkDocuments(stack, others, stored, refused);
+  const claims = await claimKeys(stack, accepted, stored, refused);
   const kept = accepted.filter((doc) => !claims.refusedIds.has(doc._id));
-  const results = [...(await store(stack, [...locals, ...kept], newEdits)), ...stored];
+  const results = [...(await store(stack, [...locals, ...kept], newEdits)), ...classResults];
   if (claims.releases.length > 0) await stack.primaryKeys.release(claims.releases);
   return [...refusals, ...results];
 }
@@ -89,33 +102,15 @@ async function store(stack: ClientStack, docs: Incoming[], newEdits: boolean): P
   });
 }
 
-/**
- * Policy for class documents: accepted from an authenticated peer when the model is a
- * well-formed class (its name is its id) and every attribute passes the kernel's attribute
- * rules (the same rules Class.create applies). Meta-classes and server-private classes are
- * refused earlier (policy.ts).
- */
-async function checkClassDoc(stack: ClientStack, doc: Incoming): Promise<void> {
-  if (doc['~class'] !== CLASS_META) refuse(`"${doc._id}" looks like a class document but its ~class is not "class".`);
-  const model = doc as unknown as ClassModel;
-  if (model.name !== doc._id) refuse('A class document must carry its own name as _id.');
-  if (model.schema === null || typeof model.schema !== 'object' || Array.isArray(model.schema)) refuse('A class document needs a schema object.');
-  const ctx = ruleContext(stack, model);
-  for (const [name, attribute] of Object.entries(model.schema)) {
-    if (attribute === null || typeof attribute !== 'object' || attribute.name !== name) refuse(`The attribute "${name}" is malformed.`);
-    await normalizeAttribute(attribute as unknown as Record<string, unknown>, ctx);
-  }
-}
-
 /** Runs the pipeline checks: the whole batch at once, one by one only when the batch fails. */
-async function checkDocuments(stack: ClientStack, docs: Incoming[], previous: Map<string, Doc>, refused: (doc: unknown, reason: string) => void): Promise<Incoming[]> {
+async function checkDocuments(stack: ClientStack, docs: Incoming[], previous: Map<string, Doc>, refused: (doc: unknown, why: unknown) => void): Promise<Incoming[]> {
   if (docs.length === 0) return [];
   const checked: { doc: Incoming; request: WriteRequest | null }[] = [];
   for (const doc of docs) {
     try {
       checked.push({ doc, request: await requestFor(stack, doc, previous.get(doc._id)) });
     } catch (err) {
-      refused(doc, reasonOf(err));
+      refused(doc, err);
     }
   }
   const requests = checked.filter((c) => c.request).map((c) => c.request as WriteRequest);
@@ -131,7 +126,7 @@ async function checkDocuments(stack: ClientStack, docs: Incoming[], previous: Ma
       if (request) await stack.checkRequests([request], 'replication');
       accepted.push(doc);
     } catch (err) {
-      refused(doc, reasonOf(err));
+      refused(doc, err);
     }
   }
   return accepted;
@@ -153,6 +148,7 @@ async function requestFor(stack: ClientStack, doc: Incoming, previous: Doc | und
   if (!model || !isClass || model.active === false) return refuse(`There is no class named ${JSON.stringify(className)} on this node.`);
   if (model.ephemeral) return refuse(`${className} is an ephemeral class: its documents stay on the peer that wrote them.`);
   if (!doc._id.startsWith(`${className}-`)) return refuse(`The _id of a ${className} document must start with "${className}-".`);
+  refusePlaintext(model, doc);
   const { _revisions: _r, _attachments: _a, _conflicts: _c, ...draft } = doc;
   const deleting = doc.active === false && previous !== undefined && previous.active !== false;
   return { op: deleting ? 'delete' : previous ? 'update' : 'create', draft: draft as unknown as Doc, ...(previous ? { previous } : {}), classModel: model };
@@ -186,10 +182,11 @@ async function currentDocs(stack: ClientStack, ids: string[]): Promise<Map<strin
  * different live document owns here is refused (DS_UNIQUE_VIOLATION); the keys of the others
  * are claimed before storing; keys of deactivated or removed documents are released after.
  */
-async function claimKeys(stack: ClientStack, docs: Incoming[], previous: Map<string, Doc>, refused: (doc: unknown, reason: string) => void) {
+async function claimKeys(stack: ClientStack, docs: Incoming[], previous: Map<string, Doc>, refused: (doc: unknown, why: unknown) => void) {
   const refusedIds = new Set<string>();
   const wanted: { doc: Incoming; claim: KeyClaim; className: string }[] = [];
   const releases: KeyClaim[] = [];
+  const inBatch = new Map<string, string>();
   for (const doc of docs) {
     const className = doc['~class'];
     if (typeof className !== 'string') continue;
@@ -199,7 +196,17 @@ async function claimKeys(stack: ClientStack, docs: Incoming[], previous: Map<str
     const prevClaim = before ? claimFor(model, before) : null;
     const live = !doc._deleted && doc.active !== false;
     const next = live ? claimFor(model, doc as unknown as Doc) : null;
-    if (next && next.keyId !== prevClaim?.keyId) wanted.push({ doc, claim: next, className });
+    if (next && next.keyId !== prevClaim?.keyId) {
+      // two documents of one batch with the same key: the first is kept, as createDocs would
+      const first = inBatch.get(next.keyId);
+      if (first !== undefined && first !== doc._id) {
+        refusedIds.add(doc._id);
+        refused(doc, uniqueViolation(next, first));
+        continue;
+      }
+      inBatch.set(next.keyId, doc._id);
+      wanted.push({ doc, claim: next, className });
+    }
     if (prevClaim && prevClaim.keyId !== next?.keyId) releases.push(prevClaim);
   }
   // Fast path: claim the whole batch at once (a conflict-checked bulk write). Only when some
@@ -211,11 +218,11 @@ async function claimKeys(stack: ClientStack, docs: Incoming[], previous: Map<str
     if ((err as { code?: string }).code !== 'DS_UNIQUE_VIOLATION') throw err;
   }
   const claims: KeyClaim[] = [];
-  for (const { doc, claim, className } of wanted) {
+  for (const { doc, claim } of wanted) {
     const owner = await stack.primaryKeys.ownerOf(claim);
     if (owner) {
       refusedIds.add(doc._id);
-      refused(doc, `Another ${className} (${owner}) already has this ${claim.attributes.join(' + ')}.`);
+      refused(doc, uniqueViolation(claim, owner));
       continue;
     }
     claims.push(claim);

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { ClientStack } from '../../kernel/stack.js';
 import { boolParam, intParam, jsonParam, sendPouchError } from './http.js';
-import { isPrivateId } from './policy.js';
+import { readableBy } from './policy.js';
 
 /** CouchDB's default longpoll timeout; PouchDB sends a heartbeat (10 s) instead of a timeout. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -34,11 +34,11 @@ function changesOptions(req: Request): Record<string, unknown> {
  * One page of changes without server-private documents. A page whose changes were all hidden
  * is not answered empty (PouchDB reads an empty page as "caught up"): the next page is read.
  */
-async function visibleChanges(stack: ClientStack, options: Record<string, unknown>): Promise<ChangesResult> {
+async function visibleChanges(stack: ClientStack, options: Record<string, unknown>, readable: (id: string) => boolean): Promise<ChangesResult> {
   let since = options.since;
   for (let page = 0; ; page++) {
     const raw = (await stack.db.changes({ ...options, since } as never)) as unknown as ChangesResult;
-    const results = raw.results.filter((r) => !isPrivateId(r.id));
+    const results = raw.results.filter((r) => readable(r.id));
     if (results.length > 0 || raw.results.length === 0 || page >= MAX_HIDDEN_PAGES || options.descending) {
       return { ...raw, results };
     }
@@ -53,20 +53,21 @@ async function visibleChanges(stack: ClientStack, options: Record<string, unknow
  */
 export async function handleChanges(stack: ClientStack, req: Request, res: Response): Promise<void> {
   const options = changesOptions(req);
+  const readable = readableBy(res);
   try {
-    const first = await visibleChanges(stack, options);
+    const first = await visibleChanges(stack, options, readable);
     const feed = req.query.feed;
     if ((feed !== 'longpoll' && feed !== 'continuous') || first.results.length > 0) {
       res.json(first);
       return;
     }
-    await waitForChange(stack, req, res, { ...options, since: first.last_seq }, first.last_seq);
+    await waitForChange(stack, req, res, { ...options, since: first.last_seq }, first.last_seq, readable);
   } catch (err) {
     sendPouchError(res, err);
   }
 }
 
-async function waitForChange(stack: ClientStack, req: Request, res: Response, options: Record<string, unknown>, lastSeq: number | string): Promise<void> {
+async function waitForChange(stack: ClientStack, req: Request, res: Response, options: Record<string, unknown>, lastSeq: number | string, readable: (id: string) => boolean): Promise<void> {
   const heartbeat = intParam(req.query.heartbeat);
   const timeout = Math.min(intParam(req.query.timeout) ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   res.status(200).type('application/json');
@@ -83,7 +84,7 @@ async function waitForChange(stack: ClientStack, req: Request, res: Response, op
       feed.cancel();
       stack.off('closed', onClosed);
       try {
-        const page = answer ? await visibleChanges(stack, options) : { results: [], last_seq: lastSeq };
+        const page = answer ? await visibleChanges(stack, options, readable) : { results: [], last_seq: lastSeq };
         res.end(JSON.stringify(page));
       } catch {
         res.end(JSON.stringify({ results: [], last_seq: lastSeq }));

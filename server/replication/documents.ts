@@ -2,7 +2,9 @@ import type { Request, Response } from 'express';
 import type { ClientStack } from '../../kernel/stack.js';
 import { acceptBulkDocs } from './accept.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
-import { isPrivateId, isReservedLocalId } from './policy.js';
+import type { DocstackError } from '../../kernel/errors.js';
+import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
+import { isReservedLocalId, readableBy } from './policy.js';
 
 type Handler = (stack: ClientStack, req: Request, res: Response) => Promise<void>;
 type Row = { id?: string; key?: string; error?: string };
@@ -31,7 +33,8 @@ export const revsDiff: Handler = async (stack, req, res) => {
 export const bulkGet: Handler = async (stack, req, res) => {
   const docs = body(req).docs;
   if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_get needs { docs: [...] }.');
-  const visible = docs.filter((d) => typeof d?.id === 'string' && !isPrivateId(d.id) && !d.id.startsWith('_local/'));
+  const readable = readableBy(res);
+  const visible = docs.filter((d) => typeof d?.id === 'string' && readable(d.id));
   const result = (await stack.db.bulkGet({
     docs: visible,
     revs: boolParam(req.query.revs) ?? false,
@@ -61,20 +64,21 @@ export const allDocs: Handler = async (stack, req, res) => {
   const keys = jsonParam(q.keys);
   if (Array.isArray(keys)) options.keys = keys;
   const result = (await stack.db.allDocs(options as never)) as unknown as { rows: Row[] };
-  result.rows = result.rows.map((row) => (row.id && isPrivateId(row.id) ? { key: row.key, error: 'not_found' } : row)).filter((row) => !(row.error && !options.keys));
+  const readable = readableBy(res);
+  result.rows = result.rows.map((row) => (row.id && !readable(row.id) ? { key: row.key, error: 'not_found' } : row)).filter((row) => !(row.error && !options.keys));
   res.json(result);
 };
 
 export const bulkDocs: Handler = async (stack, req, res) => {
   const { docs, new_edits: newEdits } = body(req);
   if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_docs needs { docs: [...] }.');
-  res.status(201).json(await acceptBulkDocs(stack, docs, newEdits !== false));
+  res.status(201).json(await acceptBulkDocs(stack, docs, newEdits !== false, callerOf(res)));
 };
 
 /** `GET /:id` with rev / revs / open_revs / latest / conflicts / attachments, as PouchDB asks. */
 export const getDoc: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
-  if (isPrivateId(id)) return notFound(res);
+  if (!readableBy(res)(id)) return notFound(res);
   const q = req.query as Record<string, unknown>;
   const options: Record<string, unknown> = {};
   for (const key of ['revs', 'revs_info', 'conflicts', 'latest', 'attachments', 'deleted_conflicts', 'local_seq'] as const) {
@@ -90,8 +94,11 @@ export const getDoc: Handler = async (stack, req, res) => {
 export const putDoc: Handler = async (stack, req, res) => {
   const doc: Record<string, unknown> = { ...body(req), _id: req.params.id as string };
   if (typeof req.query.rev === 'string') doc._rev = req.query.rev;
-  const [result] = await acceptBulkDocs(stack, [doc], req.query.new_edits !== 'false');
-  if (result?.error) return sendError(res, result.error === 'forbidden' ? 403 : result.error === 'conflict' ? 409 : 400, result.error, result.reason ?? '');
+  const [result] = await acceptBulkDocs(stack, [doc], req.query.new_edits !== 'false', callerOf(res));
+  if (result?.error) {
+    const status = result.error === 'forbidden' ? 403 : result.error === 'conflict' ? 409 : 400;
+    return void res.status(status).json({ error: result.error, reason: result.reason ?? '', ...(result.code ? { code: result.code } : {}) });
+  }
   res.status(201).json(result ?? { ok: true, id: doc._id });
 };
 
@@ -102,16 +109,28 @@ export const getLocal: Handler = async (stack, req, res) => {
   res.json(await stack.db.get(`_local/${id}`));
 };
 
+/** The engine's own `_local/~…` documents go through the one authorization check like any write. */
+function refuseLocalWrite(res: Response, id: string): boolean {
+  try {
+    authorize(callerOf(res), { type: 'write', subject: classifyWrite(`_local/${id}`, {}) });
+    return false;
+  } catch (err) {
+    const e = err as DocstackError;
+    res.status(403).json({ error: 'forbidden', reason: e.message, code: e.code });
+    return true;
+  }
+}
+
 export const putLocal: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
-  if (isReservedLocalId(id)) return sendError(res, 403, 'forbidden', 'This _local document belongs to the engine.');
+  if (refuseLocalWrite(res, id)) return;
   const result = await stack.db.put({ ...body(req), _id: `_local/${id}` } as never);
   res.status(201).json(result);
 };
 
 export const deleteLocal: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
-  if (isReservedLocalId(id)) return sendError(res, 403, 'forbidden', 'This _local document belongs to the engine.');
+  if (refuseLocalWrite(res, id)) return;
   const rev = typeof req.query.rev === 'string' ? req.query.rev : undefined;
   const current = await stack.db.get(`_local/${id}`);
   res.json(await stack.db.remove({ _id: `_local/${id}`, _rev: rev ?? current._rev } as never));

@@ -1,18 +1,18 @@
-/**
- * What the replication endpoint serves and what it refuses outright, before validation.
- *
- * Server-private classes hold the node's own secrets (password hashes, sessions): they are
- * never served to a peer and a peer can never write them. The engine's `_local/~…` documents
- * are its per-peer indexes (primary keys, relation ends, class names): a peer must not
- * overwrite them. `_design/` documents could carry code (views, validate_doc_update): refused.
- */
-export const SERVER_PRIVATE_CLASSES: readonly string[] = ['~User', '~UserSession'];
+import type { Response } from 'express';
+import { callerOf } from '../authorization/caller.js';
+import { canRead, isServerPrivateId } from '../authorization/visibility.js';
 
-/** Meta-classes whose class document only the engine itself writes. */
-const META_CLASS_IDS = new Set(['class', 'domain', '~self']);
+/**
+ * What the replication endpoint refuses outright, before authorization looks at who asks:
+ * ids no peer can ever write. `_design/` documents could carry code (views,
+ * validate_doc_update); other `_` ids are CouchDB's; the engine's own `_local/~…` documents are
+ * its per-peer indexes (primary keys, relation ends, class names). Who may write the rest is
+ * decided by server/authorization.
+ */
+export { SERVER_PRIVATE_CLASSES } from '../authorization/visibility.js';
 
 export function isPrivateId(id: string): boolean {
-  return SERVER_PRIVATE_CLASSES.some((name) => id === name || id.startsWith(`${name}-`));
+  return isServerPrivateId(id);
 }
 
 /** Checkpoints are `_local/<hash>`; the engine's own `_local` documents start with `~`. */
@@ -20,13 +20,17 @@ export function isReservedLocalId(localId: string): boolean {
   return localId.startsWith('~');
 }
 
-/** A refusal reason when a document id can never be written by a peer, else null. */
+/** A refusal reason when an id is no document id at all (CouchDB's reserved `_` ids), else null. */
 export function refusedId(id: unknown): string | null {
   if (typeof id !== 'string' || id === '') return 'A document needs a string _id.';
   if (id.startsWith('_design/')) return 'Design documents are not accepted: they could carry code.';
-  if (id.startsWith('_local/')) return isReservedLocalId(id.slice(7)) ? 'This _local document belongs to the engine.' : null;
+  if (id.startsWith('_local/')) return null; // checkpoints; the engine's `_local/~…` are refused by authorization
   if (id.startsWith('_')) return `"${id}" is a reserved id.`;
-  if (isPrivateId(id)) return 'Documents of server-private classes cannot be replicated.';
-  if (META_CLASS_IDS.has(id)) return 'Meta-class documents are written by the engine only.';
   return null;
+}
+
+/** Which ids the caller of this request may read (server/authorization/visibility.ts). */
+export function readableBy(res: Response): (id: string) => boolean {
+  const caller = callerOf(res);
+  return (id) => canRead(caller, id);
 }

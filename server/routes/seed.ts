@@ -4,7 +4,8 @@ import { DocstackError } from '../../kernel/errors.js';
 import { Attribute } from '../../kernel/model/attribute.js';
 import { Class } from '../../kernel/model/class.js';
 import { CLASS_META } from '../../kernel/model/types.js';
-import type { AuthLocals, NodeContext } from '../context.js';
+import { authorize, callerOf } from '../authorization/index.js';
+import type { NodeContext } from '../context.js';
 import { httpError, sendError } from '../auth/errors.js';
 
 export interface SeedRouteDeps {
@@ -19,20 +20,28 @@ export class ResetUnavailableError extends Error {
   readonly status = 501;
 }
 
-function isAdmin(res: Response): boolean {
-  return (res.locals as Partial<AuthLocals>).user?.roles.includes('admin') === true;
-}
-
+/** Reset and clear: admins only (server/authorization). */
 function adminOnly(req: Request, res: Response, next: NextFunction): void {
-  if (isAdmin(res)) next();
-  else httpError(res, 403, 'forbidden', 'Only an admin may do this.');
+  try {
+    authorize(callerOf(res), { type: 'admin', what: 'reset or clear a database' });
+    next();
+  } catch (err) {
+    sendError(res, err);
+  }
 }
 
-/** `~Name` classes belong to the engine and the node (users, sessions, jobs): not editable over HTTP. */
-function refuseSystemClass(res: Response, name: string): boolean {
-  if (!name.startsWith('~')) return false;
-  httpError(res, 403, 'forbidden', `"${name}" is a system class; it is managed by the engine.`);
-  return true;
+/**
+ * Schema routes pass the node's one authorization check: admins only, never a meta-class
+ * (`class`, `domain`, `~self`) nor an engine-internal `~` class. Answers the refusal itself.
+ */
+function refuseSchemaChange(res: Response, className: string): boolean {
+  try {
+    authorize(callerOf(res), { type: 'schema', className });
+    return false;
+  } catch (err) {
+    sendError(res, err);
+    return true;
+  }
 }
 
 function bodyOf(req: Request): Record<string, unknown> {
@@ -53,7 +62,7 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
 
   router.post('/create-class/:name', async (req, res) => {
     const name = String(req.params.name);
-    if (refuseSystemClass(res, name)) return;
+    if (refuseSchemaChange(res, name)) return;
     const body = bodyOf(req);
     try {
       const cls = await Class.create(
@@ -72,7 +81,7 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
 
   router.put('/create-attribute/:name', async (req, res) => {
     const className = String(req.params.name);
-    if (refuseSystemClass(res, className)) return;
+    if (refuseSchemaChange(res, className)) return;
     const body = bodyOf(req);
     try {
       const stack = ctx.stack();

@@ -8,8 +8,8 @@ afterEach(async () => {
   for (const node of nodes.splice(0)) await node.stop();
 });
 
-async function node(): Promise<TestNode> {
-  const started = await startNode(await tempDir());
+async function node(role: 'admin' | 'user' = 'user'): Promise<TestNode> {
+  const started = await startNode(await tempDir(), { role });
   nodes.push(started);
   await Class.create(started.stack, 'Item', 'class', 'replicated items', ITEM_SCHEMA);
   return started;
@@ -130,8 +130,8 @@ describe('replication endpoint with stock PouchDB', () => {
     expect(stored._rev).toBe((await client.get('Secret-1'))._rev);
   });
 
-  it('accepts deletions (soft and tombstones) and a class defined by the peer, with its documents', async () => {
-    const server = await node();
+  it('accepts deletions (soft and tombstones) and, from an admin, a class defined by the peer, with its documents', async () => {
+    const server = await node('admin');
     const client = localDb();
     const doc = itemDoc(7);
     await client.put(doc);

@@ -22,38 +22,40 @@ describe('the seed\'s private routes', () => {
 
   it('creates a class (201), refuses it again (409) and refuses invalid models (400, nothing stored)', async () => {
     const body = { description: 'notes', schema: { slug: { type: 'string', primaryKey: true } }, options: {} };
-    const created = await call(h, 'POST', '/api/private/create-class/Note', { token: carol, body });
+    const created = await call(h, 'POST', '/api/private/create-class/Note', { token: admin, body });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ _id: 'Note', name: 'Note', description: 'notes', schema: { slug: { type: 'string', primaryKey: true } } });
 
-    const again = await call(h, 'POST', '/api/private/create-class/Note', { token: carol, body });
+    const again = await call(h, 'POST', '/api/private/create-class/Note', { token: admin, body });
     expect(again).toMatchObject({ status: 409, body: { error: 'conflict', code: 'DS_CLASS_EXISTS' } });
 
-    const badType = await call(h, 'POST', '/api/private/create-class/Bad', { token: carol, body: { schema: { x: { type: 'nope' } } } });
+    const badType = await call(h, 'POST', '/api/private/create-class/Bad', { token: admin, body: { schema: { x: { type: 'nope' } } } });
     expect(badType).toMatchObject({ status: 400, body: { error: 'bad_request', code: 'DS_ATTRIBUTE_TYPE_UNKNOWN' } });
     expect(typeof badType.body.reason).toBe('string');
-    const badName = await call(h, 'POST', '/api/private/create-class/9lives', { token: carol, body: {} });
+    const badName = await call(h, 'POST', '/api/private/create-class/9lives', { token: admin, body: {} });
     expect(badName).toMatchObject({ status: 400, body: { code: 'DS_CLASS_INVALID' } });
     const classes = await h.stack().listClasses();
     expect(classes).not.toContain('Bad');
     expect(classes).not.toContain('9lives');
 
-    expect((await call(h, 'POST', '/api/private/create-class/~Mine', { token: admin, body: {} })).status).toBe(403);
+    expect(await call(h, 'POST', '/api/private/create-class/~Mine', { token: admin, body: {} })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_INTERNAL' } });
+    expect(await call(h, 'POST', '/api/private/create-class/Mine', { token: carol, body: {} })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_SCHEMA' } });
+    expect(await h.stack().listClasses()).not.toContain('Mine');
   });
 
   it('adds an attribute (200), refuses unknown classes (404) and refused attributes (400 with the code)', async () => {
-    const added = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'text', type: 'string', config: { maxLength: 10 }, description: 'body' } });
+    const added = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'text', type: 'string', config: { maxLength: 10 }, description: 'body' } });
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({ name: 'Note', schema: { slug: { type: 'string' }, text: { type: 'string', maxLength: 10, description: 'body' } } });
 
-    const missing = await call(h, 'PUT', '/api/private/create-attribute/Missing', { token: carol, body: { name: 'a', type: 'string' } });
+    const missing = await call(h, 'PUT', '/api/private/create-attribute/Missing', { token: admin, body: { name: 'a', type: 'string' } });
     expect(missing).toMatchObject({ status: 404, body: { error: 'not_found', code: 'DS_CLASS_NOT_FOUND' } });
 
-    const twice = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'text', type: 'string' } });
+    const twice = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'text', type: 'string' } });
     expect(twice).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_EXISTS' } });
-    const badType = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'n', type: 'nope' } });
+    const badType = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'n', type: 'nope' } });
     expect(badType).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_TYPE_UNKNOWN' } });
-    const badConfig = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: carol, body: { name: 'n', type: 'string', config: 'x' } });
+    const badConfig = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'n', type: 'string', config: 'x' } });
     expect(badConfig).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_CONFIG_INVALID' } });
     expect(Object.keys((await h.stack().requireClass('Note')).schema).sort()).toEqual(['slug', 'text']);
     expect((await call(h, 'PUT', `/api/private/create-attribute/${USER_CLASS}`, { token: admin, body: { name: 'x', type: 'string' } })).status).toBe(403);
@@ -75,7 +77,7 @@ describe('the seed\'s private routes', () => {
   });
 
   it('resets the database for admins only: data gone, users kept, sessions revoked', async () => {
-    await call(h, 'POST', '/api/private/create-class/Temp', { token: carol, body: {} });
+    await call(h, 'POST', '/api/private/create-class/Temp', { token: admin, body: {} });
     expect(await h.stack().listClasses()).toContain('Temp');
     expect((await call(h, 'GET', '/api/private/reset', { token: carol })).status).toBe(403);
     expect(await h.stack().listClasses()).toContain('Temp');

@@ -31,7 +31,8 @@ export interface TestNode {
   stop(): Promise<void>;
 }
 
-export async function startNode(dataDir: string, options: { port?: number } = {}): Promise<TestNode> {
+/** `role`: who the fixed token logs in as (authorization: only an admin may push schema). */
+export async function startNode(dataDir: string, options: { port?: number; role?: 'admin' | 'user' } = {}): Promise<TestNode> {
   const stack = await createStack({ name: STACK_NAME, adapter: 'leveldb', dataDir, plugins: serverPreset });
   const config = { stackName: STACK_NAME, bodyLimit: 1024 * 1024 } as ServerConfig;
   const ctx: NodeContext = { config, events: new EventEmitter(), log: () => undefined, stack: () => stack, keys: () => { throw new Error('no keys in tests'); }, resetStack: async () => undefined };
@@ -46,6 +47,8 @@ export async function startNode(dataDir: string, options: { port?: number } = {}
   app.use((req: Request, res: Response, next: NextFunction) => {
     node.requests += 1;
     if (req.headers.authorization !== `Bearer ${TOKEN}`) return void res.status(401).json({ error: 'unauthorized', reason: 'Log in first.' });
+    const role = options.role ?? 'user';
+    res.locals.user = { id: '~User-ann', username: 'ann', role, roles: [role] };
     next();
   });
   app.use('/db', createReplicationRouter(ctx));

@@ -1,0 +1,16 @@
+import type { Response } from 'express';
+import type { AuthLocals } from '../context.js';
+
+/** Who makes a request, as the authorization rules see it. */
+export interface Caller {
+  username: string;
+  admin: boolean;
+}
+
+/** The caller of an authenticated request (set on res.locals by the session check). */
+export function callerOf(res: Response): Caller {
+  const user = (res.locals as Partial<AuthLocals>).user as (AuthLocals['user'] & { role?: string; roles?: string[] }) | undefined;
+  if (!user) return { username: '', admin: false };
+  const admin = user.role === 'admin' || (Array.isArray(user.roles) && user.roles.includes('admin'));
+  return { username: user.username, admin };
+}

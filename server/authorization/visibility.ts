@@ -1,0 +1,28 @@
+import type { Caller } from './caller.js';
+
+/**
+ * Server-private classes hold the node's own secrets (password hashes, sessions): never served
+ * to anyone over replication, admins included (admins manage users through their routes).
+ */
+export const SERVER_PRIVATE_CLASSES: readonly string[] = ['~User', '~UserSession'];
+
+export function isServerPrivateId(id: string): boolean {
+  return SERVER_PRIVATE_CLASSES.some((name) => id === name || id.startsWith(`${name}-`));
+}
+
+/**
+ * May this caller read the document with this id over replication? Decided by id alone, so the
+ * changes feed, `_all_docs`, `_bulk_get` and GET filter the same way without reading bodies:
+ * - `_local/…` documents are served only by the `_local` routes (checkpoints);
+ * - server-private documents never;
+ * - an admin reads everything else;
+ * - a user reads application documents, relations (`~rel-…`), class and domain documents — not
+ *   the engine's internal documents (`~Job…`, `~JobRun…`, `~Keyring…`, `~TriggerFailure…`,
+ *   the class documents of `~` classes, `~self`).
+ */
+export function canRead(caller: Caller, id: string): boolean {
+  if (typeof id !== 'string' || id.startsWith('_local/') || isServerPrivateId(id)) return false;
+  if (caller.admin) return true;
+  if (id.startsWith('~rel-')) return true;
+  return !id.startsWith('~');
+}
