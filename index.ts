@@ -1,9 +1,9 @@
 /** docstack: the engine. Presets live at `docstack/presets`. */
-export { createStack, ClientStack, type StackOptions, type WriteOptions } from './kernel/stack.js';
+export { createStack, getApi, ClientStack, type StackOptions, type StackWith, type WriteOptions } from './kernel/stack.js';
 export { Class, type FetchOptions } from './kernel/model/class.js';
 export { Attribute, type ValueCheck } from './kernel/model/attribute.js';
-export { DocstackError, ERROR_CODES, isDocstackError, type ErrorCode } from './kernel/errors.js';
-export { definePlugin, type Plugin, type PluginEntry, type Kernel } from './kernel/plugin.js';
+export { createError, DocstackError, ERROR_CODES, isDocstackError, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
+export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
 export type { KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export type { FindOptions, GetOptions } from './kernel/reads.js';
@@ -13,7 +13,7 @@ export { validationPlugin } from './plugins/validation/index.js';
 export { ephemeralPlugin } from './plugins/ephemeral/index.js';
 export { domainsPlugin, Domain, type DomainModel, type RelationDoc, type RelationKind } from './plugins/domains/index.js';
 export { triggersPlugin, registerTriggerHandler, setTriggerEnabled, TRIGGER_HANDLERS, TRIGGER_FAILURE_CLASS, TRIGGER_FAILED_EVENT, type TriggerHandler, type TriggerContext, type TriggerModel, type TriggerFailedEvent, type TriggersOptions } from './plugins/triggers/index.js';
-export { jobsPlugin, registerJobHandler, JOB_HANDLERS } from './plugins/jobs/index.js';
+export { jobsPlugin, registerJobHandler, JOB_HANDLERS, type JobsApi, type JobContext, type JobHandler, type JobsOptions } from './plugins/jobs/index.js';
 export { retentionPlugin } from './plugins/retention/index.js';
-export { encryptionPlugin, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
-export { syncPlugin } from './plugins/sync/index.js';
+export { encryptionPlugin, type EncryptionApi, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
+export { syncPlugin, type SyncApi, type SyncOptions, type SyncHandle } from './plugins/sync/index.js';

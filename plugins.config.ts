@@ -1,4 +1,5 @@
-import type { PluginEntry } from './kernel/plugin.js';
+import { withPlugin, withoutPlugins } from './kernel/plugin.js';
+import type { StackWith } from './kernel/stack.js';
 import { domainsPlugin } from './plugins/domains/index.js';
 import { encryptionPlugin } from './plugins/encryption/index.js';
 import { ephemeralPlugin } from './plugins/ephemeral/index.js';
@@ -12,15 +13,22 @@ import { validationPlugin } from './plugins/validation/index.js';
  * Presets: the plugin lists a stack is opened with. An entry may be a plugin, a
  * [plugin, options] pair, or `false` to switch one off inline.
  */
-const common: readonly PluginEntry[] = [validationPlugin, ephemeralPlugin, domainsPlugin, triggersPlugin, encryptionPlugin];
+const common = [validationPlugin, ephemeralPlugin, domainsPlugin, triggersPlugin, encryptionPlugin] as const;
 
 /** In a browser app: jobs whose platform is client (or any) run here; `stack.sync` replicates with a node. */
-export const browser: readonly PluginEntry[] = [...common, [jobsPlugin, { platform: 'client' }], retentionPlugin, syncPlugin];
+export const browser = [...common, [jobsPlugin, { platform: 'client' }], retentionPlugin, syncPlugin] as const;
 
 /**
  * The server node runs the same engine (it validates what it receives) with server jobs. It
  * loads the encryption plugin but is never unlocked: it stores and serves ciphertext only.
  */
-export const server: readonly PluginEntry[] = [...common, [jobsPlugin, { platform: 'server' }], retentionPlugin, syncPlugin];
+export const server = [...common, [jobsPlugin, { platform: 'server' }], retentionPlugin, syncPlugin] as const;
 
 export const presets = { browser, server } as const;
+
+/** A stack opened with the browser preset: `stack.sync`, `stack.jobs`, `stack.unlock`… typed. */
+export type BrowserStack = StackWith<typeof browser>;
+/** A stack opened with the server preset. */
+export type ServerStack = StackWith<typeof server>;
+
+export { withPlugin, withoutPlugins };

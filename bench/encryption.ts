@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Class, createStack, type ClientStack } from '../index.js';
-import { browser } from '../plugins.config.js';
+import { browser, type BrowserStack } from '../plugins.config.js';
 import { collectGarbage, comparison, interleaved, measure, record, summarize, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
 
 const DOCS = 500;
@@ -39,7 +39,7 @@ const inputs = (className: string) =>
     label: `doc ${i}`,
   }));
 
-async function openSide(adapter: (typeof ADAPTERS)[number], dir: string, encrypted: boolean): Promise<ClientStack> {
+async function openSide(adapter: (typeof ADAPTERS)[number], dir: string, encrypted: boolean): Promise<BrowserStack> {
   const stack = await createStack({ name: `bench-enc-${encrypted ? 'on' : 'off'}-${Date.now()}-${Math.random().toString(36).slice(2)}`, adapter, dataDir: dir, plugins: browser });
   await stack.unlock(PASSPHRASE);
   await Class.create(stack, 'Note', 'class', '', schema(encrypted) as never);
@@ -54,7 +54,7 @@ async function drop(stack: ClientStack): Promise<void> {
 }
 
 /** Forgets decrypted values (lock) and unlocks again, outside the timing. */
-async function coldCache(stack: ClientStack): Promise<void> {
+async function coldCache(stack: BrowserStack): Promise<void> {
   stack.lock();
   await stack.unlock(PASSPHRASE);
 }

@@ -1,119 +1,84 @@
 /**
- * Every refusal docstack makes is a DocstackError carrying one of these codes.
+ * Every refusal docstack makes is a DocstackError carrying a stable code. The kernel's own codes
+ * are below; each plugin defines its codes with `createError` in its own errors.ts and lists them
+ * in `definePlugin({ errors })`, so a third-party plugin adds codes without editing the kernel.
  * Codes are stable API: callers branch on them, so never rename one — add a new code instead.
  * docs/errors.md documents each code; test/kernel/errors.test.ts keeps the two in step.
  */
+
+export interface ErrorSpec {
+  /** What the code means, in one sentence (docs/errors.md says the same). */
+  readonly description: string;
+  /** The HTTP status a server answers with when this refusal reaches a route. */
+  readonly status: number;
+}
+
+const kernelCode = (description: string, status = 400): ErrorSpec => ({ description, status });
+
+/** The kernel's codes: plugins, stack, storage, classes, attributes, documents. */
 export const ERROR_CODES = {
   // plugins and the registry
-  DS_PLUGIN_INVALID: 'A plugin is not a valid plugin object (name and setup are required).',
-  DS_PLUGIN_DUPLICATE: 'Two plugins with the same name were given to one stack.',
-  DS_PLUGIN_MISSING_REQUIREMENT: 'A plugin requires another plugin that is not in the list.',
+  DS_PLUGIN_INVALID: kernelCode('A plugin is not a valid plugin object (name and setup are required), or defines an error code twice.', 500),
+  DS_PLUGIN_DUPLICATE: kernelCode('Two plugins with the same name were given to one stack.', 500),
+  DS_PLUGIN_MISSING_REQUIREMENT: kernelCode('A plugin requires (or uses) another plugin that is not in the list or not declared.', 500),
 
   // stack life cycle and storage
-  DS_STACK_OPTIONS_INVALID: 'createStack was called with invalid options.',
-  DS_STACK_CLOSED: 'The stack is closed (or not yet open); open a new one.',
-  DS_STACK_PATCH_COUNT: 'PATCH_COUNT does not match the number of system patches applied.',
-  DS_STORAGE_ADAPTER_UNKNOWN: 'The storage adapter is not one of leveldb or memory.',
+  DS_STACK_OPTIONS_INVALID: kernelCode('createStack was called with invalid options.', 500),
+  DS_STACK_CLOSED: kernelCode('The stack is closed (or not yet open); open a new one.', 503),
+  DS_STACK_PATCH_COUNT: kernelCode('PATCH_COUNT does not match the number of system patches applied.', 500),
+  DS_STORAGE_ADAPTER_UNKNOWN: kernelCode('The storage adapter is not one of leveldb or memory.', 500),
 
   // classes
-  DS_CLASS_NOT_FOUND: 'No class with that name exists (or it is inactive).',
-  DS_CLASS_EXISTS: 'A class with that name already exists.',
-  DS_CLASS_INVALID: 'The class model is invalid (name, meta-class, options).',
-  DS_CLASS_MISSING: 'A document was written without a ~class.',
+  DS_CLASS_NOT_FOUND: kernelCode('No class with that name exists (or it is inactive).', 404),
+  DS_CLASS_EXISTS: kernelCode('A class with that name already exists.', 409),
+  DS_CLASS_INVALID: kernelCode('The class model is invalid (name, meta-class, options).'),
+  DS_CLASS_MISSING: kernelCode('A document was written without a ~class.'),
 
   // attribute models
-  DS_ATTRIBUTE_INVALID: 'The attribute model is invalid.',
-  DS_ATTRIBUTE_NAME_INVALID: 'The attribute name is not allowed.',
-  DS_ATTRIBUTE_EXISTS: 'The class already has an attribute with that name.',
-  DS_ATTRIBUTE_TYPE_UNKNOWN: 'The attribute type is not one of the nine types.',
-  DS_ATTRIBUTE_CONFIG_INVALID: 'A config key does not apply to the attribute type, or has a bad value.',
-  DS_ATTRIBUTE_ENUM_VALUES: 'An enum attribute needs a non-empty list of distinct string values.',
-  DS_ATTRIBUTE_TARGET_CLASS: 'A foreign_key attribute needs a targetClass that exists.',
-  DS_ATTRIBUTE_REFERENCE_ARRAY: 'A reference attribute cannot be an array.',
-  DS_ATTRIBUTE_REFERENCE_DOMAIN: 'A reference attribute needs a domain.',
-  DS_ATTRIBUTE_ENCRYPTED_SIMPLE: 'A simple class cannot have encrypted attributes.',
-  DS_ATTRIBUTE_ENCRYPTED_PRIMARY_KEY: 'A primary-key attribute cannot be encrypted.',
-  DS_ATTRIBUTE_PRIMARY_KEY: 'The attribute cannot be (or become) part of the primary key.',
-  DS_ATTRIBUTE_DEFAULT_INVALID: 'The defaultValue does not satisfy the attribute model.',
-  DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT:
-    'A mandatory attribute added to a class that has documents needs a defaultValue.',
+  DS_ATTRIBUTE_INVALID: kernelCode('The attribute model is invalid.'),
+  DS_ATTRIBUTE_NAME_INVALID: kernelCode('The attribute name is not allowed.'),
+  DS_ATTRIBUTE_EXISTS: kernelCode('The class already has an attribute with that name.', 409),
+  DS_ATTRIBUTE_TYPE_UNKNOWN: kernelCode('The attribute type is not one of the types the loaded plugins define.'),
+  DS_ATTRIBUTE_CONFIG_INVALID: kernelCode('A config key does not apply to the attribute type, or has a bad value.'),
+  DS_ATTRIBUTE_ENUM_VALUES: kernelCode('An enum attribute needs a non-empty list of distinct values.'),
+  DS_ATTRIBUTE_TARGET_CLASS: kernelCode('A foreign_key attribute needs a targetClass that exists.'),
+  DS_ATTRIBUTE_REFERENCE_ARRAY: kernelCode('A reference attribute cannot be an array.'),
+  DS_ATTRIBUTE_REFERENCE_DOMAIN: kernelCode('A reference attribute needs a domain.'),
+  DS_ATTRIBUTE_ENCRYPTED_SIMPLE: kernelCode('A simple class cannot have encrypted attributes.'),
+  DS_ATTRIBUTE_ENCRYPTED_PRIMARY_KEY: kernelCode('A primary-key attribute cannot be encrypted.'),
+  DS_ATTRIBUTE_PRIMARY_KEY: kernelCode('The attribute cannot be (or become) part of the primary key.'),
+  DS_ATTRIBUTE_DEFAULT_INVALID: kernelCode('The defaultValue does not satisfy the attribute model.'),
+  DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT: kernelCode('A mandatory attribute added to a class that has documents needs a defaultValue.'),
 
   // documents
-  DS_DOC_INVALID: 'The document is not a plain JSON object.',
-  DS_DOC_ID_INVALID: 'The document id is not valid for its class.',
-  DS_DOC_EXISTS: 'A document with that id already exists.',
-  DS_DOC_NOT_FOUND: 'No active document with that id exists.',
-  DS_DOC_CONFLICT: 'The document was changed by another writer; read it again and retry.',
-  DS_DOC_PROTECTED_FIELD: 'A system field (_id, _rev, ~class, timestamps) cannot be changed.',
-  DS_UNIQUE_VIOLATION: 'Another document already has this primary-key combination.',
-  DS_QUERY_INVALID: 'The selector or the query options are invalid.',
-  DS_ENCRYPTION_UNAVAILABLE: 'An encrypted attribute reached storage unsealed; it is refused, never stored in clear.',
+  DS_DOC_INVALID: kernelCode('The document is not a plain JSON object.'),
+  DS_DOC_ID_INVALID: kernelCode('The document id is not valid for its class.'),
+  DS_DOC_EXISTS: kernelCode('A document with that id already exists.', 409),
+  DS_DOC_NOT_FOUND: kernelCode('No active document with that id exists.', 404),
+  DS_DOC_CONFLICT: kernelCode('The document was changed by another writer; read it again and retry.', 409),
+  DS_DOC_PROTECTED_FIELD: kernelCode('A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
+  DS_UNIQUE_VIOLATION: kernelCode('Another document already has this primary-key combination.', 409),
+  DS_QUERY_INVALID: kernelCode('The selector or the query options are invalid.'),
+} as const satisfies Record<string, ErrorSpec>;
 
-  // triggers (plugins/triggers)
-  DS_TRIGGER_UNAVAILABLE: 'Triggers need the triggers plugin, which this stack does not load.',
-  DS_TRIGGER_INVALID: 'The trigger model is invalid.',
-  DS_TRIGGER_EXISTS: 'The class already has a trigger with that name.',
-  DS_TRIGGER_NOT_FOUND: 'The class has no trigger with that name.',
-  DS_TRIGGER_HANDLER_UNKNOWN: 'The trigger names a handler (or job) that no plugin registered.',
-  DS_TRIGGER_REFUSED: 'A before-trigger refused the write.',
-  DS_TRIGGER_DEPTH: 'Writes made by triggers nested deeper than the limit.',
+/** A kernel code; plugins' codes are strings registered with createError. */
+export type KernelErrorCode = keyof typeof ERROR_CODES;
+/** Any registered code: the kernel's are suggested by editors, plugins' are plain strings. */
+export type ErrorCode = KernelErrorCode | (string & {});
 
-  // jobs (plugins/jobs)
-  DS_JOB_INVALID: 'The job model is invalid (schedule, platform, timeout, retries...).',
-  DS_JOB_EXISTS: 'A job with that name already exists.',
-  DS_JOB_NOT_FOUND: 'No job with that name exists.',
-  DS_JOB_HANDLER_UNKNOWN: 'The job names a handler that no plugin registered.',
-  DS_JOB_DISABLED: 'The job is disabled.',
-  DS_JOB_TIMEOUT: 'A job run took longer than its timeout.',
+const CODE_PATTERN = /^[A-Z][A-Z0-9]*_[A-Z0-9]+_[A-Z0-9_]+$/;
 
-  // domains and relations (plugins/domains)
-  DS_DOMAIN_INVALID: 'The domain model is invalid (name, relation, classes).',
-  DS_DOMAIN_EXISTS: 'A domain with that name already exists.',
-  DS_DOMAIN_NOT_FOUND: 'No domain with that name exists.',
-  DS_RELATION_INVALID: 'A relation end is missing, inactive or of the wrong class.',
-  DS_RELATION_CARDINALITY: 'The relation would break the cardinality of its domain.',
-  DS_RELATION_EXISTS: 'The two documents are already related in this domain.',
-  DS_RELATION_NOT_FOUND: 'No active relation between the two documents in this domain.',
-  DS_ATTRIBUTE_REFERENCE_PLACEMENT: 'A reference attribute is not allowed on this class for its domain.',
+interface RegisteredCode extends ErrorSpec {
+  owner: string;
+}
 
-  // encryption (plugins/encryption)
-  DS_ENCRYPTION_LOCKED: 'The key of the scope is not held (the stack is locked, or the scope was never shared with it).',
-  DS_ENCRYPTION_PASSPHRASE: 'The passphrase does not open the keyring (or the key bundle).',
-  DS_ENCRYPTION_SCOPE_UNKNOWN: 'The document names an access scope the keyring does not know.',
-  DS_ENCRYPTION_SCOPE_EXISTS: 'The keyring already has a scope with that name.',
-  DS_ENCRYPTION_INTEGRITY: 'A ciphertext failed to open: tampered, or moved from another document or attribute.',
-  DS_ENCRYPTION_KEYRING: 'The keyring (or a key bundle) is malformed or in an unexpected state.',
+/** Every code known in this process: the kernel's, then each plugin's as its module loads. */
+const registry = new Map<string, RegisteredCode>(Object.entries(ERROR_CODES).map(([code, spec]) => [code, { ...spec, owner: 'kernel' }]));
 
-  // server node (server/)
-  DS_SERVER_CONFIG_INVALID: 'A server setting (environment variable) has an invalid value.',
-  DS_SERVER_KEY: 'The JWT signing key cannot be loaded (wrong or missing passphrase, malformed PEM).',
-
-  // authorization of writes that reach the node (server/authorization)
-  DS_AUTHZ_INTERNAL: 'Documents of engine-internal classes (~…) are written by the engine only, never by a peer.',
-  DS_AUTHZ_META_CLASS: 'The meta-classes class, domain and ~self cannot be changed over HTTP.',
-  DS_AUTHZ_SCHEMA: 'Class and domain documents (the schema) are changed only by an admin.',
-  DS_AUTHZ_ADMIN: 'Only an admin may do this (user management, reset, clear).',
-  DS_AUTHZ_PLAINTEXT: 'A peer sent plaintext in an encrypted attribute; only a sealed payload is accepted.',
-
-  // sync (plugins/sync)
-  DS_SYNC_OPTIONS: 'stack.sync was called with invalid options (remote, auth).',
-  DS_SYNC_LOGIN: 'Logging in to the remote node failed (wrong credentials, or the node refused).',
-
-  // validation (plugins/validation)
-  DS_VALIDATION_MANDATORY: 'A mandatory attribute is missing or null.',
-  DS_VALIDATION_TYPE: 'A value does not have the attribute type.',
-  DS_VALIDATION_INTEGER: 'An integer attribute was given a number that is not whole.',
-  DS_VALIDATION_PRECISION: 'A decimal has more decimal places than the attribute precision.',
-  DS_VALIDATION_MAX_LENGTH: 'A string is longer than the attribute maxLength.',
-  DS_VALIDATION_RANGE: 'A number is below min or above max.',
-  DS_VALIDATION_ENUM: 'A value is not one of the enum values.',
-  DS_VALIDATION_DATE_FORMAT: 'A date does not match the attribute format (or is not a date).',
-  DS_VALIDATION_ARRAY: 'An array attribute was not given an array (or a scalar one was).',
-  DS_VALIDATION_FOREIGN_KEY: 'A foreign key names a document that is missing, inactive or of another class.',
-  DS_VALIDATION_UNKNOWN_ATTRIBUTE: 'The document has attributes its class does not define.',
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
+/** Every registered code with its description, status and owner (the kernel or a plugin). */
+export function registeredErrors(): ReadonlyMap<string, Readonly<RegisteredCode>> {
+  return registry;
+}
 
 export interface DocstackErrorOptions {
   /** Attribute path the refusal is about, e.g. `tags[2]` or `owner`. */
@@ -121,6 +86,8 @@ export interface DocstackErrorOptions {
   /** Machine-readable extra facts (never secrets). */
   details?: Record<string, unknown>;
   cause?: unknown;
+  /** Overrides the code's registered HTTP status for this one error. */
+  status?: number;
 }
 
 export class DocstackError extends Error {
@@ -128,10 +95,13 @@ export class DocstackError extends Error {
   readonly code: ErrorCode;
   readonly path?: string;
   readonly details?: Record<string, unknown>;
+  /** The HTTP status for this refusal: the code's registered status (400 for an unregistered code). */
+  readonly status: number;
 
   constructor(code: ErrorCode, message: string, options: DocstackErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.status = options.status ?? registry.get(code)?.status ?? 400;
     if (options.path !== undefined) this.path = options.path;
     if (options.details !== undefined) this.details = options.details;
   }
@@ -143,4 +113,45 @@ export class DocstackError extends Error {
 
 export function isDocstackError(err: unknown, code?: ErrorCode): err is DocstackError {
   return err instanceof DocstackError && (code === undefined || err.code === code);
+}
+
+/** Makes DocstackErrors of one code: `throw NotFound('There is no job "x".', { path: 'name' })`. */
+export interface ErrorFactory<C extends string = string> extends ErrorSpec {
+  (message?: string, options?: DocstackErrorOptions): DocstackError & { readonly code: C };
+  readonly code: C;
+}
+
+/**
+ * Defines (and registers) an error code: a plugin lists the factories in `definePlugin({ errors })`
+ * and throws with them. The code is `PREFIX_AREA_WHAT` in capitals (e.g. `ACME_AUDIT_FULL`); the
+ * status is what an HTTP route answers when the error reaches it (default 400).
+ */
+export function createError<const C extends string>(code: C, description: string, options: { status?: number } = {}): ErrorFactory<C> {
+  if (!CODE_PATTERN.test(code)) {
+    throw new DocstackError('DS_PLUGIN_INVALID', `The error code ${JSON.stringify(code)} is not PREFIX_AREA_WHAT in capitals.`, { details: { code } });
+  }
+  const status = options.status ?? 400;
+  if (!Number.isInteger(status) || status < 400 || status > 599) {
+    throw new DocstackError('DS_PLUGIN_INVALID', `The status of ${code} must be an HTTP error status (got ${String(status)}).`, { details: { code } });
+  }
+  const known = registry.get(code);
+  if (known && (known.description !== description || known.status !== status)) {
+    throw new DocstackError('DS_PLUGIN_INVALID', `The error code ${code} is already defined by ${known.owner} with another meaning.`, { details: { code, owner: known.owner } });
+  }
+  if (!known) registry.set(code, { description, status, owner: 'unassigned' });
+  const factory = ((message?: string, opts: DocstackErrorOptions = {}) => new DocstackError(code, message ?? description, opts)) as ErrorFactory<C>;
+  return Object.assign(factory, { code, description, status }) as ErrorFactory<C>;
+}
+
+/** Records which plugin owns codes (definePlugin calls this with the plugin's `errors`). */
+export function registerErrors(factories: readonly ErrorFactory[], owner: string): void {
+  for (const factory of factories) {
+    const known = registry.get(factory.code);
+    if (known && known.owner !== 'unassigned' && known.owner !== owner) {
+      throw new DocstackError('DS_PLUGIN_INVALID', `The error code ${factory.code} belongs to ${known.owner}; ${owner} cannot define it too.`, {
+        details: { code: factory.code, owner: known.owner },
+      });
+    }
+    registry.set(factory.code, { description: factory.description, status: factory.status, owner });
+  }
 }

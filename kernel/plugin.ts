@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { DocstackError } from './errors.js';
+import { DocstackError, registerErrors, type ErrorFactory } from './errors.js';
 import type { KernelHooks } from './hooks.js';
 import type { ClientStack } from './stack.js';
 
@@ -9,23 +9,54 @@ export interface Kernel {
   /** The stack's awilix container (PROXY injection, strict): register services under constant keys. */
   readonly container: AwilixContainer;
   readonly stack: ClientStack;
+  /**
+   * The API of a plugin this one lists in `requires` or `optional`: undefined when an optional
+   * one is absent. Asking for a plugin not listed is a DS_PLUGIN_MISSING_REQUIREMENT: a plugin's
+   * dependencies are what it declares, nothing else.
+   */
+  use<Api>(plugin: Plugin<any, Api, any>): Api | undefined;
 }
 
-export interface Plugin<Options = any> {
+/**
+ * A plugin: a name, its dependencies, its error codes and a setup that taps hooks and returns
+ * the plugin's API (read with `getApi(stack, plugin)`). `members` lists what the plugin adds to
+ * the stack object itself (the specification's `stack.sync`, `stack.unlock`…); the stack type
+ * `createStack` returns carries exactly the members of the plugins it was given.
+ */
+export interface Plugin<Options = any, Api = unknown, Members extends object = {}> {
   /** Unique within a stack; also the tap name the plugin uses on hooks. */
   name: string;
   /** Names of plugins that must be present (they are set up first). */
-  requires?: string[];
-  setup(kernel: Kernel, options: Options): void | Promise<void>;
+  requires?: readonly string[];
+  /** Names of plugins used when present (set up first when they are). */
+  optional?: readonly string[];
+  /** The error codes this plugin throws (made with createError): registered and documented. */
+  errors?: readonly ErrorFactory[];
+  setup(kernel: Kernel, options: Options): Api | Promise<Api>;
+  /** Members added to the stack object, built from the API setup returned. */
+  members?(api: Api): Members;
 }
 
 /** A preset entry: a plugin, a plugin with options, or `false` to switch one off inline. */
 export type PluginEntry = Plugin | readonly [Plugin, unknown] | false | null | undefined;
 
-/** Identity at runtime; gives plugin authors type checking on the plain object. */
-export function definePlugin<Options = undefined>(plugin: Plugin<Options>): Plugin<Options> {
+/** Identity at runtime (it registers the plugin's error codes); types the plain object. */
+export function definePlugin<Options = undefined, Api = void, Members extends object = {}>(
+  plugin: Plugin<Options, Api, Members>,
+): Plugin<Options, Api, Members> {
+  if (plugin.errors) registerErrors(plugin.errors, plugin.name);
   return plugin;
 }
+
+type EntryPlugin<E> = E extends readonly [infer P, unknown] ? P : E;
+type MembersOfPlugin<P> = P extends Plugin<any, any, infer M> ? M : {};
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** The stack members the plugins of a preset add (`stack.sync`, `stack.jobs`…). */
+export type PluginMembers<P extends readonly PluginEntry[]> = UnionToIntersection<MembersOfPlugin<EntryPlugin<P[number]>>>;
+
+/** The API of a plugin type. */
+export type ApiOf<P> = P extends Plugin<any, infer A, any> ? A : never;
 
 export interface ResolvedPlugin {
   plugin: Plugin;
@@ -34,7 +65,7 @@ export interface ResolvedPlugin {
 
 /**
  * Normalises a preset into set-up order: `false` entries dropped, duplicates and missing
- * requirements refused, and every plugin after the plugins it requires (stable otherwise).
+ * requirements refused, and every plugin after the plugins it requires or uses (stable otherwise).
  */
 export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[] {
   const byName = new Map<string, ResolvedPlugin>();
@@ -47,7 +78,7 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
       });
     }
     if (byName.has(plugin.name)) {
-      throw new DocstackError('DS_PLUGIN_DUPLICATE', `The plugin "${plugin.name}" is listed twice.`, {
+      throw new DocstackError('DS_PLUGIN_DUPLICATE', `The plugin "${plugin.name}" is listed twice; to change a preset plugin's options use withPlugin(preset, plugin, options).`, {
         details: { plugin: plugin.name },
       });
     }
@@ -76,11 +107,51 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
     }
     visiting.add(name);
     const resolved = byName.get(name)!;
-    for (const required of resolved.plugin.requires ?? []) place(required, [...chain, name]);
+    const before = [...(resolved.plugin.requires ?? []), ...(resolved.plugin.optional ?? []).filter((n) => byName.has(n))];
+    for (const required of before) place(required, [...chain, name]);
     visiting.delete(name);
     placed.add(name);
     ordered.push(resolved);
   };
   for (const name of byName.keys()) place(name, []);
   return ordered;
+}
+
+/** The setup context of one plugin: `use` limited to what it declares. */
+export function kernelFor(plugin: Plugin, base: Omit<Kernel, 'use'>, apiOf: (name: string) => unknown): Kernel {
+  const declared = new Set([...(plugin.requires ?? []), ...(plugin.optional ?? [])]);
+  return {
+    ...base,
+    use<Api>(other: Plugin<any, Api, any>): Api | undefined {
+      if (!declared.has(other.name)) {
+        throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', `The plugin "${plugin.name}" uses "${other.name}" without listing it in requires or optional.`, {
+          details: { plugin: plugin.name, requires: other.name },
+        });
+      }
+      return apiOf(other.name) as Api | undefined;
+    },
+  };
+}
+
+/**
+ * Replaces (or adds) a plugin's entry in a preset, keeping its place: the way to change the
+ * options of a preset plugin (listing it a second time is DS_PLUGIN_DUPLICATE).
+ */
+export function withPlugin<const P extends readonly PluginEntry[], Q extends Plugin<any, any, any>>(
+  preset: P,
+  plugin: Q,
+  options?: Q extends Plugin<infer O, any, any> ? O : never,
+): P {
+  const entry = (options === undefined ? plugin : [plugin, options]) as PluginEntry;
+  const nameOf = (e: PluginEntry) => (e ? (Array.isArray(e) ? (e[0] as Plugin).name : (e as Plugin).name) : undefined);
+  const index = preset.findIndex((e) => nameOf(e) === plugin.name);
+  const next = [...preset];
+  if (index >= 0) next[index] = entry;
+  else next.push(entry);
+  return next as unknown as P;
+}
+
+/** A preset without the named plugins. */
+export function withoutPlugins<const P extends readonly PluginEntry[]>(preset: P, ...names: string[]): PluginEntry[] {
+  return preset.filter((e) => e && !names.includes(Array.isArray(e) ? (e[0] as Plugin).name : (e as Plugin).name));
 }

@@ -11,7 +11,7 @@ import { claimFor, PrimaryKeyIndex, type KeyClaim } from './indexes/primary-keys
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
-import { resolvePlugins, type Kernel, type PluginEntry } from './plugin.js';
+import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMembers } from './plugin.js';
 import { readRaw, scanClass, type FindOptions, type GetOptions } from './reads.js';
 import { compileSelector, projectFields, type Selector } from './selector.js';
 import { openDatabase, type AdapterName, type Database } from './storage.js';
@@ -58,6 +58,8 @@ export class ClientStack extends EventEmitter {
   readonly classNames: ClassNamesIndex;
   private readonly pipeline: WritePipeline;
   private readonly liveClasses = new Map<string, Promise<Class>>();
+  /** what each plugin's setup returned, by plugin name (read with getApi) */
+  private readonly apis = new Map<string, unknown>();
   private state: 'opening' | 'open' | 'closing' | 'closed' = 'opening';
   private closing: Promise<void> | null = null;
   /** how many system patches this database has applied */
@@ -96,8 +98,13 @@ export class ClientStack extends EventEmitter {
     const db = await openDatabase(full);
     const stack = new ClientStack(name, full, db);
     try {
-      const kernel: Kernel = { hooks: stack.hooks, container: stack.container, stack };
-      for (const { plugin, options: pluginOptions } of plugins) await plugin.setup(kernel, pluginOptions);
+      const base = { hooks: stack.hooks, container: stack.container, stack };
+      for (const { plugin, options: pluginOptions } of plugins) {
+        const api = await plugin.setup(kernelFor(plugin, base, (name) => stack.apis.get(name)), pluginOptions);
+        stack.apis.set(plugin.name, api);
+        const members = plugin.members?.(api as never) ?? {};
+        for (const [member, value] of Object.entries(members)) stack.defineExtension(member, value);
+      }
       stack.patchCount = await applySystemPatches(db, expected);
       await stack.hooks.onOpen.promise(stack);
       stack.state = 'open';
@@ -315,10 +322,14 @@ export class ClientStack extends EventEmitter {
 
   // ---- extensions --------------------------------------------------------------------------
 
+  /** The API a plugin's setup returned, when that plugin (by name) is loaded; use `getApi`. */
+  apiOf(name: string): unknown {
+    return this.apis.get(name);
+  }
+
   /**
-   * Lets a plugin add a named API to this stack instance (`stack.jobs`, `stack.useDomain`…):
-   * a read-only own property, refused if the name is taken. Type it with declaration merging:
-   * `declare module 'docstack' { interface ClientStack { jobs: JobsApi } }`.
+   * Adds a read-only member to this stack object, refused if the name is taken. Plugins declare
+   * theirs with `members` (typed on the stack createStack returns); this is the mechanism.
    */
   defineExtension(name: string, value: unknown): void {
     if (name in this) {
@@ -373,10 +384,24 @@ export class ClientStack extends EventEmitter {
   }
 }
 
-/** Opens a stack: storage, plugins (in requirement order), system patches, then onOpen taps. */
-export async function createStack(options: StackOptions): Promise<ClientStack> {
+/** A stack opened with the plugins P: ClientStack plus the members those plugins add. */
+export type StackWith<P extends readonly PluginEntry[]> = ClientStack & PluginMembers<P>;
+
+/**
+ * Opens a stack: storage, plugins (in requirement order), system patches, then onOpen taps.
+ * Its type carries the members of the plugins given (`stack.sync` only with the sync plugin).
+ */
+export async function createStack<const P extends readonly PluginEntry[] = []>(options: Omit<StackOptions, 'plugins'> & { plugins?: P }): Promise<StackWith<P>> {
   if (!options || typeof options !== 'object') {
     throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'createStack needs an options object with name and adapter.');
   }
-  return ClientStack.create(options.name, options);
+  return (await ClientStack.create(options.name, options)) as StackWith<P>;
+}
+
+/**
+ * The API of a plugin on a stack, typed by the plugin object; undefined when the stack does not
+ * load a plugin of that name. `getApi(stack, jobsPlugin)?.run('nightly')`.
+ */
+export function getApi<Api>(stack: ClientStack, plugin: Plugin<any, Api, any>): Api | undefined {
+  return stack.apiOf(plugin.name) as Api | undefined;
 }

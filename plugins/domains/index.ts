@@ -3,16 +3,9 @@ import { KEYS } from '../../kernel/container.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { Domain } from './domain.js';
 import { followReferences, referenceCheck, validateReferences } from './references.js';
+import { domainErrorList } from './errors.js';
 import { DomainRegistry } from './registry.js';
 
-declare module '../../kernel/stack.js' {
-  interface ClientStack {
-    /** The live domain object of that name (domains plugin). */
-    useDomain(name: string): Promise<Domain>;
-    /** The domains plugin's registry: relation store and live domains. */
-    readonly domains: DomainRegistry;
-  }
-}
 
 /** Runs after the validation plugin's checks: a reference is checked once its value is valid. */
 const STAGE = 10;
@@ -23,17 +16,23 @@ const STAGE = 10;
  */
 export const domainsPlugin = definePlugin({
   name: 'domains',
-  setup({ hooks, container, stack }) {
+  errors: domainErrorList,
+  setup({ hooks, container, stack }): DomainRegistry {
     const registry = new DomainRegistry(stack);
-    stack.defineExtension('domains', registry);
-    stack.defineExtension('useDomain', (name: string) => registry.useByName(name));
     container.register(KEYS.referenceCheck, asValue(referenceCheck(registry)));
     hooks.validate.tapPromise({ name: 'domains', stage: STAGE }, (draft, ctx) => validateReferences(registry, draft, ctx));
     hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
       for (const doc of docs) await followReferences(registry, doc, ctx);
     });
     hooks.onClose.tap('domains', () => registry.close());
+    return registry;
   },
+  members: (registry) => ({
+    /** The domains plugin's registry: relation store and live domains. */
+    domains: registry,
+    /** The live domain object of that name. */
+    useDomain: (name: string): Promise<Domain> => registry.useByName(name),
+  }),
 });
 
 export { Domain } from './domain.js';

@@ -3,6 +3,7 @@ import { DocstackError } from '../../kernel/errors.js';
 import { Keyring } from './keyring.js';
 import { rotateScope, type RotationProgress } from './rotation.js';
 import { PlainCache, Sealer, scopeOf } from './sealing.js';
+import { encryptionErrorList } from './errors.js';
 import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
 
 export interface KeyringApi {
@@ -15,14 +16,13 @@ export interface KeyringApi {
   rotateScope(scope: string, options?: { batchSize?: number }): Promise<RotationProgress>;
 }
 
-declare module '../../kernel/stack.js' {
-  interface ClientStack {
-    /** Opens the keyring with its passphrase (creates it on the first unlock of a database). */
-    unlock(passphrase: string): Promise<void>;
-    /** Forgets every unwrapped key and decrypted value. */
-    lock(): void;
-    readonly keyring: KeyringApi;
-  }
+/** The encryption plugin's API (`getApi(stack, encryptionPlugin)`); the stack carries its members. */
+export interface EncryptionApi {
+  /** Opens the keyring with its passphrase (creates it on the first unlock of a database). */
+  unlock(passphrase: string): Promise<void>;
+  /** Forgets every unwrapped key and decrypted value. */
+  lock(): void;
+  readonly keyring: KeyringApi;
 }
 
 /** After the validation plugin's defaults and checks; before anything else seals or reads. */
@@ -36,16 +36,12 @@ const OPEN_STAGE = -200;
  */
 export const encryptionPlugin = definePlugin({
   name: 'encryption',
-  setup({ hooks, stack }) {
+  errors: encryptionErrorList,
+  setup({ hooks, stack }): EncryptionApi {
     const keyring = new Keyring(stack);
     const cache = new PlainCache();
     const sealer = new Sealer(keyring, cache);
 
-    stack.defineExtension('unlock', (passphrase: string) => keyring.unlock(passphrase));
-    stack.defineExtension('lock', () => {
-      keyring.lock();
-      cache.clear();
-    });
     const api: KeyringApi = {
       get unlocked() {
         return keyring.unlocked;
@@ -56,7 +52,6 @@ export const encryptionPlugin = definePlugin({
       importScope: (bundle, opener) => importScope(keyring, bundle, opener),
       rotateScope: (scope, options = {}) => rotateScope(stack, keyring, scope, options.batchSize),
     };
-    stack.defineExtension('keyring', api);
 
     hooks.onOpen.tapPromise({ name: 'encryption', stage: 10 }, () => keyring.ensureClass());
     hooks.beforeValidate.tapPromise({ name: 'encryption', stage: OPEN_STAGE }, (draft, ctx) => sealer.openDraft(draft, ctx));
@@ -81,7 +76,16 @@ export const encryptionPlugin = definePlugin({
       keyring.lock();
       cache.clear();
     });
+    return {
+      unlock: (passphrase: string) => keyring.unlock(passphrase),
+      lock: () => {
+        keyring.lock();
+        cache.clear();
+      },
+      keyring: api,
+    };
   },
+  members: (api) => ({ unlock: api.unlock, lock: api.lock, keyring: api.keyring }),
 });
 
 export type { ScopeBundle, Recipient, Opener } from './sharing.js';

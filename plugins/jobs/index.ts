@@ -8,17 +8,11 @@ import { JobLocks } from './lock.js';
 import { RunStore } from './run-store.js';
 import { JobRunner } from './runner.js';
 import { Scheduler } from './scheduler.js';
+import { jobErrorList } from './errors.js';
 import type { JobsApi } from './types.js';
 
 export { JOB_HANDLERS, JobHandlerRegistry, registerJobHandler } from './handlers.js';
 export * from './types.js';
-
-declare module '../../kernel/stack.js' {
-  interface ClientStack {
-    /** Jobs (plugins/jobs): define, run and inspect jobs. Present only when the plugin is loaded. */
-    jobs: JobsApi;
-  }
-}
 
 export interface JobsOptions {
   /** which jobs this stack's scheduler runs: `any` ones and its own platform's (default client) */
@@ -52,10 +46,11 @@ function resolveOptions(options: JobsOptions | undefined): Required<JobsOptions>
  * Jobs: `~Job` documents naming a handler registered in code, run by hand (`stack.jobs.run`),
  * by triggers, or by a cron schedule; every attempt recorded as a `~JobRun`. See docs/jobs.md.
  */
-export const jobsPlugin = definePlugin<JobsOptions | undefined>({
+export const jobsPlugin = definePlugin({
   name: 'jobs',
   requires: ['validation'],
-  setup(kernel, pluginOptions) {
+  errors: jobErrorList,
+  setup(kernel, pluginOptions: JobsOptions | undefined): JobsApi {
     const options = resolveOptions(pluginOptions);
     const { stack, hooks } = kernel;
     const handlers = createHandlerRegistry(kernel);
@@ -63,7 +58,7 @@ export const jobsPlugin = definePlugin<JobsOptions | undefined>({
     const runs = new RunStore(stack);
     const runner = new JobRunner({ stack, jobs, runs, handlers, locks: new JobLocks(stack.db) });
     const scheduler = options.scheduler ? new Scheduler({ stack, jobs, runs, runner, platform: options.platform, tickMs: options.tickMs }) : null;
-    stack.defineExtension('jobs', createJobsApi({ stack, jobs, runs, runner, handlers, changed: () => scheduler?.poke() }));
+    const api = createJobsApi({ stack, jobs, runs, runner, handlers, changed: () => scheduler?.poke() });
 
     hooks.onOpen.tapPromise({ name: 'jobs', stage: OPEN_STAGE }, async (opened) => {
       await ensureJobClasses(opened);
@@ -78,5 +73,8 @@ export const jobsPlugin = definePlugin<JobsOptions | undefined>({
       scheduler?.stop();
       runner.abandon();
     });
+    return api;
   },
+  /** `stack.jobs`: the specification's jobs API on the stack object. */
+  members: (api) => ({ jobs: api }),
 });

@@ -2,11 +2,12 @@ import { DocstackError } from '../../kernel/errors.js';
 
 /** A failed login at the remote node: DS_SYNC_LOGIN, with the HTTP status in details. */
 export class SyncLoginError extends DocstackError {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super('DS_SYNC_LOGIN', message, { details: { status } });
+  /** the HTTP status the remote answered (undefined: it answered without a token) */
+  readonly remoteStatus?: number;
+
+  constructor(message: string, remoteStatus?: number) {
+    super('DS_SYNC_LOGIN', message, { details: { status: remoteStatus } });
+    if (remoteStatus !== undefined) this.remoteStatus = remoteStatus;
   }
 }
 

@@ -8,6 +8,7 @@ import { definePlugin } from '../../kernel/plugin.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { registerPouchPlugin } from '../../kernel/storage.js';
 import { authenticatedFetch, type SyncAuth } from './auth.js';
+import { syncErrorList } from './errors.js';
 
 export { SyncLoginError, type SyncAuth } from './auth.js';
 
@@ -34,11 +35,10 @@ export interface SyncResult {
   cancelled?: boolean;
 }
 
-declare module '../../kernel/stack.js' {
-  interface ClientStack {
-    /** Replicates both ways with a remote CouchDB-protocol endpoint (a docstack node), authenticated. */
-    sync(options: SyncOptions): SyncHandle;
-  }
+/** The sync plugin's API; `stack.sync` is its member on the stack object. */
+export interface SyncApi {
+  /** Replicates both ways with a remote CouchDB-protocol endpoint (a docstack node), authenticated. */
+  sync(options: SyncOptions): SyncHandle;
 }
 
 type PouchSync = EventEmitter & PromiseLike<SyncResult> & { cancel(): void };
@@ -51,16 +51,18 @@ type PouchStatic = typeof PouchDB & { fetch: (url: string | Request, init?: Requ
  */
 export const syncPlugin = definePlugin({
   name: 'sync',
-  setup({ hooks, stack }) {
+  errors: syncErrorList,
+  setup({ hooks, stack }): SyncApi {
     registerPouchPluginsOnce();
     const running = new Set<PouchSync>();
-    stack.defineExtension('sync', (options: SyncOptions) => startSync(stack, options, running));
     // a live sync would keep writing into a closed store
     hooks.onClose.tap('sync', () => {
       for (const sync of running) sync.cancel();
       running.clear();
     });
+    return { sync: (options: SyncOptions) => startSync(stack, options, running) };
   },
+  members: (api) => ({ sync: api.sync }),
 });
 
 /** registerPouchPlugin adds each plugin once per process; the checks cover a plugin registered by other code. */

@@ -2,6 +2,7 @@ import { asValue } from 'awilix';
 import { KEYS } from '../../kernel/container.js';
 import { DocstackError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { triggerErrorList } from './errors.js';
 import { ensureFailureClass } from './failures.js';
 import { createTriggerCheck } from './model.js';
 import { TRIGGER_HANDLERS, TriggerHandlerRegistry } from './registry.js';
@@ -51,10 +52,12 @@ function readMaxDepth(options: TriggersOptions | undefined): number {
  * after-triggers react once a document is stored, report their failures (a `~TriggerFailure`
  * record and a `trigger:failed` event) and may start a job. See docs/triggers.md.
  */
-export const triggersPlugin = definePlugin<TriggersOptions | undefined>({
+export const triggersPlugin = definePlugin({
   name: 'triggers',
   requires: ['validation'],
-  setup({ hooks, container, stack }, options) {
+  optional: ['jobs'],
+  errors: triggerErrorList,
+  setup({ hooks, container, stack }, options: TriggersOptions | undefined) {
     const maxDepth = readMaxDepth(options);
     const registry = new TriggerHandlerRegistry();
     container.register(TRIGGER_HANDLERS, asValue(registry));

@@ -1,20 +1,13 @@
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { ClientStack } from '../../kernel/stack.js';
+import { getApi } from '../../kernel/stack.js';
+import { jobsPlugin } from '../jobs/index.js';
 import type { TriggerModel } from './model.js';
 
-/**
- * The part of the jobs plugin's `stack.jobs` API that triggers use. Typed here rather than
- * imported: the triggers plugin works without the jobs plugin and must not declare `jobs`.
- */
-interface JobsApi {
-  run(name: string, params?: Record<string, unknown>, options?: { trigger?: 'event'; depth?: number }): Promise<unknown>;
-  get(name: string): Promise<unknown>;
-}
-
-function jobsOf(stack: ClientStack): JobsApi | undefined {
-  const jobs = (stack as unknown as { jobs?: Partial<JobsApi> }).jobs;
-  return jobs && typeof jobs.run === 'function' && typeof jobs.get === 'function' ? (jobs as JobsApi) : undefined;
+/** The jobs plugin's API when this stack loads it (triggers list jobs as optional). */
+function jobsOf(stack: ClientStack) {
+  return getApi(stack, jobsPlugin);
 }
 
 function unknownJob(trigger: string, job: string, why: string): DocstackError {

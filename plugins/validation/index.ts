@@ -4,6 +4,7 @@ import type { WriteContext } from '../../kernel/hooks.js';
 import type { ValueCheck } from '../../kernel/model/attribute.js';
 import type { Doc } from '../../kernel/model/types.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { validationErrorList } from './errors.js';
 import { attributeSchema } from './attribute-schema.js';
 import { checkShape, checkValue, compileClass } from './class-validator.js';
 import { formatDate } from './dates.js';
@@ -18,6 +19,7 @@ const DEFAULTS_STAGE = -100;
  */
 export const validationPlugin = definePlugin({
   name: 'validation',
+  errors: validationErrorList,
   setup({ hooks, container, stack }) {
     hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx));
 

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
-import { DocstackError, type ErrorCode } from '../../kernel/errors.js';
+import { DocstackError } from '../../kernel/errors.js';
+import '../errors-codes.js'; // registers the node's own codes and their statuses
 
 /**
  * JSON errors of the server node: `{ error, reason }` (CouchDB's shape, so stock PouchDB
@@ -29,39 +30,13 @@ export function httpError(res: Response, status: number, error: string, reason: 
   res.status(status).json({ error, reason, ...extra });
 }
 
-/** Codes that mean "someone else got there first" rather than "your input is wrong". */
-const CONFLICTS = new Set<ErrorCode>([
-  'DS_CLASS_EXISTS',
-  'DS_DOC_EXISTS',
-  'DS_DOC_CONFLICT',
-  'DS_UNIQUE_VIOLATION',
-  'DS_TRIGGER_EXISTS',
-  'DS_JOB_EXISTS',
-  'DS_JOB_DISABLED',
-  'DS_DOMAIN_EXISTS',
-  'DS_RELATION_EXISTS',
-  'DS_ENCRYPTION_SCOPE_EXISTS',
-]);
-
-/** Faults of the node itself (configuration, storage): never the caller's to fix. */
-const SERVER_FAULTS = new Set<ErrorCode>(['DS_PLUGIN_INVALID', 'DS_PLUGIN_DUPLICATE', 'DS_PLUGIN_MISSING_REQUIREMENT', 'DS_STACK_OPTIONS_INVALID', 'DS_STACK_PATCH_COUNT', 'DS_STORAGE_ADAPTER_UNKNOWN', 'DS_JOB_TIMEOUT']);
-
 /**
- * The HTTP status for any thrown value: DocstackError codes by family; errors that carry their
+ * The HTTP status for any thrown value: a DocstackError's registered status; errors that carry their
  * own 4xx/5xx status (body-parser's 413 and JSON syntax 400) keep it; anything else is a 500.
  */
 export function statusOf(err: unknown): number {
-  if (err instanceof DocstackError) {
-    const code = err.code;
-    if (CONFLICTS.has(code)) return 409;
-    if (code.startsWith('DS_AUTHZ_')) return 403; // the caller may not do this, whatever the input
-    if (code.endsWith('_NOT_FOUND')) return 404;
-    if (code === 'DS_STACK_CLOSED') return 503; // a reset or shutdown is under way: retry
-    if (SERVER_FAULTS.has(code)) return 500;
-    // DS_VALIDATION_*, DS_ATTRIBUTE_*, DS_CLASS_INVALID/MISSING, DS_DOC_*, DS_QUERY_*, triggers,
-    // domains, relations, encryption refusals: the request was refused as given
-    return 400;
-  }
+  // every code carries the status it was registered with (kernel/errors.ts, each plugin's errors.ts)
+  if (err instanceof DocstackError) return err.status;
   const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) return status;
   return 500;

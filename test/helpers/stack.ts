@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { createStack, DocstackError, type ClientStack, type ErrorCode, type PluginEntry, type StackOptions } from '../../index.js';
-import { browser } from '../../plugins.config.js';
+import { browser, type BrowserStack } from '../../plugins.config.js';
 
 let counter = 0;
 const open: ClientStack[] = [];
@@ -21,14 +21,14 @@ export function uniqueName(prefix = 'test'): string {
 }
 
 /** A memory stack with the browser preset, closed after the test. */
-export async function memoryStack(options: Partial<StackOptions> = {}): Promise<ClientStack> {
-  const stack = await createStack({ name: uniqueName(), adapter: 'memory', plugins: browser, ...options });
+export async function memoryStack(options: Partial<StackOptions> = {}): Promise<BrowserStack> {
+  const stack = (await createStack({ name: uniqueName(), adapter: 'memory', plugins: browser, ...options })) as BrowserStack;
   open.push(stack);
   return stack;
 }
 
 /** Closes with the other stacks after the test (for stacks opened by hand). */
-export function track(stack: ClientStack): ClientStack {
+export function track<S extends ClientStack>(stack: S): S {
   open.push(stack);
   return stack;
 }

@@ -1,8 +1,9 @@
+import type { BrowserStack } from '../../plugins.config.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Class, DocstackError, type ClientStack } from '../../index.js';
+import { Class, DocstackError } from '../../index.js';
 import { memoryStack, refusal } from '../helpers/stack.js';
 
-let stack: ClientStack;
+let stack: BrowserStack;
 const count = async (className = 'Task', includeInactive = false) => (await stack.findDocuments(className, {}, { includeInactive })).length;
 
 beforeEach(async () => {

@@ -1,25 +1,92 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DocstackError, ERROR_CODES, isDocstackError } from '../../index.js';
+import { createError, createStack, definePlugin, DocstackError, isDocstackError, registeredErrors } from '../../index.js';
+import '../../plugins.config.js'; // every built-in plugin registers its codes as it loads
+import '../../server/errors-codes.js';
+import { expectRefused, track, uniqueName } from '../helpers/stack.js';
+
+const root = new URL('../../', import.meta.url);
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(new URL(dir, root), { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await sourceFiles(path)));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(path);
+  }
+  return files;
+}
 
 describe('error codes', () => {
   it('are documented in docs/errors.md, and the page lists no code that does not exist', async () => {
-    const page = await readFile(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const page = await readFile(new URL('docs/errors.md', root), 'utf8');
     const documented = new Set(page.match(/`DS_[A-Z_]+`/g)?.map((c) => c.slice(1, -1)));
-    const defined = new Set(Object.keys(ERROR_CODES));
+    const defined = new Set(registeredErrors().keys());
     expect([...defined].filter((c) => !documented.has(c))).toEqual([]);
     expect([...documented].filter((c) => !defined.has(c))).toEqual([]);
   });
 
-  it('are stable strings prefixed DS_ grouped by area', () => {
-    for (const code of Object.keys(ERROR_CODES)) expect(code).toMatch(/^DS_[A-Z]+_[A-Z_]+$/);
+  it('every code the engine and the node throw is registered (no typo reaches a caller)', async () => {
+    const used = new Set<string>();
+    for (const dir of ['kernel', 'plugins', 'server']) {
+      for (const file of await sourceFiles(dir)) {
+        for (const match of (await readFile(new URL(file, root), 'utf8')).matchAll(/'(DS_[A-Z_]+)'/g)) used.add(match[1]);
+      }
+    }
+    expect(used.size).toBeGreaterThan(50);
+    expect([...used].filter((code) => !registeredErrors().has(code))).toEqual([]);
   });
 
-  it('carry code, message, path and details, and serialise to JSON', () => {
+  it('are stable strings prefixed DS_, each with an owner and an HTTP error status', () => {
+    for (const [code, spec] of registeredErrors()) {
+      expect(code).toMatch(/^DS_[A-Z]+_[A-Z_]+$/);
+      expect(spec.status).toBeGreaterThanOrEqual(400);
+      expect(spec.owner).not.toBe('unassigned');
+    }
+    expect(registeredErrors().get('DS_JOB_NOT_FOUND')).toMatchObject({ owner: 'jobs', status: 404 });
+    expect(registeredErrors().get('DS_UNIQUE_VIOLATION')).toMatchObject({ owner: 'kernel', status: 409 });
+    expect(registeredErrors().get('DS_AUTHZ_SCHEMA')).toMatchObject({ owner: 'server', status: 403 });
+  });
+
+  it('carry code, message, path, details and status, and serialise to JSON', () => {
     const err = new DocstackError('DS_VALIDATION_MANDATORY', '"title" is mandatory.', { path: 'title', details: { a: 1 } });
     expect(err).toBeInstanceOf(Error);
+    expect(err.status).toBe(400);
+    expect(new DocstackError('DS_DOC_NOT_FOUND', 'gone').status).toBe(404);
     expect(isDocstackError(err, 'DS_VALIDATION_MANDATORY')).toBe(true);
     expect(isDocstackError(err, 'DS_VALIDATION_TYPE')).toBe(false);
     expect(JSON.parse(JSON.stringify(err))).toMatchObject({ code: 'DS_VALIDATION_MANDATORY', path: 'title', message: '"title" is mandatory.' });
+  });
+
+  it('a third-party plugin defines its own codes with createError, owned by it', async () => {
+    const AuditFull = createError('ACME_AUDIT_FULL', 'The audit log is full.', { status: 507 });
+    const audit = definePlugin({
+      name: 'acme-audit',
+      errors: [AuditFull],
+      setup: ({ hooks }) => {
+        hooks.validate.tap('acme-audit', () => {
+          throw AuditFull('No room for another entry.', { details: { limit: 0 } });
+        });
+      },
+    });
+    expect(registeredErrors().get('ACME_AUDIT_FULL')).toMatchObject({ owner: 'acme-audit', status: 507 });
+    const stack = track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: [audit] }));
+    const { Class } = await import('../../index.js');
+    await Class.create(stack, 'Note', 'class', '', { text: { type: 'string' } });
+    const err = await expectRefused(stack.createDoc({ '~class': 'Note', text: 'x' }), 'ACME_AUDIT_FULL');
+    expect(err.status).toBe(507);
+    expect(err.message).toBe('No room for another entry.');
+    expect(await stack.findDocuments('Note')).toEqual([]);
+  });
+
+  it('refuses a malformed code, a non-error status, and a code two owners claim', () => {
+    expect(() => createError('lowercase', 'x')).toThrow(DocstackError);
+    expect(() => createError('ACME_X_Y', 'x', { status: 200 })).toThrow(/HTTP error status/);
+    expect(() => createError('DS_JOB_NOT_FOUND', 'something else')).toThrow(/another meaning/);
+    const Mine = createError('ACME_SHARED_CODE', 'Shared.');
+    definePlugin({ name: 'first-owner', errors: [Mine], setup: () => undefined });
+    expect(() => definePlugin({ name: 'second-owner', errors: [Mine], setup: () => undefined })).toThrow(/belongs to first-owner/);
   });
 });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createStack, definePlugin, DocstackError, KEYS, type Plugin } from '../../index.js';
+import { createStack, definePlugin, DocstackError, getApi, jobsPlugin, KEYS, validationPlugin, withPlugin, withoutPlugins, type Plugin, type PluginEntry } from '../../index.js';
 import { browser, server } from '../../plugins.config.js';
 import { browserWithout, refusal, track, uniqueName } from '../helpers/stack.js';
 
-const open = (plugins: Parameters<typeof createStack>[0]['plugins']) =>
-  createStack({ name: uniqueName('plugins'), adapter: 'memory', plugins }).then(track);
+const open = <const P extends readonly PluginEntry[]>(plugins: P) => createStack({ name: uniqueName('plugins'), adapter: 'memory', plugins }).then(track);
 
 describe('plugin registry', () => {
   it('refuses two plugins with one name', async () => {
@@ -215,5 +214,48 @@ describe('the write pipeline', () => {
     expect((stack as unknown as { greeter: typeof api }).greeter.hello()).toBe('hi');
     expect((await refusal(open([adds, again]))).code).toBe('DS_PLUGIN_DUPLICATE');
     expect((await refusal(open([definePlugin({ name: 'clash', setup: ({ stack: s }) => s.defineExtension('createDoc', 1) })]))).code).toBe('DS_PLUGIN_DUPLICATE');
+  });
+
+  it('types and serves plugin APIs: getApi by plugin object, members only for the plugins given', async () => {
+    const greeter = definePlugin({
+      name: 'greeter',
+      setup: () => ({ hello: (who: string) => `hello ${who}` }),
+      members: (api) => ({ greet: api.hello }),
+    });
+    const withGreeter = await open([greeter]);
+    expect(withGreeter.greet('ann')).toBe('hello ann'); // typed: greet exists on this stack's type
+    expect(getApi(withGreeter, greeter)?.hello('bob')).toBe('hello bob');
+
+    const plain = await open([validationPlugin]);
+    // @ts-expect-error a stack opened without the jobs plugin has no `jobs` member, in its type too
+    expect(plain.jobs).toBeUndefined();
+    expect(getApi(plain, jobsPlugin)).toBeUndefined();
+    expect(getApi(plain, greeter)).toBeUndefined();
+  });
+
+  it("limits use() in setup to the plugins a plugin declares (requires or optional)", async () => {
+    const base = definePlugin({ name: 'base', setup: () => ({ n: 41 }) });
+    let seen: number | undefined;
+    const declared = definePlugin({ name: 'declared', requires: ['base'], setup: ({ use }) => void (seen = use(base)!.n + 1) });
+    await open([declared, base]);
+    expect(seen).toBe(42);
+
+    const optional = definePlugin({ name: 'optional-user', optional: ['base'], setup: ({ use }) => void (seen = use(base)?.n) });
+    await open([optional]);
+    expect(seen).toBeUndefined(); // optional and absent: undefined, not an error
+
+    const sneaky = definePlugin({ name: 'sneaky', setup: ({ use }) => void use(base) });
+    const err = await refusal(open([base, sneaky]));
+    expect(err.code).toBe('DS_PLUGIN_MISSING_REQUIREMENT');
+    expect(err.message).toContain('without listing it');
+  });
+
+  it('withPlugin replaces a preset entry in place (changing its options), withoutPlugins drops entries', async () => {
+    const custom = withPlugin(browser, jobsPlugin, { platform: 'server', scheduler: false });
+    expect(custom).toHaveLength(browser.length);
+    expect(custom.find((e) => Array.isArray(e) && e[0] === jobsPlugin)).toEqual([jobsPlugin, { platform: 'server', scheduler: false }]);
+    const stack = await open(custom);
+    expect(typeof stack.jobs.define).toBe('function');
+    expect(withoutPlugins(browser, 'sync', 'retention').map((e) => (Array.isArray(e) ? e[0].name : (e as Plugin).name))).not.toContain('sync');
   });
 });

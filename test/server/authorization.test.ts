@@ -1,3 +1,4 @@
+import type { ClientStack } from '../../index.js';
 /**
  * Who may write what, on every write path of the node: replication `_bulk_docs`
  * (`new_edits: false`, as PouchDB pushes), `PUT /db/<name>/<id>`, and the private schema routes.
@@ -6,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Class, type ClientStack } from '../../index.js';
+import { Class, getApi, jobsPlugin } from '../../index.js';
 import { createUser } from '../../server/auth/index.js';
 import { createServerNode, type ServerNode } from '../../server/node.js';
 import { tempDir } from '../helpers/stack.js';
@@ -138,7 +139,7 @@ describe('engine-internal documents are written by the engine only', () => {
     const job = internalDocs()[0];
     const lines = await bulk(userToken, [{ ...job, ...revFrom() }]);
     expectRefusedLine(lines, job._id as string, 'DS_AUTHZ_INTERNAL');
-    expect(await stack.jobs.get(job.name as string)).toBeNull();
+    expect(await getApi(stack, jobsPlugin)!.get(job.name as string)).toBeNull();
     expect((await stack.findDocuments('~User')).length).toBe(usersBefore);
     expect((await login(url, USER.username, USER.password)).status).toBe(200);
   });
@@ -291,7 +292,7 @@ describe('who may read what over replication', () => {
   let customerId: string;
 
   beforeAll(async () => {
-    await stack.jobs.define({ name: 'nightly', handler: 'retention.sweep', params: { className: 'Customer', olderThanDays: 365 } });
+    await getApi(stack, jobsPlugin)!.define({ name: 'nightly', handler: 'retention.sweep', params: { className: 'Customer', olderThanDays: 365 } });
     jobId = ((await stack.findDocuments('~Job', { name: 'nightly' }))[0] as { _id: string })._id;
     customerId = (await stack.createDoc({ '~class': 'Customer', email: 'reader@example.com', name: 'Reader' }))._id;
   });

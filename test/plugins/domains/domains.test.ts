@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, Domain, type ClientStack } from '../../../index.js';
-import { browser } from '../../../plugins.config.js';
+import { Class, createStack, Domain } from '../../../index.js';
+import { browser, type BrowserStack } from '../../../plugins.config.js';
 import { expectRefused, memoryStack, tempDir, track, uniqueName } from '../../helpers/stack.js';
 
-async function people(stack?: ClientStack) {
+async function people(stack?: BrowserStack) {
   const s = stack ?? (await memoryStack());
   await Class.create(s, 'Person', 'class', '', { name: { type: 'string', primaryKey: true } });
   await Class.create(s, 'Car', 'class', '', { plate: { type: 'string', primaryKey: true } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, createStack, Domain, definePlugin } from '../../../index.js';
+import { Attribute, Class, createStack, Domain, definePlugin, domainsPlugin } from '../../../index.js';
 import { browser } from '../../../plugins.config.js';
 import { expectRefused, memoryStack, track, uniqueName } from '../../helpers/stack.js';
 
@@ -116,8 +116,9 @@ describe('a third-party plugin can use domains', () => {
     const counter = definePlugin({
       name: 'relation-counter',
       requires: ['domains'],
-      setup: ({ stack }) => {
-        stack.on('relation', () => void stack.useDomain('owns').then(async (d) => counts.push((await d.getRelations()).length)));
+      setup: ({ stack, use }) => {
+        const domains = use(domainsPlugin)!;
+        stack.on('relation', () => void domains.useByName('owns').then(async (d) => counts.push((await d.getRelations()).length)));
       },
     });
     const stack = track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: [...browser, counter] }));

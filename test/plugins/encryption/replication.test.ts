@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createStack, type ClientStack } from '../../../index.js';
-import { browser, server } from '../../../plugins.config.js';
+import { createStack } from '../../../index.js';
+import { browser, server, type BrowserStack } from '../../../plugins.config.js';
 import { expectRefused, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { PASSPHRASE, replicate, secretClasses } from './setup.js';
 
@@ -15,7 +15,7 @@ async function filesContain(dir: string, needle: string): Promise<boolean> {
   return false;
 }
 
-async function leveldbStack(dataDir: string, plugins: typeof browser): Promise<ClientStack> {
+async function leveldbStack(dataDir: string, plugins: typeof browser | typeof server): Promise<BrowserStack> {
   return track(await createStack({ name: uniqueName('enc'), adapter: 'leveldb', dataDir, plugins }));
 }
 

@@ -1,5 +1,6 @@
+import type { BrowserStack } from '../../../plugins.config.js';
 import { describe, expect, it } from 'vitest';
-import { createStack, definePlugin, type ClientStack } from '../../../index.js';
+import { createStack, definePlugin } from '../../../index.js';
 import { jobsPlugin, registerJobHandler, JOB_CLASS, JOB_HANDLERS, JobHandlerRegistry } from '../../../plugins/jobs/index.js';
 import { browserWithout, expectRefused, memoryStack, uniqueName } from '../../helpers/stack.js';
 import { jobsStack } from './helpers.js';
@@ -7,15 +8,15 @@ import { jobsStack } from './helpers.js';
 const noop = async () => undefined;
 
 /** Every ~Job document, inactive ones included: refusals must leave this unchanged. */
-async function storedJobs(stack: ClientStack) {
+async function storedJobs(stack: BrowserStack) {
   return stack.findDocuments(JOB_CLASS, {}, { includeInactive: true });
 }
 
 describe('jobs: the job model', () => {
-  it('ensures the ~Job and ~JobRun classes on open and adds stack.jobs (typed through ClientStack)', async () => {
+  it('ensures the ~Job and ~JobRun classes on open and adds stack.jobs (typed through BrowserStack)', async () => {
     const stack = await jobsStack({ handlers: { noop } });
     expect(await stack.listClasses()).toEqual(expect.arrayContaining(['~Job', '~JobRun']));
-    const api: ClientStack['jobs'] = stack.jobs;
+    const api: BrowserStack['jobs'] = stack.jobs;
     expect(api.handlers()).toEqual(['noop']);
     expect(stack.container.resolve<JobHandlerRegistry>(JOB_HANDLERS)).toBeInstanceOf(JobHandlerRegistry);
   });

@@ -1,6 +1,10 @@
 import type { ClientStack, PluginEntry, StackOptions } from '../../../index.js';
+import type { BrowserStack } from '../../../plugins.config.js';
 import { definePlugin } from '../../../kernel/plugin.js';
-import { jobsPlugin, registerJobHandler, type JobHandler, type JobsOptions } from '../../../plugins/jobs/index.js';
+import { jobsPlugin, registerJobHandler, type JobHandler, type JobsApi, type JobsOptions } from '../../../plugins/jobs/index.js';
+
+/** A stack with the jobs plugin. */
+export type JobsStack = ClientStack & { jobs: JobsApi };
 import { browserWithout, memoryStack } from '../../helpers/stack.js';
 
 /** A job plugin for tests: registers the given handlers (as a third-party plugin would). */
@@ -21,12 +25,12 @@ export interface JobsStackOptions extends Partial<StackOptions> {
 }
 
 /** The plugin list of a jobs test stack (scheduler off unless asked for: tests start runs by hand). */
-export function jobsPlugins(options: JobsStackOptions = {}): PluginEntry[] {
-  return [...browserWithout('jobs', 'retention'), [jobsPlugin, { scheduler: false, ...options.jobs }], handlersPlugin(options.handlers ?? {}), ...(options.extra ?? [])];
+export function jobsPlugins(options: JobsStackOptions = {}) {
+  return [...browserWithout('jobs', 'retention'), [jobsPlugin, { scheduler: false, ...options.jobs }] as const, handlersPlugin(options.handlers ?? {}), ...(options.extra ?? [])] as const;
 }
 
 /** A memory stack with the jobs plugin and the given handlers, closed after the test. */
-export async function jobsStack(options: JobsStackOptions = {}): Promise<ClientStack> {
+export async function jobsStack(options: JobsStackOptions = {}): Promise<BrowserStack> {
   const { jobs: _jobs, handlers: _handlers, extra: _extra, ...stackOptions } = options;
   return memoryStack({ ...stackOptions, plugins: jobsPlugins(options) });
 }

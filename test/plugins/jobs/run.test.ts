@@ -1,11 +1,12 @@
+import type { BrowserStack } from '../../../plugins.config.js';
 import { describe, expect, it } from 'vitest';
-import { createStack, DocstackError, type ClientStack } from '../../../index.js';
+import { createStack, DocstackError } from '../../../index.js';
 import { RUN_CLASS, type JobFinishedEvent, type JobRunDoc, type JobStartedEvent } from '../../../plugins/jobs/index.js';
 import { expectRefused, track, uniqueName } from '../../helpers/stack.js';
 import { gate, jobsPlugins, jobsStack, sleep } from './helpers.js';
 
 /** Statuses a run record went through, from the stack's change events. */
-function recordStatuses(stack: ClientStack): Map<string, string[]> {
+function recordStatuses(stack: BrowserStack): Map<string, string[]> {
   const seen = new Map<string, string[]>();
   stack.on('change', (change: { className: string; id: string; doc: { status: string } }) => {
     if (change.className !== RUN_CLASS) return;

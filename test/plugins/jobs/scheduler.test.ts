@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { createStack, type ClientStack } from '../../../index.js';
+import { createStack } from '../../../index.js';
 import type { JobRunDoc } from '../../../plugins/jobs/index.js';
 import { tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { jobsPlugins, jobsStack, sleep, waitFor } from './helpers.js';
+import type { JobsStack } from './helpers.js';
 
 const EVERY_SECOND = '* * * * * *';
 const handlers = { tick: async () => ({ at: Date.now() }) };
 
-async function scheduledRuns(stack: ClientStack, job: string): Promise<JobRunDoc[]> {
+async function scheduledRuns(stack: JobsStack, job: string): Promise<JobRunDoc[]> {
   return (await stack.jobs.runs(job)).filter((r) => r.trigger === 'schedule');
 }
 
 /** The finished scheduled runs of a job, or undefined while there are none (for waitFor). */
-async function finishedRuns(stack: ClientStack, job: string): Promise<JobRunDoc[] | undefined> {
+async function finishedRuns(stack: JobsStack, job: string): Promise<JobRunDoc[] | undefined> {
   const done = (await scheduledRuns(stack, job)).filter((r) => r.status === 'SUCCESS');
   return done.length > 0 ? done : undefined;
 }

@@ -1,12 +1,13 @@
+import type { BrowserStack } from '../../../plugins.config.js';
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, type ClientStack } from '../../../index.js';
+import { Class, createStack } from '../../../index.js';
 import { jobsPlugin, RUN_CLASS } from '../../../plugins/jobs/index.js';
 import { RETENTION_SWEEP, retentionPlugin } from '../../../plugins/retention/index.js';
 import { browserWithout, expectRefused, memoryStack, uniqueName } from '../../helpers/stack.js';
 
 const DAY_MS = 86_400_000;
 
-async function retentionStack(): Promise<ClientStack> {
+async function retentionStack(): Promise<BrowserStack> {
   return memoryStack({ plugins: [...browserWithout('jobs', 'retention'), [jobsPlugin, { scheduler: false }], retentionPlugin] });
 }
 
@@ -14,7 +15,7 @@ async function retentionStack(): Promise<ClientStack> {
  * Ten Log documents (keys k0…k9), the first `old` of them made `ageDays` old by writing
  * `~createTimestamp` straight to storage (the pipeline never lets a caller set it).
  */
-async function seedLogs(stack: ClientStack, old: number, ageDays = 40): Promise<string[]> {
+async function seedLogs(stack: BrowserStack, old: number, ageDays = 40): Promise<string[]> {
   await Class.create(stack, 'Log', 'class', 'log lines', { key: { type: 'string', primaryKey: true }, text: { type: 'string' } });
   const docs = await stack.createDocs(Array.from({ length: 10 }, (_, i) => ({ '~class': 'Log', key: `k${i}`, text: `line ${i}` })));
   const aged = docs.slice(0, old).map((d) => d._id);

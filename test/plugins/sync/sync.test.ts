@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Class, createStack, type ClientStack } from '../../../index.js';
-import { browser } from '../../../plugins.config.js';
+import { Class, createStack } from '../../../index.js';
+import { browser, type BrowserStack } from '../../../plugins.config.js';
 import { tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { ITEM_SCHEMA, startNode, TOKEN, type TestNode } from './harness.js';
 
@@ -9,7 +9,7 @@ afterEach(async () => {
   for (const node of nodes.splice(0)) await node.stop();
 });
 
-async function setup(): Promise<{ server: TestNode; client: ClientStack }> {
+async function setup(): Promise<{ server: TestNode; client: BrowserStack }> {
   const server = await startNode(await tempDir());
   nodes.push(server);
   await Class.create(server.stack, 'Item', 'class', '', ITEM_SCHEMA);

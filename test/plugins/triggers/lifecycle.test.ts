@@ -142,23 +142,23 @@ describe('origins', () => {
 
 describe('job triggers', () => {
   /**
-   * A stand-in for the jobs plugin's `stack.jobs` (run/get), in place of the real one: it
+   * A stand-in for the jobs plugin's API (run/get), in place of the real one: it
    * records the calls and never finishes a run, so the test shows the write does not wait for
    * the job. It checks what the triggers plugin hands to `jobs.run`, not what the jobs plugin
    * then does.
    */
   function fakeJobs(runs: unknown[][]) {
+    // named `jobs`: the triggers plugin reads the API of whichever plugin goes by that name
     return definePlugin({
-      name: 'fake-jobs',
-      setup: ({ stack }) =>
-        stack.defineExtension('jobs', {
-          get: async (name: string) => (['notify', 'paused'].includes(name) ? { name } : null),
-          run: (name: string, params: unknown, options: unknown) => {
-            runs.push([name, params, options]);
-            if (name === 'paused') return Promise.reject(new DocstackError('DS_JOB_DISABLED', 'The job "paused" is disabled.'));
-            return new Promise(() => undefined);
-          },
-        }),
+      name: 'jobs',
+      setup: () => ({
+        get: async (name: string) => (['notify', 'paused'].includes(name) ? { name } : null),
+        run: (name: string, params: unknown, options: unknown) => {
+          runs.push([name, params, options]);
+          if (name === 'paused') return Promise.reject(new DocstackError('DS_JOB_DISABLED', 'The job "paused" is disabled.'));
+          return new Promise(() => undefined);
+        },
+      }),
     });
   }
 

@@ -99,8 +99,8 @@ describe('job triggers are checked against the jobs API', () => {
 
   it('refuses a job the jobs API does not know', async () => {
     const fakeJobs = definePlugin({
-      name: 'fake-jobs',
-      setup: ({ stack }) => stack.defineExtension('jobs', { run: async () => ({}), get: async (name: string) => (name === 'known' ? { name } : null) }),
+      name: 'jobs',
+      setup: () => ({ run: async () => ({}), get: async (name: string) => (name === 'known' ? { name } : null) }),
     });
     const t = await triggerStack({ base: presetWithout('triggers', 'jobs'), extra: [fakeJobs] });
     await refusedAdd(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'unknown' }, 'DS_TRIGGER_HANDLER_UNKNOWN', 'job');
