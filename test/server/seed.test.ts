@@ -43,7 +43,7 @@ describe('the seed\'s private routes', () => {
     expect(await h.stack().listClasses()).not.toContain('Mine');
   });
 
-  it('adds an attribute (200), refuses unknown classes (404) and refused attributes (400 with the code)', async () => {
+  it('adds an attribute (200), refuses unknown classes (404), a duplicate (409, like create-class) and refused attributes (400 with the code)', async () => {
     const added = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'text', type: 'string', config: { maxLength: 10 }, description: 'body' } });
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({ name: 'Note', schema: { slug: { type: 'string' }, text: { type: 'string', maxLength: 10, description: 'body' } } });
@@ -52,7 +52,7 @@ describe('the seed\'s private routes', () => {
     expect(missing).toMatchObject({ status: 404, body: { error: 'not_found', code: 'DS_CLASS_NOT_FOUND' } });
 
     const twice = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'text', type: 'string' } });
-    expect(twice).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_EXISTS' } });
+    expect(twice).toMatchObject({ status: 409, body: { error: 'conflict', code: 'DS_ATTRIBUTE_EXISTS' } });
     const badType = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'n', type: 'nope' } });
     expect(badType).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_TYPE_UNKNOWN' } });
     const badConfig = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'n', type: 'string', config: 'x' } });
