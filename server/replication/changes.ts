@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { ClientStack } from '../../kernel/stack.js';
-import { boolParam, intParam, jsonParam, sendPouchError } from './http.js';
+import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
 import { readableBy } from './policy.js';
+import { isIdKey, parseSince } from './shapes.js';
 
 /** CouchDB's default longpoll timeout; PouchDB sends a heartbeat (10 s) instead of a timeout. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -11,10 +12,13 @@ const MAX_HIDDEN_PAGES = 50;
 
 type ChangesResult = { results: Array<{ id: string; seq: number | string }>; last_seq: number | string; pending?: number };
 
-function changesOptions(req: Request): Record<string, unknown> {
-  const q = { ...(req.query as Record<string, unknown>), ...(req.method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {}) };
+/** The options of a `_changes` request, or an Error saying what is malformed. */
+function changesOptions(req: Request): Record<string, unknown> | Error {
+  const q = { ...(req.query as Record<string, unknown>), ...(req.method === 'POST' && req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) };
+  const since = parseSince(q.since);
+  if (since instanceof Error) return since;
   const options: Record<string, unknown> = {
-    since: q.since === 'now' ? 'now' : (jsonParam(q.since) ?? 0),
+    since,
     style: q.style === 'all_docs' ? 'all_docs' : 'main_only',
     return_docs: true,
   };
@@ -26,7 +30,8 @@ function changesOptions(req: Request): Record<string, unknown> {
   }
   // `filter=_doc_ids` with the ids in the POST body (what PouchDB sends for doc_ids)
   const docIds = jsonParam(q.doc_ids);
-  if (Array.isArray(docIds)) options.doc_ids = docIds.filter((id) => typeof id === 'string');
+  if (docIds !== undefined && !(Array.isArray(docIds) && docIds.length <= 10_000 && docIds.every(isIdKey))) return new Error('doc_ids must be a list of document ids.');
+  if (Array.isArray(docIds)) options.doc_ids = docIds;
   return options;
 }
 
@@ -53,6 +58,7 @@ async function visibleChanges(stack: ClientStack, options: Record<string, unknow
  */
 export async function handleChanges(stack: ClientStack, req: Request, res: Response): Promise<void> {
   const options = changesOptions(req);
+  if (options instanceof Error) return sendError(res, 400, 'bad_request', options.message);
   const readable = readableBy(res);
   try {
     const first = await visibleChanges(stack, options, readable);

@@ -5,6 +5,7 @@ import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './htt
 import type { DocstackError } from '../../kernel/errors.js';
 import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
 import { isReservedLocalId, readableBy } from './policy.js';
+import { depthExceeds, isIdKey, isRev, malformedBulkGetEntry, malformedDoc, malformedRevsDiff, parseOpenRevs } from './shapes.js';
 
 type Handler = (stack: ClientStack, req: Request, res: Response) => Promise<void>;
 type Row = { id?: string; key?: string; error?: string };
@@ -26,16 +27,23 @@ function body(req: Request): Record<string, unknown> {
   return req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
 }
 
+const badRequest = (res: Response, reason: string) => sendError(res, 400, 'bad_request', reason);
+
 export const revsDiff: Handler = async (stack, req, res) => {
+  const malformed = malformedRevsDiff(req.body);
+  if (malformed) return badRequest(res, malformed);
   res.json(await stack.db.revsDiff(body(req) as never));
 };
 
 export const bulkGet: Handler = async (stack, req, res) => {
   const docs = body(req).docs;
   if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_get needs { docs: [...] }.');
+  const malformed = docs.map(malformedBulkGetEntry).find((why) => why !== null);
+  if (malformed) return badRequest(res, malformed);
   const readable = readableBy(res);
-  const visible = docs.filter((d) => typeof d?.id === 'string' && readable(d.id));
-  const result = (await stack.db.bulkGet({
+  const visible = docs.filter((d) => readable(d.id));
+  // PouchDB's bulkGet never answers an empty list: nothing visible is answered here, at once
+  const result = visible.length === 0 ? { results: [] } : (await stack.db.bulkGet({
     docs: visible,
     revs: boolParam(req.query.revs) ?? false,
     latest: boolParam(req.query.latest) ?? false,
@@ -61,7 +69,11 @@ export const allDocs: Handler = async (stack, req, res) => {
   for (const [from, to] of [['startkey', 'startkey'], ['start_key', 'startkey'], ['endkey', 'endkey'], ['end_key', 'endkey'], ['key', 'key']] as const) {
     if (q[from] !== undefined) options[to] = jsonParam(q[from]);
   }
+  for (const key of ['startkey', 'endkey', 'key'] as const) {
+    if (options[key] !== undefined && !isIdKey(options[key])) return badRequest(res, `_all_docs: ${key} must be a document id (a string).`);
+  }
   const keys = jsonParam(q.keys);
+  if (keys !== undefined && !(Array.isArray(keys) && keys.length <= 10_000 && keys.every(isIdKey))) return badRequest(res, '_all_docs: keys must be a JSON list of document ids.');
   if (Array.isArray(keys)) options.keys = keys;
   const result = (await stack.db.allDocs(options as never)) as unknown as { rows: Row[] };
   const readable = readableBy(res);
@@ -72,7 +84,16 @@ export const allDocs: Handler = async (stack, req, res) => {
 export const bulkDocs: Handler = async (stack, req, res) => {
   const { docs, new_edits: newEdits } = body(req);
   if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_docs needs { docs: [...] }.');
-  res.status(201).json(await acceptBulkDocs(stack, docs, newEdits !== false, callerOf(res)));
+  if (newEdits !== undefined && typeof newEdits !== 'boolean') return badRequest(res, 'new_edits must be true or false.');
+  // a malformed document is refused on its own; the well-formed ones of the batch go on
+  const malformed: Row[] = [];
+  const wellFormed = docs.filter((doc) => {
+    const why = malformedDoc(doc, newEdits !== false);
+    if (why) malformed.push({ id: typeof doc?._id === 'string' ? doc._id : '', error: 'bad_request', reason: why } as Row);
+    return !why;
+  });
+  const accepted = wellFormed.length > 0 ? await acceptBulkDocs(stack, wellFormed, newEdits !== false, callerOf(res)) : [];
+  res.status(201).json([...malformed, ...accepted]);
 };
 
 /** `GET /:id` with rev / revs / open_revs / latest / conflicts / attachments, as PouchDB asks. */
@@ -85,16 +106,32 @@ export const getDoc: Handler = async (stack, req, res) => {
     const value = boolParam(q[key]);
     if (value !== undefined) options[key] = value;
   }
-  if (typeof q.rev === 'string') options.rev = q.rev;
-  if (q.open_revs !== undefined) options.open_revs = q.open_revs === 'all' ? 'all' : jsonParam(q.open_revs);
+  if (q.rev !== undefined) {
+    if (!isRev(q.rev)) return badRequest(res, 'rev must be a revision such as "1-abc".');
+    options.rev = q.rev;
+  }
+  if (q.open_revs !== undefined) {
+    const openRevs = parseOpenRevs(q.open_revs);
+    if (openRevs instanceof Error) return badRequest(res, openRevs.message);
+    options.open_revs = openRevs;
+  }
+  // PouchDB never answers `latest` for a revision it does not have: look it up first
+  if (options.latest && options.rev && !options.open_revs) {
+    const [found] = (await stack.db.get(id, { open_revs: [options.rev] } as never)) as unknown as Array<{ ok?: unknown }>;
+    if (!found?.ok) return notFound(res);
+  }
   res.json(await stack.db.get(id, options as never));
 };
 
 /** `PUT /:id`: one document, through the same checks as `_bulk_docs`. */
 export const putDoc: Handler = async (stack, req, res) => {
+  if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body)) return badRequest(res, 'A document must be a JSON object.');
   const doc: Record<string, unknown> = { ...body(req), _id: req.params.id as string };
-  if (typeof req.query.rev === 'string') doc._rev = req.query.rev;
-  const [result] = await acceptBulkDocs(stack, [doc], req.query.new_edits !== 'false', callerOf(res));
+  if (req.query.rev !== undefined) doc._rev = req.query.rev;
+  const newEdits = req.query.new_edits !== 'false';
+  const malformed = malformedDoc(doc, newEdits);
+  if (malformed) return badRequest(res, malformed);
+  const [result] = await acceptBulkDocs(stack, [doc], newEdits, callerOf(res));
   if (result?.error) {
     const status = result.error === 'forbidden' ? 403 : result.error === 'conflict' ? 409 : 400;
     return void res.status(status).json({ error: result.error, reason: result.reason ?? '', ...(result.code ? { code: result.code } : {}) });
@@ -124,6 +161,9 @@ function refuseLocalWrite(res: Response, id: string): boolean {
 export const putLocal: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
   if (refuseLocalWrite(res, id)) return;
+  if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body) || depthExceeds(req.body)) return badRequest(res, 'A checkpoint must be a JSON object of modest depth.');
+  if ((req.body as Record<string, unknown>)._attachments !== undefined) return badRequest(res, 'Checkpoints carry no attachments.');
+  if ((req.body as Record<string, unknown>)._rev !== undefined && !isRev((req.body as Record<string, unknown>)._rev) && !/^0-[0-9]{1,16}$/.test(String((req.body as Record<string, unknown>)._rev))) return badRequest(res, '_rev must be a revision.');
   const result = await stack.db.put({ ...body(req), _id: `_local/${id}` } as never);
   res.status(201).json(result);
 };
@@ -132,6 +172,7 @@ export const deleteLocal: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
   if (refuseLocalWrite(res, id)) return;
   const rev = typeof req.query.rev === 'string' ? req.query.rev : undefined;
+  if (req.query.rev !== undefined && (typeof rev !== 'string' || !/^[0-9]{1,16}-[0-9a-zA-Z]{1,64}$/.test(rev))) return badRequest(res, 'rev must be a revision.');
   const current = await stack.db.get(`_local/${id}`);
   res.json(await stack.db.remove({ _id: `_local/${id}`, _rev: rev ?? current._rev } as never));
 };
