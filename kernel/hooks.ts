@@ -42,6 +42,11 @@ export interface WriteContext {
 export interface ReadContext {
   stack: ClientStack;
   classModel?: ClassModel;
+  /**
+   * True for the document a write returns (createDoc, updateDoc, deleteDocument): the caller's
+   * values plus the stored ones the write kept as they were, which read as any read would.
+   */
+  written?: boolean;
 }
 
 /**

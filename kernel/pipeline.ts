@@ -89,7 +89,12 @@ export class WritePipeline {
     }
     await this.deps.primaryKeys.release(releases);
 
-    const results = drafts.map((draft, i) => ({ ...draft, _rev: stored[i]._rev }) as Doc);
+    // what a write returns reads like any read (a value the write kept sealed reads as a marker)
+    const results: Doc[] = [];
+    for (let i = 0; i < drafts.length; i++) {
+      const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
+      results.push(requests[i].classModel.simple ? result : await hooks.afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }));
+    }
     for (let i = 0; i < stored.length; i++) {
       this.deps.stack.emit('change', {
         op: contexts[i].op,

@@ -105,10 +105,14 @@ function applyTypeKeys(model: AttributeModel, input: Record<string, unknown>): v
     model.format = input.format;
   }
   if (model.type === 'enum') {
-    const values = input.values;
-    const ok = Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string' && v !== '') && new Set(values).size === values.length;
-    if (!ok) refuse('DS_ATTRIBUTE_ENUM_VALUES', `The enum "${name}" needs "values": a non-empty list of distinct, non-empty strings.`, name);
-    model.values = [...(values as string[])];
+    // the specification's form is [{ value }]; plain strings are accepted and stored that way too
+    const raw = input.values;
+    const values = Array.isArray(raw)
+      ? raw.map((v) => (typeof v === 'string' ? v : typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 ? (v as { value?: unknown }).value : undefined))
+      : [];
+    const ok = values.length > 0 && values.every((v) => typeof v === 'string' && v !== '') && new Set(values).size === values.length;
+    if (!ok) refuse('DS_ATTRIBUTE_ENUM_VALUES', `The enum "${name}" needs "values": a non-empty list of distinct values, each { value: "…" } (or a plain string).`, name);
+    model.values = (values as string[]).map((value) => ({ value }));
   }
   if (model.type === 'foreign_key') {
     if (typeof input.targetClass !== 'string' || input.targetClass === '') {

@@ -26,12 +26,25 @@ export interface AttributeConfig {
   precision?: number;
   /** date only: a token pattern such as `YYYY-MM-DD` or `DD/MM/YYYY HH:mm`, or `date` / `date-time`. */
   format?: string;
-  /** enum only: the allowed values. */
-  values?: string[];
+  /**
+   * enum only: the allowed values, stored in the specification's form `{ value }`. Plain
+   * strings are accepted on input (`values: ['draft', 'done']`) and stored as `{ value }` too.
+   */
+  values?: (EnumValue | string)[];
   /** foreign_key only: the class the referenced document must belong to. */
   targetClass?: string;
   /** reference only: the domain the relation belongs to. */
   domain?: string;
+}
+
+/** One allowed value of an enum attribute. */
+export interface EnumValue {
+  value: string;
+}
+
+/** The plain strings of an enum attribute's values (either stored form). */
+export function enumValues(attribute: Pick<AttributeConfig, 'values'>): string[] {
+  return (attribute.values ?? []).map((v) => (typeof v === 'string' ? v : v.value));
 }
 
 export interface AttributeModel extends AttributeConfig {

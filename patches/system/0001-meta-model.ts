@@ -45,7 +45,7 @@ export const metaModelPatch: SystemPatch = {
       metaClass(DOMAIN_META, CLASS_META, 'The meta-class of domains: typed relations between two classes.', [
         attr('name', 'string', { mandatory: true, primaryKey: true, maxLength: 64 }),
         attr('description', 'string'),
-        attr('relation', 'enum', { mandatory: true, values: ['1:1', '1:N', 'N:1', 'N:N'] }),
+        attr('relation', 'enum', { mandatory: true, values: [{ value: '1:1' }, { value: '1:N' }, { value: 'N:1' }, { value: 'N:N' }] }),
         attr('sourceClass', 'string', { mandatory: true }),
         attr('targetClass', 'string', { mandatory: true }),
       ], now),

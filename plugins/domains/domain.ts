@@ -1,5 +1,6 @@
 import { EventEmitter } from 'events';
 import { DocstackError } from '../../kernel/errors.js';
+import { Class } from '../../kernel/model/class.js';
 import { DOMAIN_META, type Doc } from '../../kernel/model/types.js';
 import { whileObserved } from '../../kernel/observed.js';
 import type { Selector } from '../../kernel/selector.js';
@@ -39,11 +40,15 @@ export class Domain extends EventEmitter {
     name: string,
     type: string,
     relation: RelationKind,
-    sourceClass: string,
-    targetClass: string,
+    sourceClassOrName: Class | string,
+    targetClassOrName: Class | string,
     description = '',
   ): Promise<Domain> {
     const registry = domainRegistryOf(stack);
+    // the specification passes Class objects; a class name is accepted too. The domain document
+    // stores the name either way (documents hold names, not objects).
+    const sourceClass = classNameOf(sourceClassOrName);
+    const targetClass = classNameOf(targetClassOrName);
     if (type !== DOMAIN_META) throw new DocstackError('DS_DOMAIN_INVALID', `Domain.create makes documents of the "domain" meta-class, not "${type}".`, { path: 'type' });
     if (typeof name !== 'string' || !DOMAIN_NAME.test(name) || name.length > 64) {
       throw new DocstackError('DS_DOMAIN_INVALID', `A domain name starts with a letter and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
@@ -123,4 +128,8 @@ function domainRegistryOf(stack: ClientStack): DomainRegistry {
   const registry = (stack as unknown as { domains?: DomainRegistry }).domains;
   if (!registry) throw new DocstackError('DS_DOMAIN_NOT_FOUND', 'This stack does not load the domains plugin.');
   return registry;
+}
+
+function classNameOf(cls: Class | string): string {
+  return cls instanceof Class ? cls.name : (cls as string);
 }

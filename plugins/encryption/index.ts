@@ -71,7 +71,7 @@ export const encryptionPlugin = definePlugin({
       }
     });
     hooks.beforeWrite.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.sealDraft(doc, ctx));
-    hooks.afterRead.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.openRead(doc, ctx.classModel));
+    hooks.afterRead.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.openRead(doc, ctx.classModel, ctx.written === true));
     hooks.onClose.tap('encryption', () => {
       keyring.lock();
       cache.clear();

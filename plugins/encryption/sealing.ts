@@ -192,12 +192,13 @@ export class Sealer {
   }
 
   /** afterRead: opens what the held keys open; the rest reads as `{ "~sealed": true, scope }`. */
-  async openRead(doc: Doc, model: ClassModel | undefined): Promise<Doc> {
+  async openRead(doc: Doc, model: ClassModel | undefined, written = false): Promise<Doc> {
     if (!model) return doc;
     const attributes = encryptedAttributes(model).filter((a) => isSealed(doc[a.name]));
     if (attributes.length === 0) return doc;
     // a revision is a hash of the document's content: the same id and _rev hold the same ciphertexts
-    const revKey = doc._rev ? `${doc._id}@${doc._rev}` : null;
+    // (not for a write's result: it mixes plaintext with the values the write kept sealed)
+    const revKey = doc._rev && !written ? `${doc._id}@${doc._rev}` : null;
     const known = revKey ? this.cache.revision(revKey) : undefined;
     const values = known ? structuredClone(known) : await Promise.all(attributes.map(({ name }) => this.open(doc[name] as SealedValue, doc._id, model.name, name)));
     if (revKey && !known && !values.some(isSealedMarker)) this.cache.setRevision(revKey, structuredClone(values));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../kernel/errors.js';
-import type { AttributeModel } from '../../kernel/model/types.js';
+import { enumValues, type AttributeModel } from '../../kernel/model/types.js';
 import { dateCheck } from './dates.js';
 
 // Plain objects only (prototype Object or null): a Date, Map or class instance is not JSON data —
@@ -45,7 +45,7 @@ function itemSchema(a: AttributeModel): z.ZodType {
       return z.string().refine(check, coded('DS_VALIDATION_DATE_FORMAT', `expected ${expected}`));
     }
     case 'enum':
-      return z.enum(a.values as [string, ...string[]]);
+      return z.enum(enumValues(a) as [string, ...string[]]);
     case 'object':
       return z.custom<Record<string, unknown>>(isPlainObject, coded('DS_VALIDATION_TYPE', 'expected an object'));
     case 'foreign_key':

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { DocstackError, type ErrorCode } from '../../kernel/errors.js';
-import type { AttributeModel } from '../../kernel/model/types.js';
+import { enumValues, type AttributeModel } from '../../kernel/model/types.js';
 
 const TYPE_LABELS: Record<AttributeModel['type'], string> = {
   string: 'a string',
@@ -54,7 +54,7 @@ export function issueToError(attribute: AttributeModel, issue: z.core.$ZodIssue,
     message = `"${path}" must be ${bound} ${got}.`;
   } else if (issue.code === 'invalid_value' && attribute.type === 'enum') {
     code = 'DS_VALIDATION_ENUM';
-    message = `"${path}" must be one of ${attribute.values!.map((v) => JSON.stringify(v)).join(', ')} ${got}.`;
+    message = `"${path}" must be one of ${enumValues(attribute).map((v) => JSON.stringify(v)).join(', ')} ${got}.`;
   }
   return new DocstackError(code, message, { path, details: { attribute: attribute.name, issues: [issue.message] } });
 }

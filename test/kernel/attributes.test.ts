@@ -44,6 +44,9 @@ const schemaCases: Case[] = [
   { label: 'enum with duplicate values', name: 'e', type: 'enum', config: { values: ['a', 'b', 'a'] }, code: 'DS_ATTRIBUTE_ENUM_VALUES' },
   { label: 'enum with an empty value', name: 'e', type: 'enum', config: { values: ['a', ''] }, code: 'DS_ATTRIBUTE_ENUM_VALUES' },
   { label: 'enum with a non-string value', name: 'e', type: 'enum', config: { values: ['a', 1] }, code: 'DS_ATTRIBUTE_ENUM_VALUES' },
+  { label: 'enum with a { value } that is not a string', name: 'e', type: 'enum', config: { values: [{ value: 'a' }, { value: 2 }] }, code: 'DS_ATTRIBUTE_ENUM_VALUES' },
+  { label: 'enum with an object that is not { value }', name: 'e', type: 'enum', config: { values: [{ value: 'a', label: 'A' }] }, code: 'DS_ATTRIBUTE_ENUM_VALUES' },
+  { label: 'enum with duplicate { value } objects', name: 'e', type: 'enum', config: { values: [{ value: 'a' }, 'a'] }, code: 'DS_ATTRIBUTE_ENUM_VALUES' },
   { label: 'foreign_key without targetClass', name: 'fk', type: 'foreign_key', code: 'DS_ATTRIBUTE_TARGET_CLASS' },
   { label: 'foreign_key to a class that does not exist', name: 'fk', type: 'foreign_key', config: { targetClass: 'Nowhere' }, code: 'DS_ATTRIBUTE_TARGET_CLASS' },
   { label: 'reference as an array', name: 'r', type: 'reference', config: { domain: 'D', isArray: true }, code: 'DS_ATTRIBUTE_REFERENCE_ARRAY' },
@@ -124,7 +127,11 @@ describe('schema refusals', () => {
     await Attribute.create(cls, 'Name_2', 'string', '', { maxLength: 64, mandatory: true });
     const stored = (await classDoc(stack, 'Thing')) as unknown as { schema: Record<string, unknown> };
     expect(Object.keys(stored.schema)).toEqual(['title', 'e', 'fk', 'r', 'n', 'd', 'Name_2']);
-    expect(stored.schema.e).toEqual({ name: 'e', type: 'enum', description: '', values: ['a', 'b'], defaultValue: 'b' });
+    expect(stored.schema.e).toEqual({ name: 'e', type: 'enum', description: '', values: [{ value: 'a' }, { value: 'b' }], defaultValue: 'b' });
+    // the specification's form, { value } objects, is accepted and stored as given
+    await Attribute.create(cls, 'level', 'enum', '', { values: [{ value: 'low' }, { value: 'high' }] });
+    expect((await classDoc(stack, 'Thing') as unknown as { schema: Record<string, { values?: unknown }> }).schema.level.values).toEqual([{ value: 'low' }, { value: 'high' }]);
+    await stack.createDoc({ '~class': 'Thing', title: 't', Name_2: 'n', level: 'high' });
     const other = await Class.create(stack, 'Other', 'class', '', { self: { type: 'foreign_key', targetClass: 'Other' }, k: { type: 'string', primaryKey: true } });
     expect(other.model.schema.k).toMatchObject({ primaryKey: true, mandatory: true });
   });

@@ -24,6 +24,17 @@ describe('Domain.create', () => {
     expect(await stack.useDomain('owns')).toBe(owns);
   });
 
+  it('takes the classes as Class objects (the specification) or as names, storing names', async () => {
+    const { stack } = await people();
+    const person = await stack.getClass('Person');
+    const car = await stack.getClass('Car');
+    const owns = await Domain.create(stack, null, 'owns', 'domain', '1:N', person, car);
+    expect(await stack.getDocument(owns.id)).toMatchObject({ sourceClass: 'Person', targetClass: 'Car' });
+    const mixed = await Domain.create(stack, null, 'rents', 'domain', 'N:N', person, 'Car');
+    expect(await stack.getDocument(mixed.id)).toMatchObject({ sourceClass: 'Person', targetClass: 'Car' });
+    await expectRefused(Domain.create(stack, null, 'bad', 'domain', '1:1', person, {} as never), 'DS_DOMAIN_INVALID', 'targetClass');
+  });
+
   it('refuses bad models and a taken name, storing nothing', async () => {
     const { stack } = await people();
     await Domain.create(stack, null, 'owns', 'domain', '1:N', 'Person', 'Car');

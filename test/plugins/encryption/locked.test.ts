@@ -58,6 +58,29 @@ describe('a locked stack', () => {
     expect(await stack.findDocuments('Secret')).toHaveLength(1);
   });
 
+  it('returns sealed markers on every read path, write results included (never the raw payload)', async () => {
+    const { stack, doc } = await withSecret();
+    const secrets = await stack.getClass('Secret');
+    stack.lock();
+    const marker = { '~sealed': true, scope: 'default' };
+    const sealedFields = (d: Record<string, unknown> | null) => ({ pin: d?.pin, tags: d?.tags });
+    const expected = { pin: marker, tags: marker };
+    expect(sealedFields(await stack.getDocument(doc._id))).toEqual(expected);
+    expect(sealedFields((await stack.findDocuments('Secret'))[0])).toEqual(expected);
+    expect(sealedFields((await secrets.getCards())[0])).toEqual(expected);
+    expect(sealedFields(await secrets.get(doc._id))).toEqual(expected);
+    const updated = await stack.updateDoc(doc._id, { label: 'changed while locked' });
+    expect(sealedFields(updated)).toEqual(expected);
+    expect(JSON.stringify(updated)).not.toContain('"~enc"');
+    expect(sealedFields(await secrets.addOrUpdateCard({ _id: doc._id, label: 'again' }))).toEqual(expected);
+    const deleted = await stack.deleteDocument(doc._id);
+    expect(sealedFields(deleted)).toEqual(expected);
+    expect(sealedFields(await stack.getDocument(doc._id, { includeInactive: true }))).toEqual(expected);
+    // unlocked again, the same paths read plaintext (the markers never reached the cache)
+    await stack.unlock(PASSPHRASE);
+    expect(await stack.getDocument(doc._id, { includeInactive: true })).toMatchObject({ pin: '1234', tags: ['a'] });
+  });
+
   it('updates other attributes keeping the stored ciphertext unchanged (also when the read document is written back)', async () => {
     const { stack, doc } = await withSecret();
     const before = (await stack.db.get(doc._id)) as Record<string, unknown>;
