@@ -123,8 +123,9 @@ describe('the write pipeline', () => {
     const { Class } = await import('../../index.js');
     await Class.create(stack, 'Thing', 'class', '', { stamped: { type: 'string' }, sealed: { type: 'boolean' } });
     const created = await stack.createDoc({ '~class': 'Thing' });
-    expect(events).toEqual(['beforeValidate:create:local', 'validate:yes', 'beforeWrite', 'afterWrite:1-']);
-    expect(created.sealed).toBeUndefined(); // the caller gets the validated draft, not the sealed one
+    expect(events).toEqual(['beforeValidate:create:local', 'validate:yes', 'beforeWrite', 'afterRead', 'afterWrite:1-']);
+    // the caller gets the validated draft read back like any read (afterRead), never the stored form
+    expect(created.sealed).toBe(false);
     const raw = (await stack.db.get(created._id)) as Record<string, unknown>;
     expect(raw.sealed).toBe(true);
     const read = await stack.getDocument(created._id);
