@@ -1,6 +1,10 @@
 import { createError, registerErrors } from '../kernel/errors.js';
 
-/** The error codes of the server node (docs/errors.md). */
+/**
+ * The error codes of the server node (docs/errors.md): every answer that is not a success
+ * carries one, route-level refusals (401, 404, a malformed body) as much as engine refusals.
+ * The status here is the status the node answers with.
+ */
 export const SERVER_ERRORS = {
   serverConfigInvalid: createError('DS_SERVER_CONFIG_INVALID', 'A server setting (environment variable) has an invalid value.', { status: 500 }),
   serverKey: createError('DS_SERVER_KEY', 'The JWT signing key cannot be loaded (wrong or missing passphrase, malformed PEM).', { status: 500 }),
@@ -9,6 +13,22 @@ export const SERVER_ERRORS = {
   authzSchema: createError('DS_AUTHZ_SCHEMA', 'Class and domain documents (the schema) are changed only by an admin.', { status: 403 }),
   authzAdmin: createError('DS_AUTHZ_ADMIN', 'Only an admin may do this (user management, reset, clear).', { status: 403 }),
   authzPlaintext: createError('DS_AUTHZ_PLAINTEXT', 'A peer sent plaintext in an encrypted attribute; only a sealed payload is accepted.', { status: 403 }),
+  authzSession: createError('DS_AUTHZ_SESSION', "Only the owner of a session (or an admin) may revoke it.", { status: 403 }),
+  authRequired: createError('DS_AUTH_REQUIRED', 'The route needs a valid session: a Bearer token, the jwtToken cookie or Basic credentials.', { status: 401 }),
+  authCredentials: createError('DS_AUTH_CREDENTIALS', 'The username or the password is wrong (or the user is disabled).', { status: 401 }),
+  authRateLimited: createError('DS_AUTH_RATE_LIMITED', 'Too many failed logins from this address or for this user; retry later.', { status: 429 }),
+  requestInvalid: createError('DS_REQUEST_INVALID', 'The request is malformed: its body, parameters or query string.', { status: 400 }),
+  requestTooLarge: createError('DS_REQUEST_TOO_LARGE', 'The request body is larger than BODY_LIMIT.', { status: 413 }),
+  routeNotFound: createError('DS_ROUTE_NOT_FOUND', 'No route of the node answers this method and path.', { status: 404 }),
+  methodNotAllowed: createError('DS_ROUTE_METHOD', 'The route exists but not for this method (the replication protocol served is a subset).', { status: 405 }),
+  sessionNotFound: createError('DS_SESSION_NOT_FOUND', 'No active session with that id.', { status: 404 }),
+  databaseNotFound: createError('DS_DATABASE_NOT_FOUND', 'The node hosts no database (connection) by that name.', { status: 404 }),
+  databaseExists: createError('DS_DATABASE_EXISTS', 'The database exists already (what CouchDB answers to creating it).', { status: 412 }),
+  documentMissing: createError('DS_REPLICATION_MISSING', 'The document (or revision) is not on the node, or not readable by the caller.', { status: 404 }),
+  replicationForbidden: createError('DS_REPLICATION_FORBIDDEN', 'Not served over replication: design documents, deleting a hosted database.', { status: 403 }),
+  nodeNotReady: createError('DS_NODE_NOT_READY', 'The node is starting (or resetting); retry in a moment.', { status: 503 }),
+  nodeInternal: createError('DS_NODE_INTERNAL', 'The node failed to answer; the cause is logged on the node, never sent.', { status: 500 }),
+  resetUnavailable: createError('DS_NODE_RESET_UNAVAILABLE', 'This node cannot reset its database (no reset wired).', { status: 501 }),
 };
 
 registerErrors(Object.values(SERVER_ERRORS), 'server');

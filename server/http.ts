@@ -1,5 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger, ServerConfig } from './context.js';
+import { SERVER_ERRORS } from './errors-codes.js';
+import { sendError } from './errors.js';
 
 /** One log line per request: method, path (no query string: it may carry tokens), status, duration. */
 export function requestLog(log: Logger): RequestHandler {
@@ -18,7 +20,8 @@ export function requestLog(log: Logger): RequestHandler {
 export function readinessGate(isReady: () => boolean): RequestHandler {
   return (_req, res, next) => {
     if (isReady()) return next();
-    res.status(503).set('Retry-After', '1').json({ error: 'not_ready', reason: 'The node is starting; retry in a moment.' });
+    res.set('Retry-After', '1');
+    sendError(res, SERVER_ERRORS.nodeNotReady('The node is starting; retry in a moment.'));
   };
 }
 
@@ -39,18 +42,11 @@ export function developmentCors(config: ServerConfig): RequestHandler {
   };
 }
 
-/** JSON errors for whatever reached the end: body too large (413), bad JSON (400), the rest 500. */
+/** Whatever reached the end: body too large (413), bad JSON (400), the rest 500 — one renderer. */
 export function errorHandler(log: Logger) {
-  return (err: { status?: number; type?: string; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) return;
-    if (err.type === 'entity.too.large') return void res.status(413).json({ error: 'payload_too_large', reason: 'The request body is larger than the limit.' });
-    if (err.type === 'entity.parse.failed') return void res.status(400).json({ error: 'bad_request', reason: 'The request body is not valid JSON.' });
-    const status = err.status && err.status >= 400 && err.status < 600 ? err.status : 500;
-    if (status >= 500) log(`error: ${err.message ?? String(err)}`);
-    res.status(status).json({ error: status >= 500 ? 'internal_error' : 'bad_request', reason: status >= 500 ? 'Something went wrong on the node.' : (err.message ?? '') });
-  };
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, log);
 }
 
-export function notFound(_req: Request, res: Response): void {
-  res.status(404).json({ error: 'not_found', reason: 'No such route.' });
+export function notFound(req: Request, res: Response): void {
+  sendError(res, SERVER_ERRORS.routeNotFound(`No route answers ${req.method} ${req.path.slice(0, 200)}.`));
 }

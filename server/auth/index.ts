@@ -3,12 +3,14 @@ import { isPlainObject } from '../../kernel/drafts.js';
 import type { AuthLocals, NodeContext } from '../context.js';
 import { createSeedRouter, ResetUnavailableError } from '../routes/seed.js';
 import { clearTokenCookie, setTokenCookie, tokenOf } from './cookies.js';
-import { httpError, sendError } from './errors.js';
+import { sendError } from './errors.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
+import { authorize, callerOf } from '../authorization/index.js';
 import { snapshotUsers } from './reset.js';
 import { AuthService, type AuthOptions } from './service.js';
 import { ADMIN_ROLE, SESSION_CLASS } from './users.js';
 
-export { httpError, sendError, statusOf, errorWord } from './errors.js';
+export { sendError, statusOf, errorWord } from './errors.js';
 export { hashPassword, verifyPassword } from './passwords.js';
 export { USER_CLASS, SESSION_CLASS, ADMIN_ROLE, createUser } from './users.js';
 export type { AuthOptions } from './service.js';
@@ -49,7 +51,7 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     const body = isPlainObject(req.body) ? req.body : {};
     const { username, password } = body;
     if (typeof username !== 'string' || typeof password !== 'string' || username === '' || password === '' || username.length > 100 || password.length > 1024) {
-      httpError(res, 400, 'bad_request', 'The body must be JSON { "username": string, "password": string }.');
+      sendError(res, SERVER_ERRORS.requestInvalid('The body must be JSON { "username": string, "password": string }.', { path: 'username' }));
       return;
     }
     const userAgent = req.get('user-agent');
@@ -57,9 +59,9 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     if (!result.ok) {
       if (result.status === 429) {
         res.set('Retry-After', String(result.retryAfter));
-        httpError(res, 429, 'too_many_requests', 'Too many failed logins; try again later.');
+        sendError(res, SERVER_ERRORS.authRateLimited('Too many failed logins; try again later.'));
       } else {
-        httpError(res, 401, 'unauthorized', BAD_CREDENTIALS);
+        sendError(res, SERVER_ERRORS.authCredentials(BAD_CREDENTIALS));
       }
       return;
     }
@@ -87,7 +89,7 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     }
     if (!caller) {
       res.set('WWW-Authenticate', 'Bearer');
-      httpError(res, 401, 'unauthorized', UNAUTHORIZED);
+      sendError(res, SERVER_ERRORS.authRequired(UNAUTHORIZED));
       return;
     }
     Object.assign(res.locals, caller);
@@ -114,11 +116,13 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     const id = String(req.params.id);
     const session = await ctx.stack().getDocument(id);
     if (!session || session['~class'] !== SESSION_CLASS) {
-      httpError(res, 404, 'not_found', 'No active session with that id.');
+      sendError(res, SERVER_ERRORS.sessionNotFound('No active session with that id.'));
       return;
     }
-    if (session.userId !== user.id && !user.roles.includes(ADMIN_ROLE)) {
-      httpError(res, 403, 'forbidden', 'Only the owner of a session or an admin may revoke it.');
+    try {
+      authorize(callerOf(res), { type: 'own', ownerId: String(session.userId), what: 'revoke a session' });
+    } catch (err) {
+      sendError(res, err);
       return;
     }
     await service.revoke(id, user.username);

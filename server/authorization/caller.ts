@@ -3,6 +3,8 @@ import type { AuthLocals } from '../context.js';
 
 /** Who makes a request, as the authorization rules see it. */
 export interface Caller {
+  /** the `~User` document id ('' for no session) */
+  userId: string;
   username: string;
   admin: boolean;
 }
@@ -10,7 +12,7 @@ export interface Caller {
 /** The caller of an authenticated request (set on res.locals by the session check). */
 export function callerOf(res: Response): Caller {
   const user = (res.locals as Partial<AuthLocals>).user as (AuthLocals['user'] & { role?: string; roles?: string[] }) | undefined;
-  if (!user) return { username: '', admin: false };
+  if (!user) return { userId: '', username: '', admin: false };
   const admin = user.role === 'admin' || (Array.isArray(user.roles) && user.roles.includes('admin'));
-  return { username: user.username, admin };
+  return { userId: user.id, username: user.username, admin };
 }

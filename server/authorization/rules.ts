@@ -18,12 +18,17 @@ export type Action =
   /** a schema route: create-class, create-attribute */
   | { type: 'schema'; className: string }
   /** an admin route: reset, clear, user management */
-  | { type: 'admin'; what: string };
+  | { type: 'admin'; what: string }
+  /** acting on what belongs to one user (a session, a password): that user or an admin */
+  | { type: 'own'; ownerId: string; what: string };
 
 export function authorize(caller: Caller, action: Action): void {
   switch (action.type) {
     case 'admin':
       if (!caller.admin) throw forbidden('DS_AUTHZ_ADMIN', `Only an admin may ${action.what}.`);
+      return;
+    case 'own':
+      if (!caller.admin && caller.userId !== action.ownerId) throw forbidden('DS_AUTHZ_SESSION', `Only its owner or an admin may ${action.what}.`);
       return;
     case 'schema':
       return authorizeSchemaName(caller, action.className);
@@ -85,6 +90,6 @@ function isSealedPayload(value: unknown): boolean {
   return (['scope', 'kid'] as const).every((k) => typeof v[k] === 'string' && v[k] !== '') && (['iv', 'ct'] as const).every((k) => typeof v[k] === 'string' && BASE64.test(v[k] as string));
 }
 
-function forbidden(code: 'DS_AUTHZ_ADMIN' | 'DS_AUTHZ_INTERNAL' | 'DS_AUTHZ_META_CLASS' | 'DS_AUTHZ_SCHEMA' | 'DS_AUTHZ_PLAINTEXT', message: string, path?: string): DocstackError {
+function forbidden(code: 'DS_AUTHZ_ADMIN' | 'DS_AUTHZ_SESSION' | 'DS_AUTHZ_INTERNAL' | 'DS_AUTHZ_META_CLASS' | 'DS_AUTHZ_SCHEMA' | 'DS_AUTHZ_PLAINTEXT', message: string, path?: string): DocstackError {
   return new DocstackError(code, message, path === undefined ? {} : { path });
 }

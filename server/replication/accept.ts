@@ -1,3 +1,4 @@
+import { malformedDoc } from './shapes.js';
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import { claimFor, uniqueViolation, type KeyClaim } from '../../kernel/indexes/primary-keys.js';
@@ -63,6 +64,12 @@ export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdi
       authorize(caller, { type: 'write', subject });
     } catch (err) {
       refused(doc, err);
+      continue;
+    }
+    // authorized, then checked for shape before PouchDB sees it (server/replication/shapes.ts)
+    const malformed = malformedDoc(doc, newEdits);
+    if (malformed) {
+      refusals.push({ id: doc._id, error: 'bad_request', reason: malformed, code: 'DS_REQUEST_INVALID' });
       continue;
     }
     if (subject.kind === 'checkpoint') locals.push(doc);

@@ -5,7 +5,7 @@ import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './htt
 import type { DocstackError } from '../../kernel/errors.js';
 import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
 import { isReservedLocalId, readableBy } from './policy.js';
-import { depthExceeds, isIdKey, isRev, malformedBulkGetEntry, malformedDoc, malformedRevsDiff, parseOpenRevs } from './shapes.js';
+import { depthExceeds, isIdKey, isRev, malformedBulkGetEntry, malformedRevsDiff, parseOpenRevs } from './shapes.js';
 
 type Handler = (stack: ClientStack, req: Request, res: Response) => Promise<void>;
 type Row = { id?: string; key?: string; error?: string };
@@ -85,15 +85,9 @@ export const bulkDocs: Handler = async (stack, req, res) => {
   const { docs, new_edits: newEdits } = body(req);
   if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_docs needs { docs: [...] }.');
   if (newEdits !== undefined && typeof newEdits !== 'boolean') return badRequest(res, 'new_edits must be true or false.');
-  // a malformed document is refused on its own; the well-formed ones of the batch go on
-  const malformed: Row[] = [];
-  const wellFormed = docs.filter((doc) => {
-    const why = malformedDoc(doc, newEdits !== false);
-    if (why) malformed.push({ id: typeof doc?._id === 'string' ? doc._id : '', error: 'bad_request', reason: why } as Row);
-    return !why;
-  });
-  const accepted = wellFormed.length > 0 ? await acceptBulkDocs(stack, wellFormed, newEdits !== false, callerOf(res)) : [];
-  res.status(201).json([...malformed, ...accepted]);
+  // each document is authorized, then shape-checked, then validated: a refused one gets its own
+  // line (forbidden / bad_request) and the others of the batch go on
+  res.status(201).json(await acceptBulkDocs(stack, docs, newEdits !== false, callerOf(res)));
 };
 
 /** `GET /:id` with rev / revs / open_revs / latest / conflicts / attachments, as PouchDB asks. */
@@ -129,8 +123,6 @@ export const putDoc: Handler = async (stack, req, res) => {
   const doc: Record<string, unknown> = { ...body(req), _id: req.params.id as string };
   if (req.query.rev !== undefined) doc._rev = req.query.rev;
   const newEdits = req.query.new_edits !== 'false';
-  const malformed = malformedDoc(doc, newEdits);
-  if (malformed) return badRequest(res, malformed);
   const [result] = await acceptBulkDocs(stack, [doc], newEdits, callerOf(res));
   if (result?.error) {
     const status = result.error === 'forbidden' ? 403 : result.error === 'conflict' ? 409 : 400;
@@ -152,8 +144,7 @@ function refuseLocalWrite(res: Response, id: string): boolean {
     authorize(callerOf(res), { type: 'write', subject: classifyWrite(`_local/${id}`, {}) });
     return false;
   } catch (err) {
-    const e = err as DocstackError;
-    res.status(403).json({ error: 'forbidden', reason: e.message, code: e.code });
+    sendPouchError(res, err);
     return true;
   }
 }

@@ -1,22 +1,34 @@
 import type { Response } from 'express';
 
-/** CouchDB-style error body: PouchDB's http adapter reads `error` and `reason` (and the status). */
-export function sendError(res: Response, status: number, error: string, reason: string): void {
-  if (res.headersSent) {
-    // a streamed answer (longpoll heartbeat) already started: end it; the client retries
-    res.end();
-    return;
-  }
-  res.status(status).json({ error, reason });
+import type { DocstackError } from '../../kernel/errors.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
+import { sendError as renderError } from '../errors.js';
+
+/** Replication refusals by the CouchDB status they answer with; rendered by the node's one renderer. */
+const BY_STATUS: Record<number, (reason: string) => DocstackError> = {
+  400: (reason) => SERVER_ERRORS.requestInvalid(reason),
+  403: (reason) => SERVER_ERRORS.replicationForbidden(reason),
+  405: (reason) => SERVER_ERRORS.methodNotAllowed(reason),
+  412: (reason) => SERVER_ERRORS.databaseExists(reason),
+  503: (reason) => SERVER_ERRORS.nodeNotReady(reason),
+};
+
+/** A CouchDB-shaped refusal (`error`, `reason`, plus `code`): `kind` picks the 404's code. */
+export function sendError(res: Response, status: number, kind: 'database' | 'document' | 'route' | string, reason: string): void {
+  const error =
+    status === 404
+      ? kind === 'database'
+        ? SERVER_ERRORS.databaseNotFound(reason)
+        : kind === 'route'
+          ? SERVER_ERRORS.routeNotFound(reason)
+          : SERVER_ERRORS.documentMissing(reason)
+      : (BY_STATUS[status] ?? ((r: string) => SERVER_ERRORS.requestInvalid(r, { status })))(reason);
+  renderError(res, error);
 }
 
 /** PouchDB errors carry status/name/message; anything else is a 500 without internals. */
 export function sendPouchError(res: Response, err: unknown): void {
-  const e = err as { status?: number; name?: string; error?: string; message?: string; reason?: string };
-  const status = typeof e?.status === 'number' && e.status >= 400 && e.status < 600 ? e.status : 500;
-  const error = typeof e?.name === 'string' && status !== 500 ? e.name : typeof e?.error === 'string' ? e.error : 'internal_error';
-  const reason = status === 500 ? 'The database could not answer.' : (e?.reason ?? e?.message ?? 'unknown');
-  sendError(res, status, error === 'Error' ? 'internal_error' : error, reason);
+  renderError(res, err);
 }
 
 /** Query values are strings; CouchDB takes JSON for some (`open_revs`, `keys`, `since` objects). */

@@ -42,7 +42,7 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
   /** The stack served under `:name`, or a 404 (only the node's own stack for now). */
   const stackFor = (req: Request, res: Response): ClientStack | null => {
     if (req.params.name !== ctx.config.stackName) {
-      sendError(res, 404, 'not_found', `This node hosts no database named ${JSON.stringify(req.params.name)}.`);
+      sendError(res, 404, 'database', `This node hosts no database named ${JSON.stringify(req.params.name)}.`);
       return null;
     }
     try {
@@ -91,7 +91,7 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
   router.delete('/:name/_local/:id', on(deleteLocal));
   router.all('/:name/_design/*rest', on(async (_s, _req, res) => sendError(res, 403, 'forbidden', 'Design documents are not served: they could carry code.')));
   router.all('/:name/:id', (req: Request, res: Response, next: NextFunction) => {
-    if ((req.params.id as string).startsWith('_')) return sendError(res, 404, 'not_found', `${req.params.id} is not served here.`);
+    if ((req.params.id as string).startsWith('_')) return sendError(res, 404, 'route', `${req.params.id} is not served here.`);
     next();
   });
   router.get('/:name/:id', on(getDoc));

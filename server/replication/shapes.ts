@@ -43,7 +43,8 @@ export function malformedDoc(doc: unknown, newEdits: boolean): string | null {
   if (!isPlainObject(doc)) return 'A document must be a JSON object.';
   if (depthExceeds(doc)) return `A document may nest at most ${MAX_DEPTH} levels deep.`;
   if (doc._attachments !== undefined) return 'docstack documents carry no attachments (_attachments is not accepted).';
-  if (doc._rev !== undefined && !isRev(doc._rev)) return '_rev must be a revision such as "1-abc".';
+  const localRev = typeof doc._id === 'string' && doc._id.startsWith('_local/') && typeof doc._rev === 'string' && /^0-[0-9]{1,16}$/.test(doc._rev);
+  if (doc._rev !== undefined && !isRev(doc._rev) && !localRev) return '_rev must be a revision such as "1-abc".';
   if (!newEdits && doc._rev === undefined) return 'With new_edits: false, every document needs its _rev.';
   if (doc._deleted !== undefined && typeof doc._deleted !== 'boolean') return '_deleted must be true or false.';
   if (doc._revisions !== undefined) {

@@ -6,7 +6,8 @@ import { Class } from '../../kernel/model/class.js';
 import { CLASS_META } from '../../kernel/model/types.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
-import { httpError, sendError } from '../auth/errors.js';
+import { sendError } from '../errors.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 export interface SeedRouteDeps {
   /** destroys the node's database and opens it again empty (users kept: see docs/server-auth.md) */
@@ -104,8 +105,7 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
       await deps.reset();
       res.json({ ok: true, reset: what });
     } catch (err) {
-      if (err instanceof ResetUnavailableError) httpError(res, 501, 'not_implemented', err.message);
-      else sendError(res, err, ctx.log);
+      sendError(res, err instanceof ResetUnavailableError ? SERVER_ERRORS.resetUnavailable(err.message) : err, ctx.log);
     }
   };
 
@@ -116,7 +116,7 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
   // Only a name this node hosts, compared exactly: never a path, so "../x" or "a/b" are 404.
   const clear = async (conn: string, res: Response) => {
     if (!deps.hostedNames().includes(conn)) {
-      httpError(res, 404, 'not_found', 'This node hosts no connection by that name.');
+      sendError(res, SERVER_ERRORS.databaseNotFound('This node hosts no connection by that name.'));
       return;
     }
     await reset(res, conn);
@@ -124,9 +124,9 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
   router.get('/clear/:conn', adminOnly, async (req, res) => {
     await clear(String(req.params.conn), res);
   });
-  // the seed's shape `/clear:conn` (Express 4 read it as "clear" followed by the name): a
-  // regex, because Express 5 paths would read ":conn" as a parameter with no literal colon
-  router.get(/^\/clear:?([^/]+)$/, adminOnly, async (req, res) => {
+  // the specification's shape `/clear:conn`, with its literal colon: a regex, because Express 5
+  // paths read ":conn" as a parameter. The colon is required: `/cleardocstack` is no route.
+  router.get(/^\/clear:([^/]+)$/, adminOnly, async (req, res) => {
     await clear(String((req.params as Record<string, string>)[0]), res);
   });
 

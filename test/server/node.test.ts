@@ -15,7 +15,7 @@ describe('the server node', () => {
     const res = await fetch(`${url}/api/private/test`, { signal: AbortSignal.timeout(3000) });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
-    expect(await res.json()).toMatchObject({ error: 'not_ready' });
+    expect(await res.json()).toMatchObject({ error: 'unavailable', code: 'DS_NODE_NOT_READY' });
     const ready = new Promise((resolve) => node.once('ready', resolve));
     await node.initialize();
     await ready;
