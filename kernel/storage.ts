@@ -65,7 +65,19 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(options.dataDir ?? './data', { recursive: true });
   }
-  const db = new DocstackPouch<Record<string, unknown>>(storageLocation(options), { adapter: options.adapter });
-  await db.info(); // surfaces open errors (locked folder, bad path) here, not on the first write
+  const location = storageLocation(options);
+  const db = new DocstackPouch<Record<string, unknown>>(location, { adapter: options.adapter });
+  try {
+    await db.info(); // surfaces open errors (locked folder, bad path) here, not on the first write
+  } catch (err) {
+    const message = String((err as Error)?.message ?? err);
+    if (/lock/i.test(message)) {
+      throw new DocstackError('DS_STORAGE_LOCKED', `The store ${JSON.stringify(location)} is in use by another process (a running node?); stop it first.`, {
+        details: { location },
+        cause: err,
+      });
+    }
+    throw err;
+  }
   return db;
 }

@@ -43,7 +43,8 @@ export function loadConfig(env: Env): ServerConfig {
   }
   return {
     port: integer(env, 'SERVER_PORT', 5000, 0, 65535),
-    host: env.SERVER_HOST || '0.0.0.0',
+    // loopback unless told otherwise: a node on a laptop is not reachable from the network by accident
+    host: env.HOST || env.SERVER_HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
     stackName,
     production: nodeEnv !== 'development' && nodeEnv !== 'test',

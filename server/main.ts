@@ -14,7 +14,19 @@ if (process.env.BUILDING) {
   process.exit(0);
 }
 
-const node = createServerNode();
+/** A start-up failure: one line with the code, never a stack trace. */
+function cannotStart(err: unknown): never {
+  const message = err instanceof DocstackError ? `${err.code}: ${err.message}` : (err as Error).message;
+  console.error(`docstack: cannot start — ${message}`);
+  process.exit(1);
+}
+
+let node: ReturnType<typeof createServerNode>;
+try {
+  node = createServerNode(); // reads and checks the configuration (SERVER_PORT, JWT_TTL…)
+} catch (err) {
+  cannotStart(err);
+}
 let stopping = false;
 
 async function shutdown(signal: string): Promise<void> {
@@ -34,12 +46,12 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 node.on('error', (err: Error) => console.error(`docstack: ${err.message}`));
 
 try {
-  const { url } = await node.start();
+  const { url, port } = await node.start();
+  // the address bound as configured (HOST, default 127.0.0.1), and the URL to reach it
+  console.log(`docstack: listening on ${node.config.host}:${port}`);
   console.log(`docstack: node ready at ${url} (stack "${node.config.stackName}" in ${node.config.dataDir}; replication at ${url}/db/${node.config.stackName})`);
 } catch (err) {
-  // a clear start-up error (wrong passphrase, bad setting), not a stack trace
-  const message = err instanceof DocstackError ? `${err.code}: ${err.message}` : (err as Error).message;
-  console.error(`docstack: cannot start — ${message}`);
+  // a clear start-up error (wrong passphrase, bad setting, a store in use), not a stack trace
   await node.stop().catch(() => undefined);
-  process.exit(1);
+  cannotStart(err);
 }

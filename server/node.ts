@@ -107,7 +107,10 @@ export class ServerNode extends EventEmitter {
       this.httpServer = server;
     }
     const { port } = this.httpServer.address() as AddressInfo;
-    return { port, url: `http://${this.config.host === '0.0.0.0' ? '127.0.0.1' : this.config.host}:${port}` };
+    // the address actually bound (a wildcard host is reached on loopback from this machine)
+    const bound = (this.httpServer.address() as AddressInfo).address;
+    const host = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound.includes(':') ? `[${bound}]` : bound;
+    return { port, url: `http://${host}:${port}` };
   }
 
   /** The node's open stack (the engine it serves); throws DS_STACK_CLOSED before start(). */

@@ -127,4 +127,79 @@ describe('npm start (server/main.ts)', () => {
     expect(run.output()).toMatch(/BUILDING is set/);
     await expect(readFile(join(dataDir, 'never'))).rejects.toThrow();
   }, 30_000);
+
+  it('refuses bad settings and a store in use with one coded line, exit 1, no stack trace', async () => {
+    const dataDir = await tempDir();
+    const base = { ENVFILE: join(dataDir, 'no.env'), DATA_DIR: dataDir, SERVER_PORT: '0', NODE_ENV: 'test', ADMIN_PASSWORD: 'admin password for tests' };
+    for (const [env, code] of [
+      [{ SERVER_PORT: 'abc' }, 'DS_SERVER_CONFIG_INVALID'],
+      [{ JWT_TTL: '-5' }, 'DS_SERVER_CONFIG_INVALID'],
+    ] as const) {
+      const run = start({ ...base, ...env });
+      expect(await run.exited).toBe(1);
+      const lines = run.output().trim().split('\n');
+      expect(lines, run.output()).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^docstack: cannot start — ${code}: `));
+      expect(run.output()).not.toMatch(/\n\s+at /); // no stack trace
+    }
+    // a second node on the same data folder: the first holds the leveldb lock
+    const first = start(base);
+    await first.until(/node ready at/);
+    const second = start(base);
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(/^docstack: cannot start — DS_STORAGE_LOCKED: /m);
+    expect(second.output()).not.toMatch(/\n\s+at /);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  }, 60_000);
+
+  it('binds 127.0.0.1 unless HOST is set, and prints the address it bound', async () => {
+    const dataDir = await tempDir();
+    const base = { ENVFILE: join(dataDir, 'no.env'), DATA_DIR: dataDir, SERVER_PORT: '0', NODE_ENV: 'test', ADMIN_PASSWORD: 'admin password for tests' };
+    const loopback = start(base);
+    const [, url] = await loopback.until(/node ready at (http:\/\/\S+)/);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*$/);
+    loopback.child.kill('SIGTERM');
+    expect(await loopback.exited).toBe(0);
+    const everywhere = start({ ...base, HOST: '0.0.0.0' });
+    await everywhere.until(/node ready at/);
+    expect(everywhere.output()).toMatch(/listening on 0\.0\.0\.0:[1-9]/);
+    everywhere.child.kill('SIGTERM');
+    expect(await everywhere.exited).toBe(0);
+  }, 60_000);
+});
+
+describe('npm start (scripts/start.mjs)', () => {
+  it('builds only when the sources changed, and stops the node when npm gets SIGTERM', async () => {
+    const dataDir = await tempDir();
+    const env = { ...process.env, ENVFILE: join(dataDir, 'no.env'), DATA_DIR: dataDir, SERVER_PORT: '0', NODE_ENV: 'test', ADMIN_PASSWORD: 'admin password for tests' };
+    const run = async () => {
+      const child = spawn('npm', ['start', '--silent'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d) => (output += String(d)));
+      child.stderr.on('data', (d) => (output += String(d)));
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+      const end = Date.now() + 90_000;
+      while (!/node ready at (http:\/\/\S+)/.test(output)) {
+        if (Date.now() > end) throw new Error(`npm start did not get ready:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const url = /node ready at (http:\/\/\S+)/.exec(output)![1];
+      expect((await fetch(`${url}/db/docstack`)).status).toBe(401); // serving
+      child.kill('SIGTERM'); // to npm, not to node
+      const { code, signal } = await exited;
+      // npm forwards the signal, waits for the node, then ends itself by the same signal
+      expect(code === 0 || signal === 'SIGTERM', `code ${code}, signal ${signal}`).toBe(true);
+      // the node runs its own graceful stop, and is gone within moments
+      const gone = Date.now() + 10_000;
+      while (!/docstack: SIGTERM received, stopping/.test(output) || (await fetch(`${url}/db/docstack`).then(() => true, () => false))) {
+        if (Date.now() > gone) throw new Error(`the node outlived npm:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return output;
+    };
+    await run(); // builds when dist/ is missing or older than the sources
+    const second = await run();
+    expect(second).not.toMatch(/building dist/);
+  }, 240_000);
 });

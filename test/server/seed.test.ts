@@ -69,6 +69,12 @@ describe('the seed\'s private routes', () => {
       expect(answer.status, path).toBe(404);
     }
     await h.stack().createDoc({ '~class': 'Note', slug: 'a', text: 'kept?' });
+    // the colon of `/clear:conn` is required: a path that merely starts with "clear" is no route
+    for (const path of [`/clear${name}`, `/clear${name}x`, '/clearing']) {
+      const answer = await call(h, 'GET', `/api/private${path}`, { token: admin });
+      expect(answer.status, path).toBe(404);
+    }
+    expect(await h.stack().listClasses()).toContain('Note');
     const cleared = await call(h, 'GET', `/api/private/clear:${name}`, { token: admin });
     expect(cleared).toMatchObject({ status: 200, body: { ok: true } });
     expect(await h.stack().listClasses()).not.toContain('Note');

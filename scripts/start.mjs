@@ -1,0 +1,35 @@
+// `npm start`: builds dist/ only when a source is newer than the last build, then runs the server
+// node in this very process — so the SIGTERM npm forwards to its child reaches the node's own
+// handlers (server/main.ts), and a restart with an unchanged tree starts at once.
+// `node scripts/start.mjs --build` builds (and stamps) without starting: `npm run build`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const stamp = join(root, 'dist', '.build-stamp');
+const sources = ['index.ts', 'plugins.config.ts', 'kernel', 'plugins', 'server', 'patches', 'types', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+
+/** The newest modification time under a file or folder (0 when it does not exist). */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = 0;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+}
+
+function build() {
+  console.log('docstack: building dist/ (tsc -p tsconfig.build.json)');
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
+
+const onlyBuild = process.argv.includes('--build');
+const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+if (onlyBuild || sources.some((source) => newest(join(root, source)) > built)) build();
+if (!onlyBuild) await import(new URL('../dist/server/main.js', import.meta.url).href);
