@@ -63,6 +63,6 @@ export interface NodeContext {
 
 /** Set on res.locals by the auth middleware for authenticated requests. */
 export interface AuthLocals {
-  user: { id: string; username: string; roles: string[] };
+  user: { id: string; username: string; role: 'admin' | 'user' };
   sessionId: string;
 }

@@ -21,6 +21,7 @@ export const SERVER_ERRORS = {
   requestTooLarge: createError('DS_REQUEST_TOO_LARGE', 'The request body is larger than BODY_LIMIT.', { status: 413 }),
   routeNotFound: createError('DS_ROUTE_NOT_FOUND', 'No route of the node answers this method and path.', { status: 404 }),
   methodNotAllowed: createError('DS_ROUTE_METHOD', 'The route exists but not for this method (the replication protocol served is a subset).', { status: 405 }),
+  userNotFound: createError('DS_USER_NOT_FOUND', 'No user with that username.', { status: 404 }),
   sessionNotFound: createError('DS_SESSION_NOT_FOUND', 'No active session with that id.', { status: 404 }),
   databaseNotFound: createError('DS_DATABASE_NOT_FOUND', 'The node hosts no database (connection) by that name.', { status: 404 }),
   databaseExists: createError('DS_DATABASE_EXISTS', 'The database exists already (what CouchDB answers to creating it).', { status: 412 }),

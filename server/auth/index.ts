@@ -8,7 +8,10 @@ import { SERVER_ERRORS } from '../errors-codes.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import { snapshotUsers } from './reset.js';
 import { AuthService, type AuthOptions } from './service.js';
-import { ADMIN_ROLE, SESSION_CLASS } from './users.js';
+import { mountCouchSession } from './couch-session.js';
+import { UserAdmin } from './user-admin.js';
+import { createUserRouter } from './user-routes.js';
+import { SESSION_CLASS } from './users.js';
 
 export { sendError, statusOf, errorWord } from './errors.js';
 export { hashPassword, verifyPassword } from './passwords.js';
@@ -77,18 +80,36 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     clearTokenCookie(res, ctx.config);
     res.json({ ok: true, revoked: caller !== null });
   });
+
+  /** The caller of a request: HTTP Basic credentials, else the Bearer token or jwtToken cookie. */
+  const callerOfRequest = async (req: Request, res: Response): Promise<AuthLocals | null> => {
+    const header = req.get('authorization') ?? '';
+    if (/^basic /i.test(header)) {
+      const result = await service.authenticateBasic(header, { ip: req.ip ?? req.socket.remoteAddress, userAgent: req.get('user-agent') });
+      if ('refused' in result) {
+        if (result.refused === 429) {
+          res.set('Retry-After', String(result.retryAfter ?? 60));
+          throw SERVER_ERRORS.authRateLimited('Too many failed logins; try again later.');
+        }
+        return null;
+      }
+      return result;
+    }
+    return service.authenticate(tokenOf(req));
+  };
+  mountCouchSession(router, ctx, service, (req, res) => callerOfRequest(req, res));
   router.use(jsonErrors(ctx));
 
   const requireSession: RequestHandler = async (req, res, next) => {
     let caller: AuthLocals | null;
     try {
-      caller = await service.authenticate(tokenOf(req));
+      caller = await callerOfRequest(req, res);
     } catch (err) {
       sendError(res, err, ctx.log); // e.g. the stack is closed during a reset: 503
       return;
     }
     if (!caller) {
-      res.set('WWW-Authenticate', 'Bearer');
+      res.set('WWW-Authenticate', 'Bearer, Basic realm="docstack"');
       sendError(res, SERVER_ERRORS.authRequired(UNAUTHORIZED));
       return;
     }
@@ -150,6 +171,7 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     return resetting;
   };
 
+  privateRouter.use(createUserRouter(ctx, new UserAdmin(ctx, service)));
   privateRouter.use(createSeedRouter(ctx, { reset, hostedNames: () => [ctx.config.stackName] }));
   privateRouter.use(jsonErrors(ctx));
 

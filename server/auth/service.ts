@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { isDocstackError } from '../../kernel/errors.js';
 import type { Doc } from '../../kernel/model/types.js';
 import type { AuthLocals, NodeContext } from '../context.js';
@@ -37,6 +38,9 @@ export class AuthService {
   private readonly byUser: FailureLimiter;
   private readonly byAddress: FailureLimiter;
   private dummy: Promise<string> | null = null;
+  /** verified Basic credentials (HMAC of the pair) → the session they were bound to */
+  private readonly basic = new Map<string, { userId: string; sessionId: string }>();
+  private readonly basicSecret = randomBytes(32).toString('base64');
   private keptUsers: Doc[] | null = null;
 
   constructor(
@@ -69,6 +73,7 @@ export class AuthService {
   }
 
   close(): void {
+    this.basic.clear();
     this.cache.detach();
     this.byUser.clear();
     this.byAddress.clear();
@@ -82,14 +87,21 @@ export class AuthService {
 
     const stack = this.ctx.stack();
     const user = await findUser(stack, request.username);
-    if (!user || !(await this.checkPassword(user, request.password))) {
+    // the password is checked even for a disabled user: the answer's timing tells nothing
+    const passwordOk = await this.checkPassword(user, request.password);
+    if (!user || !passwordOk || user.disabled === true) {
       this.byUser.fail(userKey);
       this.byAddress.fail(addressKey);
-      this.ctx.log(`auth: failed login for "${request.username}" from ${addressKey}`);
+      this.ctx.log(`auth: failed login for ${JSON.stringify(request.username)} from ${JSON.stringify(addressKey)}`);
       return { ok: false, status: 401 };
     }
     this.byUser.reset(userKey);
+    return this.openSession(user, request);
+  }
 
+  /** A new session for a user whose credentials were just checked; its token and expiry. */
+  private async openSession(user: Doc, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<LoginResult & { ok: true }> {
+    const stack = this.ctx.stack();
     const { config } = this.ctx;
     const now = Date.now();
     const expSec = Math.floor(now / 1000) + config.jwtTtl;
@@ -163,6 +175,38 @@ export class AuthService {
       }
     }
     this.ctx.events.emit('session:revoked', { sessionId, by });
+  }
+
+  /**
+   * HTTP Basic credentials (stock CouchDB clients): checked with the same hash and rate limiter as
+   * a login, once — a verified pair is cached, keyed by an HMAC under a per-process key (never the
+   * password), and bound to a session of its own, so revocation and disabling apply at once and
+   * the client does not pay one scrypt per request. When that session expires the next request
+   * checks the password again and opens a new one: a replicator outlives any token lifetime.
+   */
+  async authenticateBasic(header: string, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<AuthLocals | { refused: 401 | 429; retryAfter?: number }> {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const username = colon > 0 ? decoded.slice(0, colon) : '';
+    const password = colon > 0 ? decoded.slice(colon + 1) : '';
+    if (!username || !password || username.length > 100 || password.length > 1024) return { refused: 401 };
+    const key = this.basicKey(username, password);
+    const cached = this.basic.get(key);
+    if (cached) {
+      const caller = await this.cache.resolve(this.ctx.stack(), cached.userId, cached.sessionId);
+      if (caller) return caller;
+      this.basic.delete(key); // expired, revoked or disabled: check the credentials again
+    }
+    const result = await this.login({ username, password, ...request });
+    if (!result.ok) return result.status === 429 ? { refused: 429, retryAfter: result.retryAfter } : { refused: 401 };
+    const session = (await this.ctx.stack().getDocument(result.sessionId))!;
+    if (this.basic.size >= 10_000) this.basic.clear();
+    this.basic.set(key, { userId: String(session.userId), sessionId: result.sessionId });
+    return (await this.cache.resolve(this.ctx.stack(), String(session.userId), result.sessionId)) ?? { refused: 401 };
+  }
+
+  private basicKey(username: string, password: string): string {
+    return createHmac('sha256', this.basicSecret).update(username).update('\0').update(password).digest('base64url');
   }
 
   /** The caller's sessions that are active and not expired, newest first. */

@@ -2,7 +2,7 @@ import type { ChangeEvent } from '../../kernel/change-feed.js';
 import type { Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import type { AuthLocals } from '../context.js';
-import { rolesOf, SESSION_CLASS, USER_CLASS } from './users.js';
+import { roleOf, SESSION_CLASS, USER_CLASS, type Role } from './users.js';
 
 interface SessionEntry {
   active: boolean;
@@ -15,7 +15,7 @@ interface UserEntry {
   active: boolean;
   rev?: string;
   username?: string;
-  roles?: string[];
+  role?: Role;
 }
 
 const SESSION_PREFIX = `${SESSION_CLASS}-`;
@@ -101,7 +101,7 @@ export class SessionCache {
     if (!session.active || session.userId !== userId || (session.expiresAt ?? 0) <= now) return null;
     const user = this.users.get(userId) ?? (await this.load(stack, userId, this.users, userEntry, USER_CLASS));
     if (!user.active) return null;
-    return { user: { id: userId, username: user.username ?? '', roles: user.roles ?? [] }, sessionId };
+    return { user: { id: userId, username: user.username ?? '', role: user.role ?? 'user' }, sessionId };
   }
 
   private async load<E extends { active: boolean }>(
@@ -135,5 +135,6 @@ function sessionEntry(doc: Doc): SessionEntry {
 }
 
 function userEntry(doc: Doc): UserEntry {
-  return { active: doc.active !== false, rev: doc._rev, username: String(doc.username), roles: rolesOf(doc) };
+  // a disabled user is refused like a deleted one, from the next request on
+  return { active: doc.active !== false && doc.disabled !== true, rev: doc._rev, username: String(doc.username), role: roleOf(doc) };
 }

@@ -1,3 +1,4 @@
+import { Attribute } from '../../kernel/model/attribute.js';
 import { Class } from '../../kernel/model/class.js';
 import type { Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
@@ -6,6 +7,9 @@ import { hashPassword } from './passwords.js';
 export const USER_CLASS = '~User';
 export const SESSION_CLASS = '~UserSession';
 export const ADMIN_ROLE = 'admin';
+export const USER_ROLE = 'user';
+export type Role = typeof ADMIN_ROLE | typeof USER_ROLE;
+export const ROLES: readonly Role[] = [ADMIN_ROLE, USER_ROLE];
 
 /**
  * `~User`: the username is the primary key, so a lookup by name is an index read and two
@@ -16,7 +20,13 @@ const USER_SCHEMA: Record<string, Record<string, unknown>> = {
   username: { type: 'string', primaryKey: true, maxLength: 100, description: 'unique login name' },
   passwordHash: { type: 'string', maxLength: 512, description: 'scrypt$N$r$p$salt$hash (server/auth/passwords.ts)' },
   legacyPassword: { type: 'string', maxLength: 4096, description: 'seed credential: RSA-OAEP ciphertext, replaced by a hash on first login' },
-  roles: { type: 'string', isArray: true, defaultValue: [], description: 'e.g. admin' },
+  roles: { type: 'string', isArray: true, defaultValue: [], description: 'legacy: read once to migrate to role' },
+};
+
+/** Added to the ~User class of stores made before roles existed (ensureAuthClasses). */
+const LATER_ATTRIBUTES: Record<string, Record<string, unknown>> = {
+  role: { type: 'enum', values: [{ value: ADMIN_ROLE }, { value: USER_ROLE }], defaultValue: USER_ROLE, mandatory: true, description: 'admin or user (docs/server-auth.md)' },
+  disabled: { type: 'boolean', defaultValue: false, description: 'a disabled user cannot log in; their sessions ended when disabled' },
 };
 
 /** A session is a document so that every instance of a node (and a restart) sees revocations. */
@@ -30,8 +40,22 @@ const SESSION_SCHEMA: Record<string, Record<string, unknown>> = {
 };
 
 export async function ensureAuthClasses(stack: ClientStack): Promise<void> {
-  await Class.ensure(stack, USER_CLASS, 'Users of the server node (server/auth)', USER_SCHEMA);
+  const users = await Class.ensure(stack, USER_CLASS, 'Users of the server node (server/auth)', { ...USER_SCHEMA, ...LATER_ATTRIBUTES });
   await Class.ensure(stack, SESSION_CLASS, 'Login sessions; revoked sessions are inactive (server/auth)', SESSION_SCHEMA);
+  // a store from before roles: add the attributes (stamping their defaults), then make the
+  // users whose legacy `roles` held "admin" admins
+  let added = false;
+  for (const [name, model] of Object.entries(LATER_ATTRIBUTES)) {
+    if (users.model.schema[name]) continue;
+    const { type, description, ...config } = model;
+    await Attribute.create(users, name, type as string, description as string, config);
+    added = true;
+  }
+  if (added) {
+    for (const user of await stack.findDocuments(USER_CLASS, {}, { includeInactive: true })) {
+      if (rolesOf(user).includes(ADMIN_ROLE) && user.role !== ADMIN_ROLE) await stack.updateDoc(user._id, { role: ADMIN_ROLE }, { origin: 'system' });
+    }
+  }
 }
 
 /** Is there any ~User document at all (inactive ones included)? A key-range read, not a scan. */
@@ -45,14 +69,27 @@ export async function findUser(stack: ClientStack, username: string): Promise<Do
   return users.getByPrimaryKeys({ username });
 }
 
-export async function createUser(stack: ClientStack, username: string, password: string, roles: string[] = []): Promise<Doc> {
+export async function createUser(stack: ClientStack, username: string, password: string, role: Role = USER_ROLE): Promise<Doc> {
   const passwordHash = await hashPassword(password);
-  return stack.createDoc({ '~class': USER_CLASS, username, passwordHash, roles }, { origin: 'system' });
+  return stack.createDoc({ '~class': USER_CLASS, username, passwordHash, role }, { origin: 'system' });
+}
+
+export interface PublicUser {
+  id: string;
+  username: string;
+  role: Role;
+  disabled: boolean;
 }
 
 /** What the API may show of a user: never the hash nor the legacy credential. */
-export function publicUser(user: Doc): { id: string; username: string; roles: string[] } {
-  return { id: user._id, username: String(user.username), roles: rolesOf(user) };
+export function publicUser(user: Doc): PublicUser {
+  return { id: user._id, username: String(user.username), role: roleOf(user), disabled: user.disabled === true };
+}
+
+/** The role of a user document: `role`, or (a store not yet migrated) admin when `roles` says so. */
+export function roleOf(user: Doc): Role {
+  if (user.role === ADMIN_ROLE || user.role === USER_ROLE) return user.role;
+  return rolesOf(user).includes(ADMIN_ROLE) ? ADMIN_ROLE : USER_ROLE;
 }
 
 export function rolesOf(user: Doc): string[] {
@@ -69,7 +106,7 @@ export async function ensureInitialAdmin(stack: ClientStack, username: string | 
     log('auth: no user exists and ADMIN_USERNAME/ADMIN_PASSWORD are not set: nobody can log in');
     return false;
   }
-  await createUser(stack, username, password, [ADMIN_ROLE]);
+  await createUser(stack, username, password, ADMIN_ROLE);
   log(`auth: created the initial admin user "${username}"`);
   return true;
 }

@@ -11,8 +11,8 @@ export interface Caller {
 
 /** The caller of an authenticated request (set on res.locals by the session check). */
 export function callerOf(res: Response): Caller {
-  const user = (res.locals as Partial<AuthLocals>).user as (AuthLocals['user'] & { role?: string; roles?: string[] }) | undefined;
+  const user = (res.locals as Partial<AuthLocals>).user;
   if (!user) return { userId: '', username: '', admin: false };
-  const admin = user.role === 'admin' || (Array.isArray(user.roles) && user.roles.includes('admin'));
+  const admin = user.role === 'admin';
   return { userId: user.id, username: user.username, admin };
 }

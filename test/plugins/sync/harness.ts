@@ -48,7 +48,7 @@ export async function startNode(dataDir: string, options: { port?: number; role?
     node.requests += 1;
     if (req.headers.authorization !== `Bearer ${TOKEN}`) return void res.status(401).json({ error: 'unauthorized', reason: 'Log in first.' });
     const role = options.role ?? 'user';
-    res.locals.user = { id: '~User-ann', username: 'ann', role, roles: [role] };
+    res.locals.user = { id: '~User-ann', username: 'ann', role };
     next();
   });
   app.use('/db', createReplicationRouter(ctx));
