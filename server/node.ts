@@ -24,6 +24,8 @@ export interface ServerNodeOptions {
   plugins?: readonly PluginEntry[];
   /** the stack's adapter (default leveldb; memory for quick tests) */
   adapter?: 'leveldb' | 'memory';
+  /** what time it is for sessions (default Date.now): tests move it instead of waiting */
+  clock?: () => number;
 }
 
 /** How long stop() lets in-flight requests (long-poll feeds among them) finish before closing them. */
@@ -63,7 +65,7 @@ export class ServerNode extends EventEmitter {
       },
       resetStack: () => this.resetStack(),
     };
-    this.auth = createAuth(context);
+    this.auth = createAuth(context, options.clock ? { clock: options.clock } : {});
     this.expressApp = this.buildApp(context);
   }
 

@@ -16,6 +16,8 @@ export interface AuthOptions {
   maxFailuresPerAddress?: number;
   /** default 15 minutes */
   failureWindowMs?: number;
+  /** what time it is (default Date.now): session lifetimes are read against it */
+  clock?: () => number;
 }
 
 export type LoginResult =
@@ -38,6 +40,7 @@ export class AuthService {
   private readonly byUser: FailureLimiter;
   private readonly byAddress: FailureLimiter;
   private dummy: Promise<string> | null = null;
+  private readonly now: () => number;
   /** verified Basic credentials (HMAC of the pair) → the session they were bound to */
   private readonly basic = new Map<string, { userId: string; sessionId: string }>();
   private readonly basicSecret = randomBytes(32).toString('base64');
@@ -47,6 +50,7 @@ export class AuthService {
     private readonly ctx: NodeContext,
     options: AuthOptions = {},
   ) {
+    this.now = options.clock ?? Date.now;
     const windowMs = options.failureWindowMs ?? 15 * 60_000;
     this.byUser = new FailureLimiter({ max: options.maxFailuresPerUser ?? 5, windowMs });
     this.byAddress = new FailureLimiter({ max: options.maxFailuresPerAddress ?? 20, windowMs });
@@ -103,7 +107,7 @@ export class AuthService {
   private async openSession(user: Doc, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<LoginResult & { ok: true }> {
     const stack = this.ctx.stack();
     const { config } = this.ctx;
-    const now = Date.now();
+    const now = this.now();
     const expSec = Math.floor(now / 1000) + config.jwtTtl;
     const expiresAt = new Date(expSec * 1000).toISOString();
     const session = await stack.createDoc(
@@ -158,7 +162,7 @@ export class AuthService {
     if (!token) return null;
     const claims = await this.verified.verify(this.ctx.keys(), this.ctx.config, token);
     if (!claims) return null;
-    return this.cache.resolve(this.ctx.stack(), claims.sub, claims.sid);
+    return this.cache.resolve(this.ctx.stack(), claims.sub, claims.sid, this.now());
   }
 
   /** Refused from the next request on (cache first), then stored as inactive for every instance. */
@@ -193,7 +197,7 @@ export class AuthService {
     const key = this.basicKey(username, password);
     const cached = this.basic.get(key);
     if (cached) {
-      const caller = await this.cache.resolve(this.ctx.stack(), cached.userId, cached.sessionId);
+      const caller = await this.cache.resolve(this.ctx.stack(), cached.userId, cached.sessionId, this.now());
       if (caller) return caller;
       this.basic.delete(key); // expired, revoked or disabled: check the credentials again
     }
@@ -202,7 +206,7 @@ export class AuthService {
     const session = (await this.ctx.stack().getDocument(result.sessionId))!;
     if (this.basic.size >= 10_000) this.basic.clear();
     this.basic.set(key, { userId: String(session.userId), sessionId: result.sessionId });
-    return (await this.cache.resolve(this.ctx.stack(), String(session.userId), result.sessionId)) ?? { refused: 401 };
+    return (await this.cache.resolve(this.ctx.stack(), String(session.userId), result.sessionId, this.now())) ?? { refused: 401 };
   }
 
   private basicKey(username: string, password: string): string {
@@ -211,7 +215,7 @@ export class AuthService {
 
   /** The caller's sessions that are active and not expired, newest first. */
   async listSessions(userId: string): Promise<Doc[]> {
-    const now = Date.now();
+    const now = this.now();
     const docs = await this.ctx.stack().findDocuments(SESSION_CLASS, { userId });
     return docs.filter((d) => Date.parse(String(d.expiresAt)) > now).sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)));
   }
