@@ -145,7 +145,7 @@ export class AuthService {
       const passwordHash = await hashPassword(password);
       const updated = await this.ctx.stack().updateDoc(user._id, { passwordHash, legacyPassword: null }, { origin: 'system' });
       this.cache.rememberUser(updated);
-      this.ctx.log(`auth: migrated the legacy credential of "${String(user.username)}" to a scrypt hash`);
+      this.ctx.log(`auth: migrated the legacy credential of ${JSON.stringify(String(user.username))} to a scrypt hash`);
       return true;
     }
     await verifyPassword(password, await this.dummyHash());

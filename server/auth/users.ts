@@ -101,12 +101,18 @@ export function rolesOf(user: Doc): string[] {
  * Later boots ignore them, so a leaked .env cannot reset the admin's password.
  */
 export async function ensureInitialAdmin(stack: ClientStack, username: string | null, password: string | null, log: (line: string) => void): Promise<boolean> {
-  if (await hasAnyUser(stack)) return false;
+  if (await hasAnyUser(stack)) {
+    if (password) {
+      // never the password itself: only that it was set and is not used
+      log('auth: ADMIN_PASSWORD is set but ignored: users exist already (it is read on the first boot only). To reset a lost password run: npm run user -- reset-password <name>');
+    }
+    return false;
+  }
   if (!username || !password) {
     log('auth: no user exists and ADMIN_USERNAME/ADMIN_PASSWORD are not set: nobody can log in');
     return false;
   }
   await createUser(stack, username, password, ADMIN_ROLE);
-  log(`auth: created the initial admin user "${username}"`);
+  log(`auth: created the initial admin user ${JSON.stringify(username)}`);
   return true;
 }
