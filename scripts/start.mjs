@@ -1,7 +1,8 @@
 // `npm start`: builds dist/ only when a source is newer than the last build, then runs the server
 // node in this very process — so the SIGTERM npm forwards to its child reaches the node's own
 // handlers (server/main.ts), and a restart with an unchanged tree starts at once.
-// `node scripts/start.mjs --build` builds (and stamps) without starting: `npm run build`.
+// `node scripts/start.mjs --build` builds (and stamps) without starting: `npm run build`;
+// `node scripts/start.mjs --cli user …` runs a command-line tool of dist/server/cli instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +30,14 @@ function build() {
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 
-const onlyBuild = process.argv.includes('--build');
+const onlyBuild = process.argv[2] === '--build';
+const cli = process.argv[2] === '--cli' ? process.argv[3] : null;
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
 if (onlyBuild || sources.some((source) => newest(join(root, source)) > built)) build();
-if (!onlyBuild) await import(new URL('../dist/server/main.js', import.meta.url).href);
+if (cli !== null) {
+  if (!/^[a-z-]+$/.test(cli ?? '')) throw new Error(`unknown command line tool ${JSON.stringify(cli)}`);
+  process.argv.splice(2, 2); // the tool sees its own arguments
+  await import(new URL(`../dist/server/cli/${cli}.js`, import.meta.url).href);
+} else if (!onlyBuild) {
+  await import(new URL('../dist/server/main.js', import.meta.url).href);
+}

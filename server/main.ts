@@ -7,6 +7,8 @@ import { config as loadEnvFile } from 'dotenv';
 import { DocstackError } from '../kernel/errors.js';
 import { createServerNode } from './node.js';
 
+// every file and folder the node creates (leveldb, keys) is this user's only: 0600 / 0700
+process.umask(0o077);
 loadEnvFile({ path: process.env.ENVFILE ?? '.env', quiet: true });
 
 if (process.env.BUILDING) {

@@ -1,3 +1,4 @@
+import { chmod, mkdir } from 'node:fs/promises';
 import { EventEmitter } from 'events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -142,6 +143,12 @@ export class ServerNode extends EventEmitter {
 
   private async openNodeStack(): Promise<void> {
     const generatedPassword = this.config.adminPassword ? null : randomPassword();
+    if ((this.options.adapter ?? 'leveldb') === 'leveldb') {
+      // the data folder holds password hashes, sessions and keys: this user only, whatever the
+      // umask of whoever embeds the node (npm start also sets umask 077, for the files inside)
+      await mkdir(this.config.dataDir, { recursive: true, mode: 0o700 });
+      await chmod(this.config.dataDir, 0o700);
+    }
     this.openStack = await createStack({
       name: this.config.stackName,
       adapter: this.options.adapter ?? 'leveldb',
