@@ -1,8 +1,19 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // the docs' examples import the package by its name: inside the repository, the source
+  resolve: {
+    alias: [
+      { find: /^docstack\/presets$/, replacement: fileURLToPath(new URL('./plugins.config.ts', import.meta.url)) },
+      { find: /^docstack\/server$/, replacement: fileURLToPath(new URL('./server/node.ts', import.meta.url)) },
+      { find: /^docstack$/, replacement: fileURLToPath(new URL('./index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
+    // the docs' code blocks become test/docs/generated/ before any test runs
+    globalSetup: ['test/docs/generate.ts'],
     environment: 'node',
     // leveldb tests open real files; keep a generous bound for the 2-core CI machine
     testTimeout: 30_000,
