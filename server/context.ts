@@ -22,6 +22,8 @@ export interface ServerConfig {
   adminUsername: string | null;
   /** only present on first boot; never logged */
   adminPassword: string | null;
+  /** set by the node when adminPassword is one it generated (no ADMIN_PASSWORD was given) */
+  adminPasswordGenerated?: boolean;
   /** BUILDING set: skip runtime initialisation */
   building: boolean;
   /** PEM, from the environment when given */

@@ -155,13 +155,17 @@ export class ServerNode extends EventEmitter {
       dataDir: this.config.dataDir,
       plugins: this.options.plugins ?? serverPreset,
     });
-    if (generatedPassword) this.config.adminPassword = generatedPassword;
+    if (generatedPassword) {
+      this.config.adminPassword = generatedPassword;
+      this.config.adminPasswordGenerated = true;
+    }
     const { adminCreated } = (await this.auth.init()) ?? { adminCreated: false };
     if (generatedPassword && adminCreated) {
       // printed once, on the first boot only, so an operator can log in; never logged again
       console.log(`docstack: first boot — admin user "${this.config.adminUsername}" created with the password: ${generatedPassword}`);
     }
     this.config.adminPassword = null; // the first-boot password is not kept in memory
+    this.config.adminPasswordGenerated = false;
   }
 
   /** Destroys the node's database and opens it again empty; requests get 503 meanwhile. */

@@ -69,7 +69,7 @@ export class AuthService {
       await restoreUsers(stack, this.keptUsers);
       this.keptUsers = null;
     }
-    const adminCreated = await ensureInitialAdmin(stack, this.ctx.config.adminUsername, this.ctx.config.adminPassword, this.ctx.log);
+    const adminCreated = await ensureInitialAdmin(stack, this.ctx.config.adminUsername, this.ctx.config.adminPassword, this.ctx.log, this.ctx.config.adminPasswordGenerated !== true);
     this.cache.attach(stack);
     this.dummy ??= dummyHash();
     await this.dummy;

@@ -100,9 +100,9 @@ export function rolesOf(user: Doc): string[] {
  * First boot only (no ~User document yet): the admin from ADMIN_USERNAME / ADMIN_PASSWORD.
  * Later boots ignore them, so a leaked .env cannot reset the admin's password.
  */
-export async function ensureInitialAdmin(stack: ClientStack, username: string | null, password: string | null, log: (line: string) => void): Promise<boolean> {
+export async function ensureInitialAdmin(stack: ClientStack, username: string | null, password: string | null, log: (line: string) => void, givenByOperator = true): Promise<boolean> {
   if (await hasAnyUser(stack)) {
-    if (password) {
+    if (password && givenByOperator) {
       // never the password itself: only that it was set and is not used
       log('auth: ADMIN_PASSWORD is set but ignored: users exist already (it is read on the first boot only). To reset a lost password run: npm run user -- reset-password <name>');
     }
