@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStack } from '../../../index.js';
 import { browser } from '../../../plugins.config.js';
-import { expectRefused, memoryStack, track, uniqueName } from '../../helpers/stack.js';
+import { browserWithout, expectRefused, memoryStack, track, uniqueName } from '../../helpers/stack.js';
 import { PASSPHRASE, secretClasses } from './setup.js';
 
 async function withSecret() {
@@ -108,5 +108,29 @@ describe('a locked stack', () => {
     // documents without encrypted values are still written while locked
     await stack.createDoc({ '~class': 'Secret', label: 'clear only' });
     expect(await stack.findDocuments('Secret')).toHaveLength(2);
+  });
+});
+
+describe('a forged payload written locally', () => {
+  const forged = { '~enc': 1, scope: 'default', kid: 'made-up', iv: 'AAAAAAAAAAAAAAAA', ct: 'QUJDREVGR0hJSktMTU5PUA==' };
+
+  it('is validated as the value it is (refused), locked, unlocked, on create and on update', async () => {
+    const { stack, doc } = await withSecret();
+    const before = await stack.db.get(doc._id);
+    for (const locked of [false, true]) {
+      if (locked) stack.lock();
+      await expectRefused(stack.createDoc({ '~class': 'Secret', label: 'x', pin: forged as never }), 'DS_VALIDATION_TYPE', 'pin');
+      const err = await expectRefused(stack.updateDoc(doc._id, { pin: forged }), 'DS_VALIDATION_TYPE', 'pin');
+      expect(err.path).toBe('pin');
+    }
+    expect(await stack.db.get(doc._id)).toEqual(before);
+    expect(await stack.findDocuments('Secret')).toHaveLength(1);
+  });
+
+  it('is refused on a stack without the encryption plugin too (never stored unvalidated)', async () => {
+    const stack = await memoryStack({ plugins: browserWithout('encryption') });
+    await secretClasses(stack);
+    await expectRefused(stack.createDoc({ '~class': 'Secret', label: 'x', pin: forged as never }), 'DS_VALIDATION_TYPE', 'pin');
+    expect(await stack.findDocuments('Secret')).toEqual([]);
   });
 });
