@@ -1,11 +1,11 @@
 /** docstack: the engine. Presets live at `docstack/presets`. */
 export { createStack, getApi, ClientStack, type StackOptions, type StackWith, type WriteOptions } from './kernel/stack.js';
 export { Class, type FetchOptions } from './kernel/model/class.js';
-export { Attribute, type ValueCheck } from './kernel/model/attribute.js';
+export { Attribute } from './kernel/model/attribute.js';
 export { createError, DocstackError, ERROR_CODES, isDocstackError, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
-export type { KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
+export type { AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export type { FindOptions, GetOptions } from './kernel/reads.js';
 export type { Selector } from './kernel/selector.js';
 export * from './kernel/model/types.js';

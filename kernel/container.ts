@@ -12,12 +12,8 @@ export const KEYS = {
   classCache: 'classCache',
   primaryKeys: 'primaryKeys',
   options: 'stackOptions',
-  /** registered by the validation plugin: (classModel, attribute, value) => Promise<void>, throws to refuse */
-  valueCheck: 'valueCheck',
   /** registered by the triggers plugin: (classModel, trigger) => Promise<normalised trigger>, throws to refuse */
   triggerCheck: 'triggerCheck',
-  /** registered by the domains plugin: (classModel, attribute) => Promise<void>, throws to refuse a reference */
-  referenceCheck: 'referenceCheck',
 } as const;
 
 export function createStackContainer(values: Record<string, unknown>): AwilixContainer {

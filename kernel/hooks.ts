@@ -1,5 +1,5 @@
 import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
-import type { ClassModel, Doc } from './model/types.js';
+import type { AttributeModel, ClassModel, Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 
 export type WriteOp = 'create' | 'update' | 'delete';
@@ -39,6 +39,22 @@ export interface WriteContext {
   dryRun: boolean;
 }
 
+/** An attribute model being defined: Class.create, Attribute.create, a schema change from a peer. */
+export interface AttributeContext {
+  stack: ClientStack;
+  /** the class the attribute is (to be) part of */
+  classModel: ClassModel;
+  /**
+   * Capabilities a tap provided for this attribute: the domains plugin adds `reference` when it
+   * placed a reference attribute. An attribute that needs a capability nobody provided is refused.
+   */
+  provided: Set<string>;
+}
+
+export interface DefaultValueContext extends AttributeContext {
+  attribute: AttributeModel;
+}
+
 export interface ReadContext {
   stack: ClientStack;
   classModel?: ClassModel;
@@ -67,6 +83,10 @@ export function createHooks() {
     afterWrite: new AsyncSeriesHook<[Doc[], WriteContext]>(['docs', 'ctx']),
     /** Waterfall over each document read from storage: decryption. */
     afterRead: new AsyncSeriesWaterfallHook<[Doc, ReadContext]>(['doc', 'ctx']),
+    /** An attribute model being defined: throw to refuse it; add to ctx.provided what you handle (domains: reference). */
+    checkAttribute: new AsyncSeriesHook<[AttributeModel, AttributeContext]>(['attribute', 'ctx']),
+    /** Waterfall over a defaultValue being defined: throw to refuse it, return its stored form (validation). */
+    defaultValue: new AsyncSeriesWaterfallHook<[unknown, DefaultValueContext]>(['value', 'ctx']),
     /** Before storage closes: stop schedulers, close feeds. */
     onClose: new AsyncSeriesHook<[ClientStack]>(['stack']),
   });

@@ -27,12 +27,9 @@ export interface AttributeRuleContext {
   classModel: ClassModel;
   /** does an active class of that name exist (or is it the class being defined)? */
   classExists(name: string): Promise<boolean>;
-  /** the domains plugin's placement check for reference attributes; absent without that plugin */
-  checkReference?: ReferenceCheck;
+  /** the plugins' checks (hooks.checkAttribute): refuse, or answer the capabilities they provided */
+  checkAttribute?: (attribute: AttributeModel) => Promise<ReadonlySet<string>>;
 }
-
-/** Throws to refuse a reference attribute on a class (domain unknown, placement not allowed). */
-export type ReferenceCheck = (classModel: ClassModel, attribute: AttributeModel) => Promise<void>;
 
 function refuse(code: ErrorCode, message: string, path: string): never {
   throw new DocstackError(code, message, { path });
@@ -138,9 +135,10 @@ async function checkCombinations(model: AttributeModel, ctx: AttributeRuleContex
     if (cls.simple) refuse('DS_ATTRIBUTE_PRIMARY_KEY', `"${cls.name}" is a simple class: it keeps no primary-key index.`, name);
     model.mandatory = true; // a key with a hole in it identifies nothing
   }
-  if (model.type === 'reference') {
-    if (!ctx.checkReference) refuse('DS_ATTRIBUTE_REFERENCE_DOMAIN', `The reference "${name}" needs the domains plugin, which this stack does not load.`, name);
-    await ctx.checkReference(cls, model);
+  const provided = ctx.checkAttribute ? await ctx.checkAttribute(model) : new Set<string>();
+  // a reference attribute needs a plugin that places it (the domains plugin provides `reference`)
+  if (model.type === 'reference' && !provided.has('reference')) {
+    refuse('DS_ATTRIBUTE_REFERENCE_DOMAIN', `The reference "${name}" needs the domains plugin, which this stack does not load.`, name);
   }
   if (model.type === 'foreign_key' && !(await ctx.classExists(model.targetClass!))) {
     refuse('DS_ATTRIBUTE_TARGET_CLASS', `The targetClass "${model.targetClass}" of "${name}" is not a class.`, name);

@@ -1,17 +1,10 @@
-import { KEYS } from '../container.js';
 import { DocstackError } from '../errors.js';
 import { rangePages } from '../reads.js';
 import type { WriteRequest } from '../pipeline.js';
 import type { ClientStack } from '../stack.js';
-import { normalizeAttribute, type AttributeRuleContext, type ReferenceCheck } from './attribute-rules.js';
+import { normalizeAttribute, type AttributeRuleContext } from './attribute-rules.js';
 import type { Class } from './class.js';
 import type { AttributeConfig, AttributeModel, AttributeType, ClassModel, Doc } from './types.js';
-
-/**
- * Checks a value against one attribute, as the validation plugin would on a write, and
- * returns it in its stored form (a Date becomes text in the attribute's format).
- */
-export type ValueCheck = (classModel: ClassModel, attribute: AttributeModel, value: unknown) => Promise<unknown>;
 
 const STAMP_BATCH = 500;
 
@@ -73,21 +66,23 @@ export class Attribute {
  */
 /** What the attribute rules need from a stack: class existence and the plugins' checks. */
 export function ruleContext(stack: ClientStack, classModel: ClassModel): AttributeRuleContext {
-  const { container } = stack;
   return {
     classModel,
     classExists: async (target) => target === classModel.name || (await stack.classCache.get(target))?.active === true,
-    ...(container.hasRegistration(KEYS.referenceCheck) ? { checkReference: container.resolve<ReferenceCheck>(KEYS.referenceCheck) } : {}),
+    checkAttribute: async (attribute) => {
+      const ctx = { stack, classModel, provided: new Set<string>() };
+      await stack.hooks.checkAttribute.promise(attribute, ctx);
+      return ctx.provided;
+    },
   };
 }
 
 export async function checkDefaultValue(stack: ClientStack, classModel: ClassModel, attribute: AttributeModel): Promise<void> {
   if (attribute.defaultValue === undefined) return;
   let value: unknown = attribute.defaultValue;
-  if (stack.container.hasRegistration(KEYS.valueCheck)) {
-    const check = stack.container.resolve<ValueCheck>(KEYS.valueCheck);
+  {
     try {
-      value = await check(classModel, attribute, value);
+      value = await stack.hooks.defaultValue.promise(value, { stack, classModel, attribute, provided: new Set() });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new DocstackError('DS_ATTRIBUTE_DEFAULT_INVALID', `The defaultValue of "${attribute.name}" is refused: ${reason}`, {

@@ -1,5 +1,3 @@
-import { asValue } from 'awilix';
-import { KEYS } from '../../kernel/container.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { Domain } from './domain.js';
 import { followReferences, referenceCheck, validateReferences } from './references.js';
@@ -17,9 +15,14 @@ const STAGE = 10;
 export const domainsPlugin = definePlugin({
   name: 'domains',
   errors: domainErrorList,
-  setup({ hooks, container, stack }): DomainRegistry {
+  setup({ hooks, stack }): DomainRegistry {
     const registry = new DomainRegistry(stack);
-    container.register(KEYS.referenceCheck, asValue(referenceCheck(registry)));
+    // reference attributes are this plugin's: it places them (and so provides the capability)
+    hooks.checkAttribute.tapPromise('domains', async (attribute, ctx) => {
+      if (attribute.type !== 'reference') return;
+      await referenceCheck(registry)(ctx.classModel, attribute);
+      ctx.provided.add('reference');
+    });
     hooks.validate.tapPromise({ name: 'domains', stage: STAGE }, (draft, ctx) => validateReferences(registry, draft, ctx));
     hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
       for (const doc of docs) await followReferences(registry, doc, ctx);

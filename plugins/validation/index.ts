@@ -1,7 +1,4 @@
-import { asValue } from 'awilix';
-import { KEYS } from '../../kernel/container.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { ValueCheck } from '../../kernel/model/attribute.js';
 import type { Doc } from '../../kernel/model/types.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { validationErrorList } from './errors.js';
@@ -20,7 +17,7 @@ const DEFAULTS_STAGE = -100;
 export const validationPlugin = definePlugin({
   name: 'validation',
   errors: validationErrorList,
-  setup({ hooks, container, stack }) {
+  setup({ hooks, stack }) {
     hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx));
 
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
@@ -30,13 +27,13 @@ export const validationPlugin = definePlugin({
       await checkForeignKeys(draft, ctx, validator.foreignKeys);
     });
 
-    const valueCheck: ValueCheck = async (_classModel, attribute, value) => {
+    // a defaultValue is refused when a document could not hold it, and stored in its stored form
+    hooks.defaultValue.tapPromise('validation', async (value, { attribute }) => {
       const normalized = normalizeValue(attribute.type, attribute.format, value);
       checkValue(attribute, attributeSchema(attribute), normalized);
       await checkForeignKeyValue(stack, attribute, normalized);
       return normalized;
-    };
-    container.register(KEYS.valueCheck, asValue(valueCheck));
+    });
   },
 });
 

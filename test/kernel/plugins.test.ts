@@ -78,7 +78,7 @@ describe('plugin registry', () => {
     const stack = await open([]);
     expect(Object.isFrozen(stack.hooks)).toBe(true);
     expect(Object.keys(stack.hooks).sort()).toEqual(
-      ['afterRead', 'afterWrite', 'beforeValidate', 'beforeWrite', 'onClose', 'onOpen', 'validate'].sort(),
+      ['afterRead', 'afterWrite', 'beforeValidate', 'beforeWrite', 'checkAttribute', 'defaultValue', 'onClose', 'onOpen', 'validate'].sort(),
     );
   });
 
@@ -258,5 +258,25 @@ describe('the write pipeline', () => {
     const stack = await open(custom);
     expect(typeof stack.jobs.define).toBe('function');
     expect(withoutPlugins(browser, 'sync', 'retention').map((e) => (Array.isArray(e) ? e[0].name : (e as Plugin).name))).not.toContain('sync');
+  });
+
+  it('lets plugins check attribute models through hooks (checkAttribute, defaultValue), not container slots', async () => {
+    const noBlobs = definePlugin({
+      name: 'no-blobs',
+      setup: ({ hooks }) => {
+        hooks.checkAttribute.tap('no-blobs', (attribute) => {
+          if (attribute.type === 'object' && attribute.isArray) throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', 'no arrays of objects here', { path: attribute.name });
+        });
+        hooks.defaultValue.tap('no-blobs', (value, { attribute }) => (attribute.type === 'string' && typeof value === 'string' ? value.trim() : value));
+      },
+    });
+    const stack = await open([noBlobs]);
+    const { Class } = await import('../../index.js');
+    const err = await refusal(Class.create(stack, 'Thing', 'class', '', { parts: { type: 'object', isArray: true } }));
+    expect(err.code).toBe('DS_ATTRIBUTE_CONFIG_INVALID');
+    const thing = await Class.create(stack, 'Thing', 'class', '', { name: { type: 'string', defaultValue: '  padded  ' } });
+    expect(thing.model.schema.name.defaultValue).toBe('padded');
+    // a reference attribute needs a plugin that provides `reference` (domains): none here
+    expect((await refusal(Class.create(stack, 'Other', 'class', '', { r: { type: 'reference', domain: 'd' } }))).code).toBe('DS_ATTRIBUTE_REFERENCE_DOMAIN');
   });
 });
