@@ -12,8 +12,6 @@ export const KEYS = {
   classCache: 'classCache',
   primaryKeys: 'primaryKeys',
   options: 'stackOptions',
-  /** registered by the triggers plugin: (classModel, trigger) => Promise<normalised trigger>, throws to refuse */
-  triggerCheck: 'triggerCheck',
 } as const;
 
 export function createStackContainer(values: Record<string, unknown>): AwilixContainer {

@@ -2,7 +2,6 @@ import { EventEmitter } from 'events';
 import { nowIso, isPlainObject } from '../drafts.js';
 import { DocstackError } from '../errors.js';
 import { revNumber } from '../class-cache.js';
-import { KEYS } from '../container.js';
 import { whileObserved } from '../observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import { readRaw } from '../reads.js';
@@ -15,9 +14,6 @@ import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type Cl
 const CLASS_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
 /** Fields of a document that addOrUpdateCard leaves to the engine. */
 const ENGINE_FIELDS = ['_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active'];
-
-/** Checks a trigger model for a class and returns it normalised (registered by plugins/triggers). */
-export type TriggerCheck = (classModel: ClassModel, trigger: Record<string, unknown>) => Promise<Record<string, unknown> & { name: string }>;
 
 export interface FetchOptions {
   /** follow changes made by other writers (default false) */
@@ -191,36 +187,6 @@ export class Class extends EventEmitter {
         if ((err as { status?: number }).status !== 409 || attempt >= 2) throw err;
       }
     }
-  }
-
-  // ---- triggers (checked and run by plugins/triggers) --------------------------------------
-
-  /**
-   * Stores a trigger model in the class document's `triggers`. The triggers plugin checks it
-   * (shape, registered handler) through the container; without that plugin it is refused.
-   */
-  async addTrigger(trigger: Record<string, unknown>): Promise<Record<string, unknown>> {
-    if (!this.stack.container.hasRegistration(KEYS.triggerCheck)) {
-      throw new DocstackError('DS_TRIGGER_UNAVAILABLE', 'This stack does not load the triggers plugin, so it cannot run triggers.');
-    }
-    const check = this.stack.container.resolve<TriggerCheck>(KEYS.triggerCheck);
-    const normalized = await check(this.model, trigger);
-    await this.saveModel((model) => {
-      const taken = (model.triggers as { name?: string }[]).some((t) => t.name === normalized.name);
-      if (taken) throw new DocstackError('DS_TRIGGER_EXISTS', `"${model.name}" already has a trigger named "${String(normalized.name)}".`, { path: 'name' });
-      model.triggers = [...model.triggers, normalized];
-      return model;
-    });
-    return normalized;
-  }
-
-  async removeTrigger(name: string): Promise<void> {
-    await this.saveModel((model) => {
-      const kept = (model.triggers as { name?: string }[]).filter((t) => t.name !== name);
-      if (kept.length === model.triggers.length) throw new DocstackError('DS_TRIGGER_NOT_FOUND', `"${model.name}" has no trigger named "${name}".`, { path: 'name' });
-      model.triggers = kept;
-      return model;
-    });
   }
 
   // ---- cards (documents of this class) -----------------------------------------------------

@@ -1,10 +1,11 @@
 import { asValue } from 'awilix';
-import { KEYS } from '../../kernel/container.js';
 import { DocstackError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { triggerErrorList } from './errors.js';
 import { ensureFailureClass } from './failures.js';
-import { createTriggerCheck } from './model.js';
+import { createTriggerCheck, type TriggerCheck, type TriggerModel } from './model.js';
+import type { Class } from '../../kernel/model/class.js';
+import { getApi } from '../../kernel/stack.js';
 import { TRIGGER_HANDLERS, TriggerHandlerRegistry } from './registry.js';
 import { refuseTooDeep, runAfterTriggers, runBeforeTriggers } from './run.js';
 
@@ -47,7 +48,7 @@ function readMaxDepth(options: TriggersOptions | undefined): number {
 }
 
 /**
- * Triggers: stored in class documents (`classObj.addTrigger`), naming handlers that plugins
+ * Triggers: stored in class documents (`addTrigger(classObj, model)`), naming handlers that plugins
  * register per stack. before-triggers change or refuse drafts ahead of validation;
  * after-triggers react once a document is stored, report their failures (a `~TriggerFailure`
  * record and a `trigger:failed` event) and may start a job. See docs/triggers.md.
@@ -57,11 +58,10 @@ export const triggersPlugin = definePlugin({
   requires: ['validation'],
   optional: ['jobs'],
   errors: triggerErrorList,
-  setup({ hooks, container, stack }, options: TriggersOptions | undefined) {
+  setup({ hooks, container, stack }, options: TriggersOptions | undefined): TriggersApi {
     const maxDepth = readMaxDepth(options);
     const registry = new TriggerHandlerRegistry();
     container.register(TRIGGER_HANDLERS, asValue(registry));
-    container.register(KEYS.triggerCheck, asValue(createTriggerCheck(stack, registry)));
 
     hooks.onOpen.tapPromise({ name: 'triggers', stage: ENSURE_STAGE }, ensureFailureClass);
     hooks.beforeValidate.tapPromise({ name: 'triggers', stage: DEPTH_STAGE }, async (draft, ctx) => {
@@ -70,5 +70,45 @@ export const triggersPlugin = definePlugin({
     });
     hooks.beforeValidate.tapPromise({ name: 'triggers', stage: BEFORE_TRIGGERS_STAGE }, (draft, ctx) => runBeforeTriggers(draft, ctx, registry));
     hooks.afterWrite.tapPromise({ name: 'triggers', stage: AFTER_TRIGGERS_STAGE }, ([stored], ctx) => runAfterTriggers(stored, ctx, registry));
+    return { checkTrigger: createTriggerCheck(stack, registry), handlers: registry };
   },
 });
+
+/** The triggers plugin's API (`getApi(stack, triggersPlugin)`). */
+export interface TriggersApi {
+  /** refuses a trigger model for a class (shape, handler, job) or returns it normalised */
+  checkTrigger: TriggerCheck;
+  handlers: TriggerHandlerRegistry;
+}
+
+function triggersOf(cls: Class): TriggersApi {
+  const api = getApi(cls.stack, triggersPlugin);
+  if (!api) throw new DocstackError('DS_TRIGGER_UNAVAILABLE', 'This stack does not load the triggers plugin, so it cannot run triggers.');
+  return api;
+}
+
+/**
+ * Stores a trigger model in the class document's `triggers` (checked first: shape, a registered
+ * handler or a known job). The trigger model lives in the class document; the triggers plugin
+ * owns checking and running it — the kernel's Class knows nothing of triggers.
+ */
+export async function addTrigger(cls: Class, trigger: Record<string, unknown>): Promise<TriggerModel> {
+  const normalized = await triggersOf(cls).checkTrigger(cls.model, trigger);
+  await cls.saveModel((model) => {
+    const taken = (model.triggers as { name?: string }[]).some((t) => t.name === normalized.name);
+    if (taken) throw new DocstackError('DS_TRIGGER_EXISTS', `"${model.name}" already has a trigger named "${String(normalized.name)}".`, { path: 'name' });
+    model.triggers = [...model.triggers, normalized];
+    return model;
+  });
+  return normalized;
+}
+
+/** Removes a stored trigger by name (DS_TRIGGER_NOT_FOUND when the class has none of that name). */
+export async function removeTrigger(cls: Class, name: string): Promise<void> {
+  await cls.saveModel((model) => {
+    const kept = (model.triggers as { name?: string }[]).filter((t) => t.name !== name);
+    if (kept.length === model.triggers.length) throw new DocstackError('DS_TRIGGER_NOT_FOUND', `"${model.name}" has no trigger named "${name}".`, { path: 'name' });
+    model.triggers = kept;
+    return model;
+  });
+}

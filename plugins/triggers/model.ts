@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { isPlainObject } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteOp } from '../../kernel/hooks.js';
-import type { Class, TriggerCheck } from '../../kernel/model/class.js';
+import type { Class } from '../../kernel/model/class.js';
+
+/** Checks a trigger model for a class and returns it normalised. */
+export type TriggerCheck = (classModel: ClassModel, trigger: Record<string, unknown>) => Promise<TriggerModel>;
 import type { ClassModel } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { TRIGGER_FAILURE_CLASS } from './failures.js';
@@ -91,7 +94,7 @@ export function parseTrigger(input: unknown): TriggerModel {
   };
 }
 
-/** The check `Class.addTrigger` runs (registered under KEYS.triggerCheck). */
+/** The check addTrigger runs (part of the triggers plugin's API). */
 export function createTriggerCheck(stack: ClientStack, registry: TriggerHandlerRegistry): TriggerCheck {
   return async (classModel: ClassModel, input: Record<string, unknown>) => {
     if (classModel.simple) {

@@ -4,7 +4,7 @@
  * the write or failing the caller. Writes they start are depth-limited.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, definePlugin, DocstackError, type Doc } from '../../../index.js';
+import { addTrigger, Class, definePlugin, DocstackError, type Doc } from '../../../index.js';
 import { registerTriggerHandler, TRIGGER_FAILURE_CLASS } from '../../../plugins/triggers/index.js';
 import { expectRefused } from '../../helpers/stack.js';
 import { triggerStack } from './setup.js';
@@ -14,7 +14,7 @@ const after = (name: string, handler: string, on: string[], extra: Record<string
 describe('after-triggers write other documents', () => {
   it('keeps an audit log through the pipeline, one entry per operation', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger(after('audit', 'test.audit', ['create', 'update', 'delete']));
+    await addTrigger(t.tasks, after('audit', 'test.audit', ['create', 'update', 'delete']));
     const doc = await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     await t.stack.updateDoc(doc._id, { title: 'b' });
     await t.stack.deleteDocument(doc._id);
@@ -39,7 +39,7 @@ describe('after-triggers write other documents', () => {
     });
     const t = await triggerStack({ extra: [sealNotes] });
     registerTriggerHandler(t.stack, 'test.capture', (doc) => void seen.push(doc));
-    await t.tasks.addTrigger(after('capture', 'test.capture', ['create']));
+    await addTrigger(t.tasks, after('capture', 'test.capture', ['create']));
     const created = await t.stack.createDoc({ '~class': 'Task', title: 'a', note: 'secret' });
     expect((await t.stack.db.get(created._id)) as unknown as Doc).toMatchObject({ note: 'SEALED' });
     expect(seen).toHaveLength(1);
@@ -48,7 +48,7 @@ describe('after-triggers write other documents', () => {
 
   it('runs after-triggers of a createDocs call once per stored document', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger(after('audit', 'test.audit', ['create']));
+    await addTrigger(t.tasks, after('audit', 'test.audit', ['create']));
     await t.stack.createDocs([{ '~class': 'Task', title: 'a' }, { '~class': 'Task', title: 'b' }]);
     expect((await t.stack.findDocuments('Audit')).map((e) => e.title).sort()).toEqual(['a', 'b']);
   });
@@ -57,8 +57,8 @@ describe('after-triggers write other documents', () => {
 describe('after-trigger failures', () => {
   it('keep the write stored, report an event and a readable record, and let later triggers run', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger(after('fragile', 'test.refuse', ['create'], { params: { message: 'mail server down' } }));
-    await t.tasks.addTrigger(after('later', 'test.log', ['create'], { order: 1 }));
+    await addTrigger(t.tasks, after('fragile', 'test.refuse', ['create'], { params: { message: 'mail server down' } }));
+    await addTrigger(t.tasks, after('later', 'test.log', ['create'], { order: 1 }));
     const doc = await t.stack.createDoc({ '~class': 'Task', title: 'a' });
 
     expect((await t.stack.getDocument(doc._id))?.title).toBe('a');
@@ -80,7 +80,7 @@ describe('after-trigger failures', () => {
     registerTriggerHandler(t.stack, 'test.bad-audit', async (doc, c) => {
       await c.write.createDoc({ '~class': 'Audit', docId: doc._id, depth: 'deep' });
     });
-    await t.tasks.addTrigger(after('bad-audit', 'test.bad-audit', ['update']));
+    await addTrigger(t.tasks, after('bad-audit', 'test.bad-audit', ['update']));
     const doc = await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     const updated = await t.stack.updateDoc(doc._id, { title: 'b' });
     expect(updated.title).toBe('b');
@@ -103,7 +103,7 @@ describe('after-trigger failures', () => {
     t.stack.on('trigger:failed', () => {
       throw new Error('a broken listener');
     });
-    await t.tasks.addTrigger(after('fragile', 'test.refuse', ['create']));
+    await addTrigger(t.tasks, after('fragile', 'test.refuse', ['create']));
     const doc = await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     expect(await t.stack.getDocument(doc._id)).not.toBeNull();
     expect(t.failures).toHaveLength(1);
@@ -114,7 +114,7 @@ describe('after-trigger failures', () => {
   it('refuses triggers on the failure records themselves', async () => {
     const t = await triggerStack();
     const records = await t.stack.getClass(TRIGGER_FAILURE_CLASS);
-    await expectRefused(records.addTrigger(after('echo', 'test.log', ['create'])), 'DS_TRIGGER_INVALID');
+    await expectRefused(addTrigger(records, after('echo', 'test.log', ['create'])), 'DS_TRIGGER_INVALID');
     expect(records.model.triggers).toEqual([]);
   });
 });
@@ -123,7 +123,7 @@ describe('depth limit', () => {
   async function loopStack(triggers?: { maxDepth: number }) {
     const t = await triggerStack(triggers ? { triggers } : {});
     const loop = await Class.create(t.stack, 'Loop', 'class', '', { title: { type: 'string' } });
-    await loop.addTrigger(after('again', 'test.loop', ['create']));
+    await addTrigger(loop, after('again', 'test.loop', ['create']));
     return t;
   }
 

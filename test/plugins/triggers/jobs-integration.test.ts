@@ -1,5 +1,5 @@
 import { expect, it, vi } from 'vitest';
-import { Class, definePlugin } from '../../../index.js';
+import { addTrigger, Class, definePlugin } from '../../../index.js';
 import { registerJobHandler } from '../../../plugins/jobs/index.js';
 import type { TriggerFailedEvent } from '../../../plugins/triggers/index.js';
 import { browserWithout, memoryStack } from '../../helpers/stack.js';
@@ -25,8 +25,8 @@ it('an after-trigger starts a real job (trigger kind event), and a disabled job 
   const tasks = await Class.create(stack, 'Task', 'class', '', { title: { type: 'string' } });
   await stack.jobs.define({ name: 'noteit', handler: 'note', params: { a: 1 } });
   await stack.jobs.define({ name: 'off', handler: 'note', enabled: false });
-  await tasks.addTrigger({ name: 't', when: 'after', on: ['create'], job: 'noteit', params: { b: 2 } });
-  await tasks.addTrigger({ name: 'u', when: 'after', on: ['create'], job: 'off' });
+  await addTrigger(tasks, { name: 't', when: 'after', on: ['create'], job: 'noteit', params: { b: 2 } });
+  await addTrigger(tasks, { name: 'u', when: 'after', on: ['create'], job: 'off' });
   const doc = await stack.createDoc({ '~class': 'Task', title: 'x' });
   await vi.waitFor(async () => expect(await stack.findDocuments('Log')).toHaveLength(1));
   await vi.waitFor(() => expect(failures).toHaveLength(1));

@@ -4,7 +4,7 @@
  * removing, replicated writes, and triggers that start jobs.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { Class, createStack, definePlugin, DocstackError, type ClassModel, type PluginEntry } from '../../../index.js';
+import { removeTrigger, addTrigger, Class, createStack, definePlugin, DocstackError, type ClassModel, type PluginEntry } from '../../../index.js';
 import { registerTriggerHandler, setTriggerEnabled, TRIGGER_FAILURE_CLASS, triggersPlugin, type TriggerFailedEvent } from '../../../plugins/triggers/index.js';
 import { expectRefused, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { preset, presetWithout, triggerStack } from './setup.js';
@@ -28,7 +28,7 @@ describe('a third-party trigger plugin', () => {
   it('registers its handler in setup; a stored trigger names it', async () => {
     const t = await triggerStack({ extra: [slugs] });
     const pages = await Class.create(t.stack, 'Page', 'class', '', pageSchema);
-    await pages.addTrigger(slugTrigger);
+    await addTrigger(pages, slugTrigger);
     const page = await t.stack.createDoc({ '~class': 'Page', title: 'Hello World' });
     expect(page.slug).toBe('hello-world');
     expect((await t.stack.updateDoc(page._id, { title: 'Bye now' })).slug).toBe('bye-now');
@@ -45,7 +45,7 @@ describe('persistence', () => {
     const open = (plugins: PluginEntry[]) => createStack({ name, adapter: 'leveldb', dataDir, plugins }).then(track);
     const first = await open([...preset, triggersPlugin, slugs]);
     const pages = await Class.create(first, 'Page', 'class', '', pageSchema);
-    await pages.addTrigger(slugTrigger);
+    await addTrigger(pages, slugTrigger);
     await first.close();
 
     const second = await open([...preset, triggersPlugin, slugs]);
@@ -66,7 +66,7 @@ describe('persistence', () => {
     const open = (plugins: PluginEntry[]) => createStack({ name, adapter: 'leveldb', dataDir, plugins }).then(track);
     const first = await open([...preset, triggersPlugin, slugs]);
     const pages = await Class.create(first, 'Page', 'class', '', pageSchema);
-    await pages.addTrigger({ ...slugTrigger, when: 'after' });
+    await addTrigger(pages, { ...slugTrigger, when: 'after' });
     await first.close();
 
     const second = await open([...preset, triggersPlugin]);
@@ -85,8 +85,8 @@ describe('persistence', () => {
 describe('enabling, disabling and removing', () => {
   it('does not run a disabled trigger; setTriggerEnabled switches it', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger({ name: 'guard', when: 'before', on: ['create'], handler: 'test.refuse', enabled: false });
-    await t.tasks.addTrigger({ name: 'log', when: 'after', on: ['create'], handler: 'test.log', enabled: false });
+    await addTrigger(t.tasks, { name: 'guard', when: 'before', on: ['create'], handler: 'test.refuse', enabled: false });
+    await addTrigger(t.tasks, { name: 'log', when: 'after', on: ['create'], handler: 'test.log', enabled: false });
     await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     expect(t.calls).toEqual([]);
 
@@ -101,7 +101,7 @@ describe('enabling, disabling and removing', () => {
 
   it('refuses to switch a trigger the class does not have, changing nothing', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger({ name: 'log', when: 'after', on: ['create'], handler: 'test.log' });
+    await addTrigger(t.tasks, { name: 'log', when: 'after', on: ['create'], handler: 'test.log' });
     const before = await t.stack.db.get('Task');
     await expectRefused(setTriggerEnabled(t.tasks, 'other', false), 'DS_TRIGGER_NOT_FOUND', 'name');
     await expectRefused(setTriggerEnabled(t.tasks, 'log', 'no' as never), 'DS_TRIGGER_INVALID', 'enabled');
@@ -110,10 +110,10 @@ describe('enabling, disabling and removing', () => {
 
   it('stops a removed trigger at once, for writes made through the stack', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger({ name: 'guard', when: 'before', on: ['create'], handler: 'test.refuse' });
+    await addTrigger(t.tasks, { name: 'guard', when: 'before', on: ['create'], handler: 'test.refuse' });
     await expectRefused(t.stack.createDoc({ '~class': 'Task', title: 'a' }), 'DS_TRIGGER_REFUSED');
     expect(await t.count()).toBe(0);
-    await t.tasks.removeTrigger('guard');
+    await removeTrigger(t.tasks, 'guard');
     expect(((await t.stack.db.get('Task')) as unknown as ClassModel).triggers).toEqual([]);
     await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     expect(await t.count()).toBe(1);
@@ -123,8 +123,8 @@ describe('enabling, disabling and removing', () => {
 describe('origins', () => {
   it('does not run triggers for replicated writes or patches (applied alike on every peer)', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger({ name: 'guard', when: 'before', on: ['create'], handler: 'test.refuse' });
-    await t.tasks.addTrigger({ name: 'log', when: 'after', on: ['create'], handler: 'test.log' });
+    await addTrigger(t.tasks, { name: 'guard', when: 'before', on: ['create'], handler: 'test.refuse' });
+    await addTrigger(t.tasks, { name: 'log', when: 'after', on: ['create'], handler: 'test.log' });
     await t.stack.createDoc({ '~class': 'Task', title: 'from a peer' }, { origin: 'replication' });
     await t.stack.createDoc({ '~class': 'Task', title: 'from a patch' }, { origin: 'patch' });
     expect(t.calls).toEqual([]);
@@ -133,7 +133,7 @@ describe('origins', () => {
 
   it('runs triggers for local and system writes', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger({ name: 'log', when: 'after', on: ['create'], handler: 'test.log' });
+    await addTrigger(t.tasks, { name: 'log', when: 'after', on: ['create'], handler: 'test.log' });
     await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     await t.stack.createDoc({ '~class': 'Task', title: 'b' }, { origin: 'system' });
     expect(t.calls).toEqual(['log:create', 'log:create']);
@@ -165,7 +165,7 @@ describe('job triggers', () => {
   it('starts the job with the params, the document and the operation, without waiting for it', async () => {
     const runs: unknown[][] = [];
     const t = await triggerStack({ base: presetWithout('triggers', 'jobs'), extra: [fakeJobs(runs)] });
-    await t.tasks.addTrigger({ name: 'notify', when: 'after', on: ['update'], job: 'notify', params: { channel: 'ops' } });
+    await addTrigger(t.tasks, { name: 'notify', when: 'after', on: ['update'], job: 'notify', params: { channel: 'ops' } });
     const doc = await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     expect(runs).toEqual([]);
     await t.stack.updateDoc(doc._id, { title: 'b' }); // resolves although the run never finishes
@@ -177,7 +177,7 @@ describe('job triggers', () => {
   it('reports a job that cannot start (the write stays stored)', async () => {
     const runs: unknown[][] = [];
     const t = await triggerStack({ base: presetWithout('triggers', 'jobs'), extra: [fakeJobs(runs)] });
-    await t.tasks.addTrigger({ name: 'nightly', when: 'after', on: ['create'], job: 'paused' });
+    await addTrigger(t.tasks, { name: 'nightly', when: 'after', on: ['create'], job: 'paused' });
     const doc = await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     await vi.waitFor(() => expect(t.failures).toHaveLength(1));
     expect(t.failures[0]).toMatchObject({ trigger: 'nightly', docId: doc._id, code: 'DS_JOB_DISABLED', error: 'The job "paused" is disabled.' });

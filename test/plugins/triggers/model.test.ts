@@ -3,7 +3,7 @@
  * duplicate, simple class, no plugin), each leaving the stored class document as it was.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, definePlugin, type ClassModel, type ClientStack, type ErrorCode } from '../../../index.js';
+import { removeTrigger, addTrigger, Class, definePlugin, type ClassModel, type ClientStack, type ErrorCode } from '../../../index.js';
 import { registerTriggerHandler, triggersPlugin } from '../../../plugins/triggers/index.js';
 import { expectRefused, memoryStack } from '../../helpers/stack.js';
 import { preset, presetWithout, triggerStack } from './setup.js';
@@ -13,7 +13,7 @@ const storedTriggers = async (stack: ClientStack, name: string) => ((await stack
 /** addTrigger is refused with this code (and path), and the class document keeps its triggers. */
 async function refusedAdd(cls: Class, model: unknown, code: ErrorCode, path?: string) {
   const before = await storedTriggers(cls.stack, cls.name);
-  const err = await expectRefused(cls.addTrigger(model as Record<string, unknown>), code, path);
+  const err = await expectRefused(addTrigger(cls, model as Record<string, unknown>), code, path);
   expect(await storedTriggers(cls.stack, cls.name)).toEqual(before);
   return err;
 }
@@ -23,7 +23,7 @@ const valid = { name: 'audit', when: 'after', on: ['create'], handler: 'test.log
 describe('the trigger model', () => {
   it('is stored normalised in the class document', async () => {
     const t = await triggerStack();
-    const stored = await t.tasks.addTrigger({ ...valid, on: ['update', 'create'] });
+    const stored = await addTrigger(t.tasks, { ...valid, on: ['update', 'create'] });
     const expected = { name: 'audit', description: '', when: 'after', on: ['update', 'create'], handler: 'test.log', params: {}, order: 0, enabled: true };
     expect(stored).toEqual(expected);
     expect(await storedTriggers(t.stack, 'Task')).toEqual([expected]);
@@ -33,7 +33,7 @@ describe('the trigger model', () => {
   it('keeps params, order, enabled and description as given', async () => {
     const t = await triggerStack();
     const model = { ...valid, description: 'logs', params: { to: ['a@b.c'], n: 1, deep: { x: null } }, order: -2, enabled: false };
-    expect(await t.tasks.addTrigger(model)).toEqual(model);
+    expect(await addTrigger(t.tasks, model)).toEqual(model);
   });
 
   const invalid: [string, unknown, string | undefined][] = [
@@ -70,7 +70,7 @@ describe('the trigger model', () => {
 
   it('refuses a second trigger of the same name, keeping the first', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger(valid);
+    await addTrigger(t.tasks, valid);
     await refusedAdd(t.tasks, { ...valid, when: 'before' }, 'DS_TRIGGER_EXISTS', 'name');
     expect((await storedTriggers(t.stack, 'Task')).map((x) => (x as { when: string }).when)).toEqual(['after']);
   });
@@ -84,8 +84,8 @@ describe('the trigger model', () => {
 
   it('refuses removing a trigger the class does not have', async () => {
     const t = await triggerStack();
-    await t.tasks.addTrigger(valid);
-    await expectRefused(t.tasks.removeTrigger('other'), 'DS_TRIGGER_NOT_FOUND', 'name');
+    await addTrigger(t.tasks, valid);
+    await expectRefused(removeTrigger(t.tasks, 'other'), 'DS_TRIGGER_NOT_FOUND', 'name');
     expect(await storedTriggers(t.stack, 'Task')).toHaveLength(1);
   });
 });
@@ -104,7 +104,7 @@ describe('job triggers are checked against the jobs API', () => {
     });
     const t = await triggerStack({ base: presetWithout('triggers', 'jobs'), extra: [fakeJobs] });
     await refusedAdd(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'unknown' }, 'DS_TRIGGER_HANDLER_UNKNOWN', 'job');
-    expect(await t.tasks.addTrigger({ name: 'mail', when: 'after', on: ['create'], job: 'known' })).toMatchObject({ job: 'known' });
+    expect(await addTrigger(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'known' })).toMatchObject({ job: 'known' });
   });
 });
 
@@ -135,7 +135,7 @@ describe('without the plugin, and the handler registry', () => {
     registerTriggerHandler(a, 'only.a', () => undefined);
     const onA = await Class.create(a, 'Task', 'class', '', { title: { type: 'string' } });
     const onB = await Class.create(b, 'Task', 'class', '', { title: { type: 'string' } });
-    await onA.addTrigger({ ...valid, handler: 'only.a' });
+    await addTrigger(onA, { ...valid, handler: 'only.a' });
     await refusedAdd(onB, { ...valid, handler: 'only.a' }, 'DS_TRIGGER_HANDLER_UNKNOWN', 'handler');
   });
 });
