@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   // plugins and the registry
   DS_PLUGIN_INVALID: kernelCode('A plugin is not a valid plugin object (name and setup are required), or defines an error code twice.', 500),
   DS_PLUGIN_DUPLICATE: kernelCode('Two plugins with the same name were given to one stack.', 500),
+  DS_CAPABILITY_MISSING: kernelCode('The class uses an attribute feature (encrypted, reference) no loaded plugin provides: it is read-only on this stack.', 409),
   DS_PLUGIN_MISSING_REQUIREMENT: kernelCode('A plugin requires (or uses) another plugin that is not in the list or not declared.', 500),
 
   // stack life cycle and storage

@@ -33,6 +33,11 @@ export interface WriteContext {
   /** 0 for a caller's write; +1 for each write made in reaction to another (see WriteExtras). */
   depth: number;
   /**
+   * Attributes whose value a plugin vouches for as stored (the encryption plugin: a ciphertext
+   * it cannot open, kept unchanged or received from a peer): validation leaves them alone.
+   */
+  opaque: Set<string>;
+  /**
    * True when the pipeline only checks (stack.checkRequests, e.g. Attribute.create trying out
    * its default stamping first): nothing will be stored, so taps must not cause side effects.
    */

@@ -1,7 +1,7 @@
 import { DocstackError } from './errors.js';
 import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
 import { claimFor, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
-import { isSealed, type ClassModel, type Doc } from './model/types.js';
+import { requiredCapabilities, type ClassModel, type Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
 
@@ -34,19 +34,18 @@ export interface DocChangeEvent {
 }
 
 /**
- * The last line of defence for `encrypted: true`: whatever plugins ran, an encrypted attribute
- * is never stored in clear. Without an encryption plugin (or without the scope's key) the
- * write is refused rather than silently leaking the value.
+ * A class whose attributes need a capability no loaded plugin provides (an encrypted attribute
+ * without the encryption plugin, a reference without domains) is read-only on this stack: its
+ * writes are refused rather than stored unsealed or unchecked.
  */
-function refusePlaintext(model: ClassModel, doc: Doc): void {
+function refuseMissingCapability(model: ClassModel, capabilities: ReadonlySet<string>): void {
   for (const attribute of Object.values(model.schema)) {
-    if (!attribute.encrypted) continue;
-    const value = doc[attribute.name];
-    if (value !== undefined && value !== null && !isSealed(value)) {
+    const missing = requiredCapabilities(attribute).find((c) => !capabilities.has(c));
+    if (missing) {
       throw new DocstackError(
-        'DS_ENCRYPTION_UNAVAILABLE',
-        `"${attribute.name}" is encrypted, but nothing sealed it (no encryption plugin, or the stack is locked); it is not stored in clear.`,
-        { path: attribute.name },
+        'DS_CAPABILITY_MISSING',
+        `"${model.name}" is read-only on this stack: its attribute "${attribute.name}" needs the "${missing}" capability, which no loaded plugin provides.`,
+        { path: attribute.name, details: { className: model.name, capability: missing } },
       );
     }
   }
@@ -77,7 +76,6 @@ export class WritePipeline {
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
       stored.push(requests[i].classModel.simple ? drafts[i] : await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]));
-      refusePlaintext(requests[i].classModel, stored[i]);
     }
 
     await this.deps.primaryKeys.claim(claims);
@@ -117,6 +115,7 @@ export class WritePipeline {
   /** beforeValidate and validate for every draft, then the primary-key plan. */
   private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
     const { hooks, stack } = this.deps;
+    for (const request of requests) refuseMissingCapability(request.classModel, stack.capabilities);
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map() };
     const contexts: WriteContext[] = requests.map((r, index) => ({
@@ -129,6 +128,7 @@ export class WritePipeline {
       index,
       depth: extras.depth ?? 0,
       dryRun,
+      opaque: new Set<string>(),
       ...(extras.session !== undefined ? { session: extras.session } : {}),
       ...(extras.transaction !== undefined ? { transaction: extras.transaction } : {}),
     }));

@@ -15,6 +15,8 @@ export interface Kernel {
    * dependencies are what it declares, nothing else.
    */
   use<Api>(plugin: Plugin<any, Api, any>): Api | undefined;
+  /** Declares a capability this plugin provides to attributes (`encrypted`, `reference`). */
+  provide(capability: string): void;
 }
 
 /**

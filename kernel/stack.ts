@@ -58,6 +58,8 @@ export class ClientStack extends EventEmitter {
   readonly classNames: ClassNamesIndex;
   private readonly pipeline: WritePipeline;
   private readonly liveClasses = new Map<string, Promise<Class>>();
+  /** capabilities the loaded plugins provide (`encrypted`, `reference`…): see requiredCapabilities */
+  readonly capabilities = new Set<string>();
   /** what each plugin's setup returned, by plugin name (read with getApi) */
   private readonly apis = new Map<string, unknown>();
   private state: 'opening' | 'open' | 'closing' | 'closed' = 'opening';
@@ -98,7 +100,7 @@ export class ClientStack extends EventEmitter {
     const db = await openDatabase(full);
     const stack = new ClientStack(name, full, db);
     try {
-      const base = { hooks: stack.hooks, container: stack.container, stack };
+      const base = { hooks: stack.hooks, container: stack.container, stack, provide: (capability: string) => void stack.capabilities.add(capability) };
       for (const { plugin, options: pluginOptions } of plugins) {
         const api = await plugin.setup(kernelFor(plugin, base, (name) => stack.apis.get(name)), pluginOptions);
         stack.apis.set(plugin.name, api);

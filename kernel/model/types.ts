@@ -130,25 +130,14 @@ export function primaryKeyAttributes(model: ClassModel): AttributeModel[] {
   return attributes;
 }
 
-/** An encrypted attribute as stored: `{ "~enc": 1, scope, kid, iv, ct }` (plugins/encryption). */
-export interface SealedValue {
-  '~enc': 1;
-  scope: string;
-  kid: string;
-  iv: string;
-  ct: string;
-}
-
-export function isSealed(value: unknown): value is SealedValue {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && '~enc' in value;
-}
-
-/** What an encrypted attribute reads as when its scope's key is not held. */
-export interface SealedMarker {
-  '~sealed': true;
-  scope: string;
-}
-
-export function isSealedMarker(value: unknown): value is SealedMarker {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as Record<string, unknown>)['~sealed'] === true;
+/**
+ * Capabilities an attribute needs from the loaded plugins: `encrypted` (the encryption plugin
+ * seals it), `reference` (the domains plugin keeps its relation). A class whose attributes need
+ * a capability no loaded plugin provides is read-only on that stack (DS_CAPABILITY_MISSING).
+ */
+export function requiredCapabilities(attribute: AttributeModel): string[] {
+  const needs: string[] = [];
+  if (attribute.encrypted) needs.push('encrypted');
+  if (attribute.type === 'reference') needs.push('reference');
+  return needs;
 }

@@ -15,7 +15,8 @@ const STAGE = 10;
 export const domainsPlugin = definePlugin({
   name: 'domains',
   errors: domainErrorList,
-  setup({ hooks, stack }): DomainRegistry {
+  setup({ hooks, stack, provide }): DomainRegistry {
+    provide('reference');
     const registry = new DomainRegistry(stack);
     // reference attributes are this plugin's: it places them (and so provides the capability)
     hooks.checkAttribute.tapPromise('domains', async (attribute, ctx) => {

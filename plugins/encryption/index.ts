@@ -4,6 +4,7 @@ import { Keyring } from './keyring.js';
 import { rotateScope, type RotationProgress } from './rotation.js';
 import { PlainCache, Sealer, scopeOf } from './sealing.js';
 import { encryptionErrorList } from './errors.js';
+import { isSealed } from './sealed.js';
 import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
 
 export interface KeyringApi {
@@ -37,7 +38,8 @@ const OPEN_STAGE = -200;
 export const encryptionPlugin = definePlugin({
   name: 'encryption',
   errors: encryptionErrorList,
-  setup({ hooks, stack }): EncryptionApi {
+  setup({ hooks, stack, provide }): EncryptionApi {
+    provide('encrypted');
     const keyring = new Keyring(stack);
     const cache = new PlainCache();
     const sealer = new Sealer(keyring, cache);
@@ -71,6 +73,17 @@ export const encryptionPlugin = definePlugin({
       }
     });
     hooks.beforeWrite.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.sealDraft(doc, ctx));
+    // the last tap before storage: whatever ran after sealing, an encrypted value is never stored in clear
+    hooks.beforeWrite.tapPromise({ name: 'encryption', stage: 1000 }, async (doc, ctx) => {
+      if (ctx.op === 'delete') return doc;
+      for (const attribute of Object.values(ctx.classModel.schema)) {
+        const value = doc[attribute.name];
+        if (attribute.encrypted && value !== undefined && value !== null && !isSealed(value)) {
+          throw new DocstackError('DS_ENCRYPTION_UNAVAILABLE', `"${attribute.name}" is encrypted, but it reached storage unsealed; it is not stored in clear.`, { path: attribute.name });
+        }
+      }
+      return doc;
+    });
     hooks.afterRead.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.openRead(doc, ctx.classModel, ctx.written === true));
     hooks.onClose.tap('encryption', () => {
       keyring.lock();
@@ -91,3 +104,4 @@ export const encryptionPlugin = definePlugin({
 export type { ScopeBundle, Recipient, Opener } from './sharing.js';
 export type { RotationProgress } from './rotation.js';
 export { KEYRING_ID, DEFAULT_SCOPE } from './keyring.js';
+export { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';

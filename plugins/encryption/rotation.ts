@@ -1,5 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { isSealed, type ClassModel, type Doc } from '../../kernel/model/types.js';
+import type { ClassModel, Doc } from '../../kernel/model/types.js';
+import { isSealed } from './sealed.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import { rangePages } from '../../kernel/reads.js';
 import type { ClientStack } from '../../kernel/stack.js';

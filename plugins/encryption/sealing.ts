@@ -1,6 +1,7 @@
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import { isSealed, isSealedMarker, type AttributeModel, type ClassModel, type Doc, type SealedMarker, type SealedValue } from '../../kernel/model/types.js';
+import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
+import { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';
 import { decryptJson, encryptJson } from './crypto.js';
 import { DEFAULT_SCOPE, type Keyring } from './keyring.js';
 
@@ -124,7 +125,13 @@ export class Sealer {
       const value = next[name];
       if (!isSealed(value)) continue;
       const plain = await this.open(value, draft._id, ctx.classModel.name, name);
-      if (isSealedMarker(plain)) continue; // key not held: the ciphertext stays as it is
+      if (isSealedMarker(plain)) {
+        // key not held: a peer's ciphertext (its writer validated the plaintext) or the stored one
+        // unchanged stays as it is, unvalidated; anything else shaped like a payload is validated
+        // as the value it is (a forged payload is refused)
+        if (ctx.origin === 'replication' || (stored !== undefined && JSON.stringify(value) === JSON.stringify(stored))) ctx.opaque.add(name);
+        continue;
+      }
       next[name] = plain;
       opened(ctx).set(`${draft._id}/${name}`, { payload: value, json: JSON.stringify(plain) });
     }

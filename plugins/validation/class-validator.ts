@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { DocstackError } from '../../kernel/errors.js';
-import { isSealed, SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../kernel/model/types.js';
+import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../kernel/model/types.js';
 import { attributeSchema } from './attribute-schema.js';
 import { issueToError } from './issues.js';
 
@@ -36,15 +36,8 @@ export function compileClass(model: ClassModel): CompiledClass {
 }
 
 /** The synchronous part of validation: unknown attributes, mandatory, types and bounds. */
-/**
- * Is this sealed value one the writer may keep without validation? Only a ciphertext that came
- * from a peer (replication: its writer validated the plaintext) or the stored one, unchanged (a
- * locked stack updating other attributes). Anything else shaped like a payload is validated as
- * the value it is — so a forged `{ "~enc": 1, … }` is refused, never stored unvalidated.
- */
-export type SealedPass = (attribute: AttributeModel, value: unknown) => boolean;
-
-export function checkShape(validator: CompiledClass, model: ClassModel, draft: Doc, sealedPass: SealedPass = () => false): void {
+/** `opaque`: attributes another plugin vouches for as stored (WriteContext.opaque); left alone. */
+export function checkShape(validator: CompiledClass, model: ClassModel, draft: Doc, opaque: ReadonlySet<string> = new Set()): void {
   const unknown = Object.keys(draft).filter((k) => !validator.known.has(k));
   if (unknown.length > 0) {
     throw new DocstackError(
@@ -57,7 +50,7 @@ export function checkShape(validator: CompiledClass, model: ClassModel, draft: D
     const value = draft[attribute.name];
     // a stored ciphertext the stack cannot open (locked, or a replica without keys) was validated
     // in plaintext by the writer that sealed it; it is kept as it is
-    if (attribute.encrypted && isSealed(value) && sealedPass(attribute, value)) continue;
+    if (opaque.has(attribute.name)) continue;
     if (value === undefined || value === null) {
       if (attribute.mandatory) {
         throw new DocstackError('DS_VALIDATION_MANDATORY', `"${attribute.name}" is mandatory in the class "${model.name}".`, { path: attribute.name });

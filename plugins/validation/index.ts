@@ -23,7 +23,7 @@ export const validationPlugin = definePlugin({
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
       if (ctx.op === 'delete') return; // deleting never depends on the document being valid
       const validator = compileClass(ctx.classModel);
-      checkShape(validator, ctx.classModel, draft, (attribute, value) => ctx.origin === 'replication' || sameJson(value, ctx.previous?.[attribute.name]));
+      checkShape(validator, ctx.classModel, draft, ctx.opaque);
       await checkForeignKeys(draft, ctx, validator.foreignKeys);
     });
 
@@ -60,9 +60,4 @@ function normalizeValue(type: string, format: string | undefined, value: unknown
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? value : formatDate(value, format);
   if (Array.isArray(value)) return value.map((v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? formatDate(v, format) : v));
   return value;
-}
-
-/** Deep equality of two JSON values (a stored ciphertext given back unchanged). */
-function sameJson(a: unknown, b: unknown): boolean {
-  return b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }

@@ -1,5 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { isSealed, type ClassModel } from '../../kernel/model/types.js';
+import type { ClassModel } from '../../kernel/model/types.js';
+import { isSealed } from '../../plugins/encryption/sealed.js';
 import type { Caller } from './caller.js';
 import { META_CLASS_IDS, type WriteSubject } from './subjects.js';
 

@@ -166,21 +166,35 @@ describe('the write pipeline', () => {
     expect(await stack.getDocument(doc._id)).toMatchObject({ line: 'longer than three', extra: { any: 'thing' }, active: true });
   });
 
-  it('never stores an encrypted attribute in clear: refused unless a beforeWrite tap sealed it', async () => {
+  it('makes a class read-only where a capability its attributes need is missing (DS_CAPABILITY_MISSING), never storing them unsealed', async () => {
     const { Class } = await import('../../index.js');
+    const full = await open(browser);
+    await full.unlock('a passphrase for this test');
+    await Class.create(full, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true }, label: { type: 'string' } });
+    const kept = await full.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' });
+
+    // the same store opened without the encryption plugin: reads work, every write is refused
     const plain = await open(browserWithout('encryption'));
     await Class.create(plain, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true }, label: { type: 'string' } });
-    const err = await refusal(plain.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' }));
-    expect(err.code).toBe('DS_ENCRYPTION_UNAVAILABLE');
-    expect(err.path).toBe('pin');
+    for (const write of [
+      () => plain.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' }),
+      () => plain.createDoc({ '~class': 'Secret', label: 'no pin' }),
+    ]) {
+      const err = await refusal(write());
+      expect(err.code).toBe('DS_CAPABILITY_MISSING');
+      expect(err.path).toBe('pin');
+      expect(err.details).toMatchObject({ className: 'Secret', capability: 'encrypted' });
+    }
     expect(await plain.findDocuments('Secret')).toHaveLength(0);
-    // documents that leave the encrypted attribute empty are fine
-    expect((await plain.createDoc({ '~class': 'Secret', label: 'no pin' })).label).toBe('no pin');
+    expect(kept.pin).toBe('1234');
 
+    // a plugin that provides the capability lifts it (here a stand-in sealer)
     const sealer = definePlugin({
       name: 'fake-sealer',
-      setup: ({ hooks }) =>
-        hooks.beforeWrite.tapPromise('fake-sealer', async (doc) => (doc.pin === undefined ? doc : { ...doc, pin: { '~enc': 1, ct: 'opaque' } })),
+      setup: ({ hooks, provide }) => {
+        provide('encrypted');
+        hooks.beforeWrite.tapPromise('fake-sealer', async (doc) => (doc.pin === undefined ? doc : { ...doc, pin: { '~enc': 1, ct: 'opaque' } }));
+      },
     });
     const sealed = await open([...browserWithout('encryption'), sealer]);
     await Class.create(sealed, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true } });

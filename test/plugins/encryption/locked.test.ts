@@ -127,10 +127,10 @@ describe('a forged payload written locally', () => {
     expect(await stack.findDocuments('Secret')).toHaveLength(1);
   });
 
-  it('is refused on a stack without the encryption plugin too (never stored unvalidated)', async () => {
+  it('is refused on a stack without the encryption plugin too: the class is read-only there', async () => {
     const stack = await memoryStack({ plugins: browserWithout('encryption') });
     await secretClasses(stack);
-    await expectRefused(stack.createDoc({ '~class': 'Secret', label: 'x', pin: forged as never }), 'DS_VALIDATION_TYPE', 'pin');
+    await expectRefused(stack.createDoc({ '~class': 'Secret', label: 'x', pin: forged as never }), 'DS_CAPABILITY_MISSING', 'pin');
     expect(await stack.findDocuments('Secret')).toEqual([]);
   });
 });
