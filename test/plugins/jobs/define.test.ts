@@ -1,6 +1,6 @@
 import type { BrowserStack } from '../../../plugins.config.js';
 import { describe, expect, it } from 'vitest';
-import { createStack, definePlugin } from '../../../index.js';
+import { createError, createStack, definePlugin } from '../../../index.js';
 import { jobsPlugin, registerJobHandler, JOB_CLASS, JOB_HANDLERS, JobHandlerRegistry } from '../../../plugins/jobs/index.js';
 import { browserWithout, expectRefused, memoryStack, uniqueName } from '../../helpers/stack.js';
 import { jobsStack } from './helpers.js';
@@ -75,18 +75,25 @@ describe('jobs: the job model', () => {
     expect(await stack.jobs.list()).toHaveLength(1);
   });
 
-  it('lets a third-party job plugin register its handler in a few lines', async () => {
+  it('lets a third-party job plugin register its handler, with its own error code, in a few lines', async () => {
+    const Nobody = createError('ACME_GREETER_NOBODY', 'A greeting needs someone to greet.');
     const greeter = definePlugin({
       name: 'greeter',
       requires: ['jobs'],
+      errors: [Nobody],
       setup(kernel) {
-        registerJobHandler(kernel, 'greet', async ({ params }) => `hello ${String(params.who)}`);
+        registerJobHandler(kernel, 'greet', async ({ params }) => {
+          if (!params.who) throw Nobody('params.who is empty.', { path: 'who' });
+          return `hello ${String(params.who)}`;
+        });
       },
     });
     const stack = await memoryStack({ plugins: [...browserWithout('jobs', 'retention'), greeter, jobsPlugin] }); // order does not matter: requires does
     await stack.jobs.define({ name: 'hello', handler: 'greet', params: { who: 'world' } });
     const run = await stack.jobs.run('hello');
     expect(run).toMatchObject({ status: 'SUCCESS', result: { value: 'hello world' } });
+    await stack.jobs.define({ name: 'silent', handler: 'greet', params: {} });
+    expect(await stack.jobs.run('silent')).toMatchObject({ status: 'FAILURE', errorCode: 'ACME_GREETER_NOBODY' });
   });
 
   it('refuses a job plugin without the jobs plugin, a handler registered twice, and bad plugin options', async () => {

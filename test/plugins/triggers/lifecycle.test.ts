@@ -4,20 +4,22 @@
  * removing, replicated writes, and triggers that start jobs.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { removeTrigger, addTrigger, Class, createStack, definePlugin, DocstackError, type ClassModel, type PluginEntry } from '../../../index.js';
-import { registerTriggerHandler, setTriggerEnabled, TRIGGER_FAILURE_CLASS, triggersPlugin, type TriggerFailedEvent } from '../../../plugins/triggers/index.js';
+import { removeTrigger, addTrigger, Class, createError, createStack, definePlugin, DocstackError, registeredErrors, registerTriggerHandler, setTriggerEnabled, TRIGGER_FAILURE_CLASS, triggersPlugin, type ClassModel, type PluginEntry, type TriggerFailedEvent } from '../../../index.js';
 import { expectRefused, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { preset, presetWithout, triggerStack } from './setup.js';
 
-/** A third-party trigger plugin: a slug attribute kept in step with another one. */
+/** A third-party trigger plugin, written against the package entry, with its own error code. */
+const SlugEmpty = createError('ACME_SLUGS_EMPTY', 'The text a slug is made from has no letter or digit.');
 const slugs = definePlugin({
   name: 'slugs',
   requires: ['triggers'],
+  errors: [SlugEmpty],
   setup(kernel) {
-    registerTriggerHandler(kernel, 'slugs.fill', (doc, { params }) => ({
-      ...doc,
-      [String(params.to)]: String(doc[String(params.from)]).toLowerCase().replace(/[^a-z0-9]+/g, '-'),
-    }));
+    registerTriggerHandler(kernel, 'slugs.fill', (doc, { params }) => {
+      const slug = String(doc[String(params.from)] ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '-');
+      if (!/[a-z0-9]/.test(slug)) throw SlugEmpty(`"${String(params.from)}" has no letter or digit to make a slug from.`, { path: String(params.from) });
+      return { ...doc, [String(params.to)]: slug };
+    });
   },
 });
 
@@ -34,6 +36,10 @@ describe('a third-party trigger plugin', () => {
     expect((await t.stack.updateDoc(page._id, { title: 'Bye now' })).slug).toBe('bye-now');
     // its result is validated like any draft: a slug past maxLength is refused, nothing stored
     await expectRefused(t.stack.createDoc({ '~class': 'Page', title: 'x'.repeat(31) }), 'DS_VALIDATION_MAX_LENGTH', 'slug');
+    // its own error code, carried as the cause of the trigger's refusal
+    const refused = await expectRefused(t.stack.createDoc({ '~class': 'Page', title: '!!!' }), 'DS_TRIGGER_REFUSED', 'title');
+    expect((refused.cause as DocstackError).code).toBe('ACME_SLUGS_EMPTY');
+    expect(registeredErrors().get('ACME_SLUGS_EMPTY')).toMatchObject({ owner: 'slugs', status: 400 });
     expect(await t.count('Page')).toBe(1);
   });
 });
