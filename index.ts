@@ -1,11 +1,13 @@
 /** docstack: the engine. Presets live at `docstack/presets`. */
 export { createStack, getApi, ClientStack, type StackOptions, type StackWith, type WriteOptions } from './kernel/stack.js';
+export type { IngestOptions, IngestResult } from './kernel/ingest.js';
+export type { DocChangeEvent } from './kernel/pipeline.js';
 export { Class, type FetchOptions } from './kernel/model/class.js';
 export { Attribute } from './kernel/model/attribute.js';
 export { createError, DocstackError, ERROR_CODES, isDocstackError, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
-export type { AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
+export type { AdmitContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export type { FindOptions, GetOptions } from './kernel/reads.js';
 export type { Selector } from './kernel/selector.js';
 export * from './kernel/model/types.js';

@@ -60,6 +60,29 @@ export interface DefaultValueContext extends AttributeContext {
   attribute: AttributeModel;
 }
 
+/** A document as a peer sent it to `stack.ingest`: its own `_rev` (and `_revisions`) kept. */
+export type IngestDoc = Record<string, unknown> & { _id: string; _rev?: string; _deleted?: boolean };
+
+/** One document of an ingest, as the `admit` taps see it. */
+export interface IngestItem {
+  readonly doc: IngestDoc;
+  /** the winning stored revision of that id, when there is one */
+  readonly previous?: Doc;
+  /**
+   * Set by a tap that takes charge of a document the kernel has no class for (the domains
+   * plugin: relation documents): the kernel then stores it as it came, unvalidated.
+   */
+  handled: boolean;
+}
+
+export interface AdmitContext {
+  stack: ClientStack;
+  origin: WriteOrigin;
+  /** whatever the caller of ingest passed (the node: who pushed) */
+  session?: unknown;
+  newEdits: boolean;
+}
+
 export interface ReadContext {
   stack: ClientStack;
   classModel?: ClassModel;
@@ -80,6 +103,11 @@ export function createHooks() {
     onOpen: new AsyncSeriesHook<[ClientStack]>(['stack']),
     /** Waterfall over the draft: defaults, before-triggers, relation staging. */
     beforeValidate: new AsyncSeriesWaterfallHook<[Doc, WriteContext]>(['draft', 'ctx']),
+    /**
+     * Each document a peer sent (stack.ingest), before anything else: throw to refuse it alone
+     * (the node's authorization); set item.handled to take charge of a class-less document.
+     */
+    admit: new AsyncSeriesHook<[IngestItem, AdmitContext]>(['item', 'ctx']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */

@@ -1,6 +1,6 @@
 import { DocstackError } from './errors.js';
 import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
-import { claimFor, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { planClaims, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 import { requiredCapabilities, type ClassModel, type Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
@@ -143,30 +143,11 @@ export class WritePipeline {
     return { drafts, contexts, ...this.planKeys(requests, drafts) };
   }
 
-  /** Keys to claim before the write and to release after it; duplicates inside the batch refused. */
+  /** Keys to claim before the write and to release after it; a duplicate inside the batch is refused. */
   private planKeys(requests: WriteRequest[], drafts: Doc[]): { claims: KeyClaim[]; releases: KeyClaim[] } {
-    const claims: KeyClaim[] = [];
-    const releases: KeyClaim[] = [];
-    const inBatch = new Map<string, string>();
-    requests.forEach((request, i) => {
-      if (request.classModel.simple) return;
-      const next = request.op === 'delete' ? null : claimFor(request.classModel, drafts[i]);
-      const prev = request.previous ? claimFor(request.classModel, request.previous) : null;
-      if (next) {
-        const other = inBatch.get(next.keyId);
-        if (other !== undefined && other !== next.docId) {
-          throw new DocstackError(
-            'DS_UNIQUE_VIOLATION',
-            `Two documents of this batch have the same ${next.attributes.join(' + ')} (${other} and ${next.docId}).`,
-            { path: next.attributes.join(','), details: { className: next.className, attributes: next.attributes, existingId: other } },
-          );
-        }
-        inBatch.set(next.keyId, next.docId);
-        if (next.keyId !== prev?.keyId) claims.push(next);
-      }
-      if (prev && prev.keyId !== next?.keyId) releases.push(prev);
-    });
-    return { claims, releases };
+    const plan = planClaims(requests.map((r, i) => ({ model: r.classModel, next: r.op === 'delete' ? null : drafts[i], previous: r.previous })));
+    if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
+    return { claims: plan.claims.map((c) => c.claim), releases: plan.releases };
   }
 
   /** bulkDocs in chunks; on any per-document failure, undo what this call stored and throw. */

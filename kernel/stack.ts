@@ -8,6 +8,7 @@ import { DocstackError } from './errors.js';
 import { createHooks, type KernelHooks, type WriteOrigin } from './hooks.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
 import { claimFor, PrimaryKeyIndex, type KeyClaim } from './indexes/primary-keys.js';
+import { Ingestor, type IngestOptions, type IngestResult } from './ingest.js';
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
@@ -57,6 +58,7 @@ export class ClientStack extends EventEmitter {
   readonly primaryKeys: PrimaryKeyIndex;
   readonly classNames: ClassNamesIndex;
   private readonly pipeline: WritePipeline;
+  private readonly ingestor: Ingestor;
   private readonly liveClasses = new Map<string, Promise<Class>>();
   /** capabilities the loaded plugins provide (`encrypted`, `reference`…): see requiredCapabilities */
   readonly capabilities = new Set<string>();
@@ -79,6 +81,14 @@ export class ClientStack extends EventEmitter {
     this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n));
     this.classNames = new ClassNamesIndex(db);
     this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, stack: this });
+    this.ingestor = new Ingestor({
+      db,
+      hooks: this.hooks,
+      classCache: this.classCache,
+      primaryKeys: this.primaryKeys,
+      stack: this,
+      check: (requests, origin, extras) => this.pipeline.check(requests, origin, extras),
+    });
     this.container = createStackContainer({
       [KEYS.stack]: this,
       [KEYS.db]: db,
@@ -296,30 +306,16 @@ export class ClientStack extends EventEmitter {
   }
 
   /**
-   * Brings the primary-key index up to date for documents stored without the pipeline (pulled
-   * by replication): a live document claims its key unless another live document owns it here
-   * (two peers created the same key offline: the first owner stays, the event `index:conflict`
-   * reports the other); an inactive or deleted one releases its key.
+   * Stores documents a peer made, with their revisions (`newEdits: false` by default): each is
+   * admitted (the `admit` hook: the node's authorization), validated as a write of its origin,
+   * its primary key claimed, then stored as it came and announced (`change`, afterWrite). The
+   * one path for replicated documents: the node's endpoint and `stack.sync` both use it.
+   * A refused document gets its own result line; the others of the batch are stored.
    */
-  async indexDocuments(docs: readonly Doc[]): Promise<void> {
+  async ingest(docs: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
     this.assertOpen();
-    for (const doc of docs) {
-      if (!doc || typeof doc['~class'] !== 'string') continue;
-      const model = await this.classCache.get(doc['~class']);
-      if (!model || model.simple) continue;
-      const claim = claimFor(model, doc);
-      if (!claim) continue;
-      if ((doc as { _deleted?: boolean })._deleted || doc.active === false) {
-        await this.primaryKeys.release([claim]);
-        continue;
-      }
-      try {
-        await this.primaryKeys.claim([claim]);
-      } catch (err) {
-        if ((err as DocstackError).code !== 'DS_UNIQUE_VIOLATION') throw err;
-        this.emit('index:conflict', { id: doc._id, className: model.name, attributes: claim.attributes, owner: (err as DocstackError).details?.existingId });
-      }
-    }
+    if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'ingest takes an array of documents.');
+    return this.ingestor.ingest(docs, options);
   }
 
   // ---- extensions --------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/plugin.js';
+import { admitRelation } from './admit.js';
 import type { Domain } from './domain.js';
 import { followReferences, referenceCheck, validateReferences } from './references.js';
 import { domainErrorList } from './errors.js';
@@ -25,7 +26,10 @@ export const domainsPlugin = definePlugin({
       ctx.provided.add('reference');
     });
     hooks.validate.tapPromise({ name: 'domains', stage: STAGE }, (draft, ctx) => validateReferences(registry, draft, ctx));
+    hooks.admit.tapPromise('domains', (item) => admitRelation(stack, item));
     hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
+      // a peer's document arrives with its relations: they are the peer's to write, not ours
+      if (ctx.origin === 'replication') return;
       for (const doc of docs) await followReferences(registry, doc, ctx);
     });
     hooks.onClose.tap('domains', () => registry.close());

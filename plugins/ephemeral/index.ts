@@ -1,5 +1,6 @@
 import type { ClientStack } from '../../kernel/stack.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { EPHEMERAL_ERRORS, ephemeralErrorList } from './errors.js';
 
 const PURGE_CHUNK = 500;
 
@@ -10,7 +11,15 @@ const PURGE_CHUNK = 500;
  */
 export const ephemeralPlugin = definePlugin({
   name: 'ephemeral',
-  setup({ hooks }) {
+  errors: ephemeralErrorList,
+  setup({ hooks, stack }) {
+    // ephemeral documents are this peer's alone: one arriving from a peer is refused
+    hooks.admit.tapPromise('ephemeral', async ({ doc }) => {
+      const className = doc['~class'];
+      if (typeof className !== 'string' || doc._deleted) return;
+      const model = await stack.classCache.get(className);
+      if (model?.ephemeral) throw EPHEMERAL_ERRORS.replicated(`${className} is an ephemeral class: its documents stay on the peer that wrote them.`, { details: { className } });
+    });
     hooks.onOpen.tapPromise({ name: 'ephemeral', stage: -50 }, async (stack) => {
       const purged = await purgeEphemeral(stack);
       if (purged > 0) stack.emit('ephemeral:purged', { count: purged });

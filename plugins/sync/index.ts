@@ -3,7 +3,6 @@ import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
 import Replication from 'pouchdb-replication';
 import { DocstackError } from '../../kernel/errors.js';
-import type { Doc } from '../../kernel/model/types.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { registerPouchPlugin } from '../../kernel/storage.js';
@@ -47,7 +46,7 @@ type PouchStatic = typeof PouchDB & { fetch: (url: string | Request, init?: Requ
 /**
  * Sync with a docstack node (or CouchDB): PouchDB's own two-way replication, so revision trees
  * and checkpoints stay PouchDB's. The remote validates what it receives; what this stack
- * receives is stored as the peer wrote it (the peer validated it).
+ * receives goes through `stack.ingest`, like a node's `_bulk_docs`.
  */
 export const syncPlugin = definePlugin({
   name: 'sync',
@@ -72,6 +71,25 @@ function registerPouchPluginsOnce(): void {
   if (typeof Pouch.replicate !== 'function') registerPouchPlugin(Replication);
 }
 
+/**
+ * This stack's store as PouchDB's replicator sees it, except that what it pulls goes through
+ * `stack.ingest` (validated, keys claimed, `change` events) instead of straight into storage.
+ * A refused document answers `forbidden`: the replicator reports it as `denied` and goes on.
+ * A key clash is reported (`index:conflict`), not refused: the node has already decided.
+ */
+function ingestingTarget(stack: ClientStack): unknown {
+  const target = Object.create(stack.db) as { bulkDocs: unknown };
+  target.bulkDocs = async (request: { docs: unknown[]; new_edits?: boolean } | unknown[], options?: { new_edits?: boolean }) => {
+    const docs = Array.isArray(request) ? request : request.docs;
+    const newEdits = (Array.isArray(request) ? options?.new_edits : request.new_edits) ?? true;
+    const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report' });
+    return results.map((r) =>
+      r.ok ? { ok: true, id: r.id, rev: r.rev } : { id: r.id, error: true, name: r.status === 409 ? 'conflict' : 'forbidden', status: r.status, reason: r.reason, message: r.reason, code: r.code },
+    );
+  };
+  return target;
+}
+
 function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchSync>): SyncHandle {
   if (!options || typeof options.remote !== 'string' || !/^https?:\/\//.test(options.remote)) {
     throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
@@ -80,8 +98,7 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
   const baseFetch = (url: string | Request, init?: RequestInit) => Pouch.fetch(url, init);
   const remote = new PouchDB(options.remote, { fetch: authenticatedFetch(options.remote, options.auth, baseFetch), skip_setup: true } as never);
   const live = options.live === true;
-  const db = stack.db as unknown as { sync(target: unknown, opts: unknown): PouchSync };
-  const sync = db.sync(remote, {
+  const sync = (PouchDB as unknown as { sync(a: unknown, b: unknown, opts: unknown): PouchSync }).sync(ingestingTarget(stack), remote, {
     live,
     retry: live && options.retry !== false,
     ...(options.batchSize ? { batch_size: options.batchSize } : {}),
@@ -95,20 +112,11 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
   // promise rejects, so `await stack.sync(...)` cannot mistake a refused login for success
   const handle = new EventEmitter() as SyncHandle;
   for (const event of ['change', 'paused', 'active', 'denied'] as const) sync.on(event, (info: unknown) => handle.emit(event, info));
-  // pulled documents bypass the pipeline: their primary keys join this peer's index here, in order
-  let indexing: Promise<void> = Promise.resolve();
-  sync.on('change', (info: { direction?: string; change?: { docs?: Doc[] } }) => {
-    if (info.direction !== 'pull' || !info.change?.docs?.length) return;
-    const docs = info.change.docs;
-    indexing = indexing.then(() => stack.indexDocuments(docs)).catch((err) => void handle.emit('index:error', err));
-  });
   const done = new Promise<SyncResult>((resolve, reject) => {
     sync.on('complete', (info: SyncResult) => {
       forget();
-      void indexing.then(() => {
-        handle.emit('complete', info);
-        resolve(info);
-      });
+      handle.emit('complete', info);
+      resolve(info);
     });
     sync.on('error', (err: unknown) => {
       forget();

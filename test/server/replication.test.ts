@@ -106,14 +106,31 @@ describe('replication endpoint with stock PouchDB', () => {
     expect(await server.stack.getDocument(good._id as string)).toMatchObject({ title: 'item 1' });
   });
 
+  it('announces what a peer pushed once: a change event with origin replication per stored document', async () => {
+    const server = await node();
+    const client = localDb();
+    const good = itemDoc(1);
+    await client.bulkDocs([good, itemDoc(2, { title: 'x'.repeat(500) })]);
+    const events: { id: string; origin: string; op: string }[] = [];
+    server.stack.on('change', (e: { id: string; origin: string; op: string }) => events.push(e));
+    await client.replicate.to(remoteDb(server.url));
+    const pushed = events.filter((e) => e.id.startsWith('Item-'));
+    expect(pushed).toEqual([expect.objectContaining({ id: good._id, origin: 'replication', op: 'create' })]);
+    // a second replication sends nothing new: nothing announced again
+    await client.replicate.to(remoteDb(server.url));
+    expect(events.filter((e) => e.id.startsWith('Item-'))).toHaveLength(1);
+  });
+
   it('refuses documents of an ephemeral class', async () => {
     const server = await node();
     await Class.create(server.stack, 'Presence', 'class', '', { user: { type: 'string' } }, { ephemeral: true });
     const client = localDb();
     const doc = { _id: 'Presence-1', '~class': 'Presence', user: 'ann', '~createTimestamp': new Date().toISOString(), active: true };
     await client.put(doc);
-    const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    const denied: Array<{ code?: string }> = [];
+    const result = (await client.replicate.to(remoteDb(server.url)).on('denied', (e) => denied.push(e as never))) as unknown as Replication;
     expect(result.doc_write_failures).toBe(1);
+    expect(denied[0]?.code).toBe('DS_EPHEMERAL_REPLICATED');
     await expect(server.stack.db.get('Presence-1')).rejects.toMatchObject({ status: 404 });
   });
 

@@ -67,6 +67,36 @@ describe('stack.sync', () => {
     expect((await codes.getByPrimaryKeys({ code: 'red' }))?._id).toBe(red._id);
     await expect(client.createDoc({ '~class': 'Code', code: 'red' })).rejects.toMatchObject({ code: 'DS_UNIQUE_VIOLATION' });
   });
+
+  it('pulls through stack.ingest: change events with origin replication, and what fails validation here is denied, not stored', async () => {
+    const { server, client } = await setup();
+    const [good] = await server.stack.createDocs([{ '~class': 'Item', title: 'pulled', n: 5 }]);
+    // written around the node's pipeline, as a faulty or hostile node could serve it
+    await server.stack.db.put({ _id: 'Item-raw', '~class': 'Item', title: 42 } as never);
+    const events: { id: string; origin: string }[] = [];
+    client.on('change', (e: { id: string; origin: string }) => events.push(e));
+    const handle = client.sync({ remote: server.url, auth: { token: TOKEN } });
+    const denied: string[] = [];
+    handle.on('denied', (e: { doc: { id: string } }) => denied.push(e.doc.id));
+    await handle;
+    expect(events).toContainEqual(expect.objectContaining({ id: good._id, origin: 'replication' }));
+    expect(denied).toContain('Item-raw');
+    expect(await client.getDocument('Item-raw')).toBeNull();
+    expect(await client.getDocument(good._id)).toMatchObject({ title: 'pulled' });
+  });
+
+  it('a key the client already gave to its own document: the pulled one is stored and the clash reported', async () => {
+    const { server, client } = await setup();
+    await Class.create(server.stack, 'Code', 'class', '', { code: { type: 'string', primaryKey: true } });
+    await client.sync({ remote: server.url, auth: { token: TOKEN } });
+    const mine = await client.createDoc({ '~class': 'Code', code: 'blue' });
+    const theirs = await server.stack.createDoc({ '~class': 'Code', code: 'blue' });
+    const conflicts: { id: string; owner: string }[] = [];
+    client.on('index:conflict', (c: { id: string; owner: string }) => conflicts.push(c));
+    await client.sync({ remote: server.url, auth: { token: TOKEN } }).then(undefined, () => undefined);
+    expect(await client.getDocument(theirs._id)).toMatchObject({ code: 'blue' });
+    expect(conflicts).toContainEqual(expect.objectContaining({ id: theirs._id, owner: mine._id }));
+  });
 });
 
 async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {

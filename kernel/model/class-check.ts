@@ -1,8 +1,8 @@
-import { DocstackError } from '../../kernel/errors.js';
-import { normalizeAttribute } from '../../kernel/model/attribute-rules.js';
-import { ruleContext } from '../../kernel/model/attribute.js';
-import { CLASS_META, type AttributeModel, type ClassModel } from '../../kernel/model/types.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { DocstackError } from '../errors.js';
+import { normalizeAttribute } from './attribute-rules.js';
+import { ruleContext } from './attribute.js';
+import { CLASS_META, type AttributeModel, type ClassModel } from './types.js';
+import type { ClientStack } from '../stack.js';
 
 const CLASS_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
@@ -11,14 +11,14 @@ const invalid = (message: string, path?: string): never => {
 };
 
 /**
- * A class document pushed by an admin's peer passes the rules `Class.create` and
+ * A class document a peer made (stack.ingest) passes the rules `Class.create` and
  * `Attribute.create` apply locally: a well-formed model named by its id, every attribute valid
  * for its type, and — when the class already has documents — no new primary-key attribute and
  * no new mandatory attribute without a defaultValue (the existing documents would break it).
  * Relaxing changes (an attribute no longer mandatory, a looser type, a removed attribute, a
- * deleted class) are allowed here because only an admin gets this far (rules.ts).
+ * deleted class) are allowed: on a node only an admin's push gets this far (its `admit` tap).
  */
-export async function checkSchemaChange(stack: ClientStack, incoming: Record<string, unknown>, previous: ClassModel | null): Promise<void> {
+export async function checkClassDocument(stack: ClientStack, incoming: Record<string, unknown>, previous: ClassModel | null): Promise<void> {
   if (incoming._deleted === true) return;
   const id = incoming._id as string;
   if (incoming['~class'] !== CLASS_META) invalid(`"${id}" is a class document but its ~class is not "class".`, '~class');

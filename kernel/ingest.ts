@@ -1,0 +1,301 @@
+import type { ClassCache } from './class-cache.js';
+import { DocstackError } from './errors.js';
+import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from './hooks.js';
+import { planClaims, uniqueViolation, type ClaimEntry, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { checkClassDocument } from './model/class-check.js';
+import { CLASS_META, DOMAIN_META, SELF_META, type ClassModel, type Doc } from './model/types.js';
+import type { DocChangeEvent, WriteExtras, WriteRequest } from './pipeline.js';
+import type { ClientStack } from './stack.js';
+import type { Database } from './storage.js';
+
+export interface IngestOptions {
+  /** default 'replication': plugins tell a peer's documents from the caller's by it */
+  origin?: WriteOrigin;
+  /** false (the default): revisions are kept as the peer made them, as CouchDB's `new_edits: false` */
+  newEdits?: boolean;
+  /** who sends the documents, for the `admit` taps (the node passes the pushing user) */
+  session?: unknown;
+  /**
+   * A document whose primary key another live document owns here: 'refuse' it (the default: a
+   * node keeps keys unique) or store it and 'report' the clash (`index:conflict` on the stack:
+   * a client pulling from its node, which has already decided).
+   */
+  keyConflicts?: 'refuse' | 'report';
+}
+
+/** One line per document given, in order: stored (with its revision) or refused (with why). */
+export type IngestResult = { id: string; ok: true; rev: string } | { id: string; ok: false; code: string; reason: string; status: number };
+
+type Kind = 'local' | 'class' | 'handled' | 'tombstone' | 'document';
+
+interface Entry {
+  index: number;
+  doc: IngestDoc;
+  previous?: Doc;
+  kind: Kind;
+  model?: ClassModel;
+  request?: WriteRequest;
+}
+
+interface IngestDeps {
+  db: Database;
+  hooks: KernelHooks;
+  classCache: ClassCache;
+  primaryKeys: PrimaryKeyIndex;
+  stack: ClientStack;
+  check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<void>;
+}
+
+const isEngineClassId = (id: string) => id.startsWith('~') || id === CLASS_META || id === DOMAIN_META;
+const isClassDoc = (doc: Record<string, unknown>) => doc['~class'] === CLASS_META || doc['~class'] === SELF_META;
+
+/**
+ * The one path for documents stored with their peer's revisions (the node's `_bulk_docs` and
+ * `PUT`, `stack.sync` pulling): each document is admitted (the `admit` taps: the node's
+ * authorization, plugins owning class-less documents), class documents are stored first (a new
+ * class often arrives with its first documents), the rest is validated as a write of its
+ * origin, its primary key claimed, stored as it came, and announced (`change` events,
+ * `afterWrite`) once. A refused document gets its own result; the others of the batch go on.
+ */
+export class Ingestor {
+  constructor(private readonly deps: IngestDeps) {}
+
+  async ingest(input: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
+    const origin = options.origin ?? 'replication';
+    const newEdits = options.newEdits === true;
+    const extras: WriteExtras = options.session !== undefined ? { session: options.session } : {};
+    const results: (IngestResult | undefined)[] = new Array(input.length);
+    const refuse = (entry: { index: number; doc?: unknown }, err: unknown) => {
+      results[entry.index] = refusal(idOf(entry.doc), err);
+    };
+
+    const entries: Entry[] = [];
+    input.forEach((doc, index) => {
+      if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || typeof (doc as IngestDoc)._id !== 'string' || (doc as IngestDoc)._id === '') {
+        refuse({ index, doc }, new DocstackError('DS_DOC_INVALID', 'A document must be a JSON object with a string _id.'));
+      } else entries.push({ index, doc: doc as IngestDoc, kind: 'document' });
+    });
+
+    const stored = await this.currentDocs(entries.map((e) => e.doc._id).filter((id) => !id.startsWith('_local/')));
+    const admitted = await this.admit(entries, stored, { stack: this.deps.stack, origin, newEdits, ...extras }, refuse);
+
+    const classes: Entry[] = [];
+    for (const entry of admitted.filter((e) => e.kind === 'class')) {
+      try {
+        // the engine's own classes (`~…`, the meta-classes) are written by system patches on each peer
+        if (!isEngineClassId(entry.doc._id)) await checkClassDocument(this.deps.stack, entry.doc, (entry.previous as unknown as ClassModel | undefined) ?? null);
+        classes.push(entry);
+      } catch (err) {
+        refuse(entry, err);
+      }
+    }
+    const written = await this.store(classes, newEdits, results);
+    for (const entry of classes) this.deps.classCache.invalidate(entry.doc._id);
+
+    const documents: Entry[] = [];
+    for (const entry of admitted.filter((e) => e.kind === 'document')) {
+      try {
+        entry.request = await this.requestFor(entry);
+        entry.model = entry.request.classModel;
+        documents.push(entry);
+      } catch (err) {
+        refuse(entry, err);
+      }
+    }
+    const valid = await this.validate(documents, origin, extras, refuse);
+    for (const entry of admitted.filter((e) => e.kind === 'tombstone')) entry.model = await this.modelOf(entry.previous);
+
+    const keyed = [...valid, ...admitted.filter((e) => e.kind === 'tombstone')];
+    const releases = await this.claimKeys(keyed, options.keyConflicts ?? 'refuse', refuse);
+    const rest = admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined && (e.kind !== 'document' || valid.includes(e)));
+    written.push(...(await this.store(rest, newEdits, results)));
+    const storedIds = new Set(written.map((e) => e.doc._id));
+    await this.deps.primaryKeys.release(releases.filter((c) => storedIds.has(c.docId)));
+
+    await this.announce(written, results, origin, extras);
+    return results as IngestResult[];
+  }
+
+  /** The admit taps, document by document; what they let through is sorted by kind. */
+  private async admit(entries: Entry[], stored: Map<string, Doc>, ctx: AdmitContext, refuse: (e: Entry, err: unknown) => void): Promise<Entry[]> {
+    const admitted: Entry[] = [];
+    for (const entry of entries) {
+      const previous = stored.get(entry.doc._id);
+      const item: IngestItem = { doc: entry.doc, ...(previous ? { previous } : {}), handled: false };
+      try {
+        await this.deps.hooks.admit.promise(item, ctx);
+      } catch (err) {
+        refuse(entry, err);
+        continue;
+      }
+      const { doc } = entry;
+      const kind: Kind = doc._id.startsWith('_local/')
+        ? 'local'
+        : doc._deleted === true
+          ? 'tombstone'
+          : item.handled
+            ? 'handled'
+            : isClassDoc(doc)
+              ? 'class'
+              : 'document';
+      admitted.push({ ...entry, kind, ...(previous ? { previous } : {}) });
+    }
+    return admitted;
+  }
+
+  /** The write request a peer's revision stands for (its class must exist here). */
+  private async requestFor(entry: Entry): Promise<WriteRequest> {
+    const { doc, previous } = entry;
+    const className = doc['~class'];
+    if (typeof className !== 'string' || className === '') {
+      throw new DocstackError('DS_CLASS_MISSING', 'A document needs a "~class" naming its class.', { path: '~class' });
+    }
+    const model = await this.deps.classCache.get(className);
+    if (!model || !isClassDoc(model as unknown as Record<string, unknown>) || model.active === false) {
+      throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(className)} here.`, { details: { className } });
+    }
+    if (!doc._id.startsWith(`${className}-`)) {
+      throw new DocstackError('DS_DOC_ID_INVALID', `The _id of a ${className} document must start with "${className}-".`, { path: '_id', details: { id: doc._id } });
+    }
+    const { _revisions: _r, _attachments: _a, _conflicts: _c, ...draft } = doc;
+    const deleting = doc.active === false && previous !== undefined && previous.active !== false;
+    return { op: deleting ? 'delete' : previous ? 'update' : 'create', draft: draft as unknown as Doc, ...(previous ? { previous } : {}), classModel: model };
+  }
+
+  /** The pipeline's checks (a dry run): the whole batch at once, one by one only when it fails. */
+  private async validate(entries: Entry[], origin: WriteOrigin, extras: WriteExtras, refuse: (e: Entry, err: unknown) => void): Promise<Entry[]> {
+    if (entries.length === 0) return [];
+    try {
+      await this.deps.check(
+        entries.map((e) => e.request!),
+        origin,
+        extras,
+      );
+      return entries;
+    } catch {
+      // one refused draft fails a whole check: find which, so the others of the batch still pass
+    }
+    const valid: Entry[] = [];
+    for (const entry of entries) {
+      try {
+        await this.deps.check([entry.request!], origin, extras);
+        valid.push(entry);
+      } catch (err) {
+        refuse(entry, err);
+      }
+    }
+    return valid;
+  }
+
+  /**
+   * Claims the keys of the batch (planClaims, as a local write would): all at once when none is
+   * taken, else one by one, so a clash refuses (or reports) that document alone. Returns the
+   * keys to release once the documents are stored.
+   */
+  private async claimKeys(entries: Entry[], onConflict: 'refuse' | 'report', refuse: (e: Entry, err: unknown) => void): Promise<KeyClaim[]> {
+    const { primaryKeys, stack } = this.deps;
+    const plan = planClaims(entries.map((e): ClaimEntry | null => (e.model ? { model: e.model, next: e.kind === 'tombstone' ? null : (e.doc as unknown as Doc), previous: e.previous } : null)));
+    const report = (claim: KeyClaim, owner: unknown) => stack.emit('index:conflict', { id: claim.docId, className: claim.className, attributes: claim.attributes, owner });
+    for (const { index, claim, first, error } of plan.duplicates) {
+      if (onConflict === 'refuse') refuse(entries[index], error);
+      else report(claim, first);
+    }
+    const wanted = plan.claims.filter((c) => !plan.duplicates.some((d) => d.index === c.index));
+    try {
+      await primaryKeys.claim(wanted.map((w) => w.claim));
+      return plan.releases;
+    } catch (err) {
+      if ((err as DocstackError).code !== 'DS_UNIQUE_VIOLATION') throw err;
+    }
+    const free: KeyClaim[] = [];
+    for (const { index, claim } of wanted) {
+      const owner = await primaryKeys.ownerOf(claim);
+      if (!owner) free.push(claim);
+      else if (onConflict === 'refuse') refuse(entries[index], uniqueViolation(claim, owner));
+      else report(claim, owner);
+    }
+    await primaryKeys.claim(free);
+    // a refused document is not stored, and only stored documents give their old keys back
+    return plan.releases;
+  }
+
+  /** Stores documents as they came; returns the entries stored and records every result. */
+  private async store(entries: Entry[], newEdits: boolean, results: (IngestResult | undefined)[]): Promise<Entry[]> {
+    const pending = entries.filter((e) => results[e.index] === undefined);
+    if (pending.length === 0) return [];
+    const answers = await this.deps.db.bulkDocs(pending.map((e) => e.doc) as never[], { new_edits: newEdits });
+    const written: Entry[] = [];
+    pending.forEach((entry, i) => {
+      const answer = answers[i] as { rev?: string; error?: unknown; name?: string; status?: number; message?: string; reason?: string } | undefined;
+      if (answer?.error) {
+        const status = answer.status ?? 500;
+        const code = status === 409 ? 'DS_DOC_CONFLICT' : 'DS_DOC_INVALID';
+        results[entry.index] = { id: entry.doc._id, ok: false, code, reason: answer.reason ?? answer.message ?? String(answer.name ?? 'storage error'), status };
+        return;
+      }
+      results[entry.index] = { id: entry.doc._id, ok: true, rev: answer?.rev ?? entry.doc._rev ?? '' };
+      written.push(entry);
+    });
+    return written;
+  }
+
+  /** A `change` event for each stored document of a class, then afterWrite for the validated ones. */
+  private async announce(written: Entry[], results: (IngestResult | undefined)[], origin: WriteOrigin, extras: WriteExtras): Promise<void> {
+    const { hooks, stack } = this.deps;
+    const docs = written.map((e) => ({ ...e.doc, _rev: (results[e.index] as { rev: string }).rev }) as unknown as Doc);
+    const batch = { drafts: docs, scratch: new Map<string, unknown>() };
+    for (let i = 0; i < written.length; i++) {
+      const entry = written[i];
+      const className = entry.kind === 'class' ? (entry.doc['~class'] as string) : (entry.model?.name ?? entry.previous?.['~class']);
+      if (entry.kind === 'local' || entry.kind === 'handled' || typeof className !== 'string') continue;
+      const op = entry.request?.op ?? (entry.kind === 'tombstone' ? 'delete' : entry.previous ? 'update' : 'create');
+      const doc = entry.kind === 'tombstone' ? docs[i] : await hooks.afterRead.promise(docs[i], { stack, ...(entry.model ? { classModel: entry.model } : {}) });
+      stack.emit('change', { op, id: entry.doc._id, rev: docs[i]._rev, className, origin, doc } satisfies DocChangeEvent);
+    }
+    for (let i = 0; i < written.length; i++) {
+      const entry = written[i];
+      if (!entry.request) continue;
+      const ctx: WriteContext = {
+        op: entry.request.op,
+        classModel: entry.request.classModel,
+        ...(entry.previous ? { previous: entry.previous } : {}),
+        origin,
+        stack,
+        batch,
+        index: i,
+        depth: 0,
+        dryRun: false,
+        opaque: new Set<string>(),
+        ...extras,
+      };
+      await hooks.afterWrite.promise([docs[i]], ctx);
+    }
+  }
+
+  private async modelOf(doc: Doc | undefined): Promise<ClassModel | undefined> {
+    const name = doc?.['~class'];
+    return typeof name === 'string' ? ((await this.deps.classCache.get(name)) ?? undefined) : undefined;
+  }
+
+  /** The winning stored revision of each id (absent when new or deleted). */
+  private async currentDocs(ids: string[]): Promise<Map<string, Doc>> {
+    const found = new Map<string, Doc>();
+    if (ids.length === 0) return found;
+    const rows = await this.deps.db.allDocs({ keys: [...new Set(ids)], include_docs: true });
+    for (const row of rows.rows) {
+      const doc = 'doc' in row ? (row.doc as unknown as Doc | null) : null;
+      if (doc) found.set(doc._id, doc);
+    }
+    return found;
+  }
+}
+
+function idOf(doc: unknown): string {
+  const id = (doc as { _id?: unknown } | null)?._id;
+  return typeof id === 'string' ? id : '';
+}
+
+function refusal(id: string, err: unknown): IngestResult {
+  if (err instanceof DocstackError) return { id, ok: false, code: err.code, reason: err.message, status: err.status };
+  return { id, ok: false, code: 'DS_DOC_INVALID', reason: err instanceof Error ? err.message : String(err), status: 400 };
+}

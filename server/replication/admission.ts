@@ -1,0 +1,37 @@
+import { DocstackError, type ClientStack } from '../../index.js';
+import { authorize, classifyWrite, refusePlaintext, type Caller } from '../authorization/index.js';
+import { refusedId } from './policy.js';
+import { malformedDoc } from './shapes.js';
+
+/** The session a replication request passes to `stack.ingest`: who pushed. */
+export class PeerPush {
+  constructor(readonly caller: Caller) {}
+}
+
+const admitted = new WeakSet<ClientStack>();
+
+/**
+ * Puts every document a peer pushes to the node's one authorization check, as the first
+ * `admit` tap of the stack's ingest path: reserved ids refused, then who may write what
+ * (server/authorization), then the shape (server/replication/shapes.ts), then plaintext in an
+ * encrypted attribute. Only ingests carrying a PeerPush are the node's to judge; the engine's
+ * own (a sync this node starts) are not a peer's write.
+ */
+export function admitPeerPushes(stack: ClientStack): void {
+  if (admitted.has(stack)) return;
+  admitted.add(stack);
+  stack.hooks.admit.tapPromise({ name: 'node-authorization', stage: -100 }, async (item, ctx) => {
+    if (!(ctx.session instanceof PeerPush)) return;
+    const { doc, previous } = item;
+    const reserved = refusedId(doc._id);
+    if (reserved) throw new DocstackError('DS_REPLICATION_FORBIDDEN', reserved, { details: { id: doc._id } });
+    authorize(ctx.session.caller, { type: 'write', subject: classifyWrite(doc._id, doc, previous) });
+    const malformed = malformedDoc(doc, ctx.newEdits);
+    if (malformed) throw new DocstackError('DS_REQUEST_INVALID', malformed, { details: { id: doc._id } });
+    const className = doc['~class'];
+    if (typeof className === 'string' && !doc._deleted) {
+      const model = await stack.classCache.get(className);
+      if (model) refusePlaintext(model, doc);
+    }
+  });
+}
