@@ -4,7 +4,7 @@ export type { IngestOptions, IngestResult } from './kernel/ingest.js';
 export type { DocChangeEvent } from './kernel/pipeline.js';
 export { Class, type FetchOptions } from './kernel/model/class.js';
 export { Attribute } from './kernel/model/attribute.js';
-export { createError, DocstackError, ERROR_CODES, isDocstackError, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
+export { createError, DocstackError, ERROR_CODES, isDocstackError, registerErrors, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
 export type { AdmitContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
@@ -17,5 +17,8 @@ export { domainsPlugin, Domain, type DomainModel, type RelationDoc, type Relatio
 export { triggersPlugin, addTrigger, removeTrigger, registerTriggerHandler, type TriggersApi, setTriggerEnabled, TRIGGER_HANDLERS, TRIGGER_FAILURE_CLASS, TRIGGER_FAILED_EVENT, type TriggerHandler, type TriggerContext, type TriggerModel, type TriggerFailedEvent, type TriggersOptions } from './plugins/triggers/index.js';
 export { jobsPlugin, registerJobHandler, JOB_HANDLERS, type JobsApi, type JobContext, type JobHandler, type JobsOptions } from './plugins/jobs/index.js';
 export { retentionPlugin } from './plugins/retention/index.js';
-export { encryptionPlugin, type EncryptionApi, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
+export { encryptionPlugin, isSealed, type EncryptionApi, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
 export { syncPlugin, type SyncApi, type SyncOptions, type SyncHandle } from './plugins/sync/index.js';
+export { isPlainObject } from './kernel/drafts.js';
+export { isClassDocId } from './kernel/class-cache.js';
+export type { ChangeEvent } from './kernel/change-feed.js';

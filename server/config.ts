@@ -1,4 +1,4 @@
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../index.js';
 import type { ServerConfig } from './context.js';
 
 export type Env = Record<string, string | undefined>;

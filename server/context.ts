@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'events';
 import type { KeyObject } from 'node:crypto';
-import type { ClientStack } from '../kernel/stack.js';
+import type { ClientStack } from '../index.js';
 
 /** Everything the server node reads from its environment, resolved once at start. */
 export interface ServerConfig {

@@ -1,4 +1,4 @@
-import { createError, registerErrors } from '../kernel/errors.js';
+import { createError, registerErrors } from '../index.js';
 
 /**
  * The error codes of the server node (docs/errors.md): every answer that is not a success

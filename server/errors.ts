@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../index.js';
 import { SERVER_ERRORS } from './errors-codes.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../index.js';
 import type { JwtKeys, Logger, ServerConfig } from './context.js';
 
 const PRIVATE_FILE = 'jwt-private.pem';

@@ -4,7 +4,7 @@
  * any starts anyway (keys generated under DATA_DIR/keys, the admin password printed once).
  */
 import { config as loadEnvFile } from 'dotenv';
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../index.js';
 import { createServerNode } from './node.js';
 
 // every file and folder the node creates (leveldb, keys) is this user's only: 0600 / 0700

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { isPlainObject } from '../../kernel/drafts.js';
+import { isPlainObject } from '../../index.js';
 import type { AuthLocals, NodeContext } from '../context.js';
 import { createSeedRouter, ResetUnavailableError } from '../routes/seed.js';
 import { clearTokenCookie, setTokenCookie, tokenOf } from './cookies.js';

@@ -1,5 +1,4 @@
-import type { Doc } from '../../kernel/model/types.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack, Doc } from '../../index.js';
 import { USER_CLASS } from './users.js';
 
 /** Fields of a stored user that a new document may not carry (the engine sets them). */

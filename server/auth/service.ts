@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { isDocstackError } from '../../kernel/errors.js';
-import type { Doc } from '../../kernel/model/types.js';
+import { type Doc, isDocstackError } from '../../index.js';
 import type { AuthLocals, NodeContext } from '../context.js';
 import { dummyHash, hashPassword, verifyLegacyPassword, verifyPassword } from './passwords.js';
 import { FailureLimiter } from './rate-limit.js';

@@ -1,6 +1,4 @@
-import type { ChangeEvent } from '../../kernel/change-feed.js';
-import type { Doc } from '../../kernel/model/types.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ChangeEvent, ClientStack, Doc } from '../../index.js';
 import type { AuthLocals } from '../context.js';
 import { roleOf, SESSION_CLASS, USER_CLASS, type Role } from './users.js';
 

@@ -1,5 +1,4 @@
-import { isPlainObject } from '../../kernel/drafts.js';
-import type { Doc } from '../../kernel/model/types.js';
+import { type Doc, isPlainObject } from '../../index.js';
 import type { NodeContext } from '../context.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { hashPassword, verifyPassword } from './passwords.js';

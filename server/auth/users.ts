@@ -1,7 +1,4 @@
-import { Attribute } from '../../kernel/model/attribute.js';
-import { Class } from '../../kernel/model/class.js';
-import type { Doc } from '../../kernel/model/types.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { Attribute, Class, type ClientStack, type Doc } from '../../index.js';
 import { hashPassword } from './passwords.js';
 
 export const USER_CLASS = '~User';

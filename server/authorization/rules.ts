@@ -1,6 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
-import type { ClassModel } from '../../kernel/model/types.js';
-import { isSealed } from '../../plugins/encryption/sealed.js';
+import { type ClassModel, DocstackError, isSealed } from '../../index.js';
 import type { Caller } from './caller.js';
 import { META_CLASS_IDS, type WriteSubject } from './subjects.js';
 

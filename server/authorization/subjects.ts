@@ -1,5 +1,4 @@
-import { isClassDocId } from '../../kernel/class-cache.js';
-import { CLASS_META, DOMAIN_META, SELF_META } from '../../kernel/model/types.js';
+import { CLASS_META, DOMAIN_META, isClassDocId, SELF_META } from '../../index.js';
 
 /**
  * What a written document is, for authorization. Decided from the id, the incoming `~class`

@@ -7,8 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { config as loadEnvFile } from 'dotenv';
-import { DocstackError } from '../../kernel/errors.js';
-import { createStack } from '../../kernel/stack.js';
+import { createStack, DocstackError } from '../../index.js';
 import { server as serverPreset } from '../../plugins.config.js';
 import { SESSION_CLASS } from '../auth/users.js';
 import { UserAdmin } from '../auth/user-admin.js';

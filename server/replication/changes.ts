@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../index.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
 import { readableBy } from './policy.js';
 import { isIdKey, parseSince } from './shapes.js';

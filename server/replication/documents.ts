@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack, DocstackError } from '../../index.js';
 import { acceptBulkDocs } from './accept.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
-import type { DocstackError } from '../../kernel/errors.js';
 import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
 import { isReservedLocalId, readableBy } from './policy.js';
 import { depthExceeds, isIdKey, isRev, malformedBulkGetEntry, malformedRevsDiff, parseOpenRevs } from './shapes.js';

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-import type { DocstackError } from '../../kernel/errors.js';
+import type { DocstackError } from '../../index.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { sendError as renderError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../index.js';
 import type { NodeContext } from '../context.js';
 import { handleChanges } from './changes.js';
 import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, putDoc, putLocal, revsDiff } from './documents.js';

@@ -1,9 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
-import { Attribute } from '../../kernel/model/attribute.js';
-import { Class } from '../../kernel/model/class.js';
-import { CLASS_META } from '../../kernel/model/types.js';
+import { Attribute, Class, CLASS_META, DocstackError, isPlainObject } from '../../index.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
