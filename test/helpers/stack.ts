@@ -27,6 +27,16 @@ export async function memoryStack(options: Partial<StackOptions> = {}): Promise<
   return stack;
 }
 
+/**
+ * A memory stack with no plugin at all: the kernel alone. test/kernel uses it, so a kernel test
+ * that passes only thanks to a plugin (validation's defaults, encryption's scopes) fails there.
+ */
+export async function kernelStack(options: Partial<StackOptions> = {}): Promise<ClientStack> {
+  const stack = await createStack({ name: uniqueName('kernel'), adapter: 'memory', plugins: [], ...options });
+  open.push(stack);
+  return stack;
+}
+
 /** Closes with the other stacks after the test (for stacks opened by hand). */
 export function track<S extends ClientStack>(stack: S): S {
   open.push(stack);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, createStack, DocstackError } from '../../index.js';
-import { browser } from '../../plugins.config.js';
-import { memoryStack, refusal, track, uniqueName, userClasses } from '../helpers/stack.js';
+import { Attribute, Class, createStack, DocstackError, validationPlugin } from '../../index.js';
+import { kernelStack, refusal, track, uniqueName, userClasses } from '../helpers/stack.js';
 
 const until = async (check: () => boolean, ms = 2000) => {
   const end = Date.now() + ms;
@@ -13,7 +12,7 @@ const until = async (check: () => boolean, ms = 2000) => {
 
 describe('Class.create', () => {
   it('writes the class document with every model field', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     const cls = await Class.create(stack, 'Invoice', 'class', 'bills we send', { number: { type: 'integer', primaryKey: true } }, {
       defaultScope: 'finance',
       tenants: ['acme'],
@@ -37,7 +36,7 @@ describe('Class.create', () => {
   });
 
   it('refuses a taken name, bad names and a bad meta-class, writing nothing', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     await Class.create(stack, 'Thing', 'class');
     expect((await refusal(Class.create(stack, 'Thing', 'class'))).code).toBe('DS_CLASS_EXISTS');
     for (const name of ['', '1abc', 'has-dash', 'has space', 'class', 'domain', 'x'.repeat(65)]) {
@@ -54,7 +53,7 @@ describe('Class.create', () => {
 
 describe('class objects', () => {
   it('getClass shares one live object; getClassSnapshot and buildFromModel do not follow changes', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     await Class.create(stack, 'Thing', 'class');
     const live = await stack.getClass('Thing');
     expect(await stack.getClass('Thing')).toBe(live);
@@ -68,10 +67,11 @@ describe('class objects', () => {
     expect((await refusal(stack.getClass('Nope'))).code).toBe('DS_CLASS_NOT_FOUND');
   });
 
+  // these two see the model each writer enforces through the validation plugin
   it('follows changes made by another writer of the same store and notifies document changes', async () => {
     const name = uniqueName('live');
-    const mine = track(await createStack({ name, adapter: 'memory', plugins: browser }));
-    const theirs = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    const mine = track(await createStack({ name, adapter: 'memory', plugins: [validationPlugin] }));
+    const theirs = track(await createStack({ name, adapter: 'memory', plugins: [validationPlugin] }));
     await Class.create(mine, 'Note', 'class', '', { text: { type: 'string' } });
     const watched = await mine.getClass('Note');
     const models: string[][] = [];
@@ -92,7 +92,7 @@ describe('class objects', () => {
   });
 
   it('card operations: get, getCards, deleteCard', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     const colors = await Class.create(stack, 'Color', 'class', '', { name: { type: 'string', primaryKey: true }, warm: { type: 'boolean' } });
     await colors.addOrUpdateCard({ name: 'red', warm: true });
     const blue = await colors.addOrUpdateCard({ name: 'blue', warm: false });
@@ -109,7 +109,7 @@ describe('class objects', () => {
   });
 
   it('runs the change feed only while a class object has listeners', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     const cls = await Class.create(stack, 'Quiet', 'class', '', { n: { type: 'integer' } });
     await stack.createDocs(Array.from({ length: 10 }, (_, i) => ({ '~class': 'Quiet', n: i })));
     expect(stack.changes.running).toBe(false);
@@ -125,8 +125,8 @@ describe('class objects', () => {
 
   it('enforces a class changed by another writer within a second, with no feed running', async () => {
     const name = uniqueName('ttl');
-    const mine = track(await createStack({ name, adapter: 'memory', plugins: browser }));
-    const theirs = track(await createStack({ name, adapter: 'memory', plugins: browser }));
+    const mine = track(await createStack({ name, adapter: 'memory', plugins: [validationPlugin] }));
+    const theirs = track(await createStack({ name, adapter: 'memory', plugins: [validationPlugin] }));
     const local = await Class.create(mine, 'Score', 'class', '', { points: { type: 'integer' } });
     await mine.createDoc({ '~class': 'Score', points: 5 }); // the class is cached here now
     await Attribute.create(await theirs.getClass('Score'), 'level', 'integer', '', { min: 1 });

@@ -1,13 +1,12 @@
-import type { BrowserStack } from '../../plugins.config.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Class, DocstackError } from '../../index.js';
-import { memoryStack, refusal } from '../helpers/stack.js';
+import { Class, definePlugin, DocstackError, type ClientStack } from '../../index.js';
+import { kernelStack, refusal } from '../helpers/stack.js';
 
-let stack: BrowserStack;
+let stack: ClientStack;
 const count = async (className = 'Task', includeInactive = false) => (await stack.findDocuments(className, {}, { includeInactive })).length;
 
 beforeEach(async () => {
-  stack = await memoryStack();
+  stack = await kernelStack();
   await Class.create(stack, 'Task', 'class', 'things to do', {
     title: { type: 'string', mandatory: true },
     done: { type: 'boolean', defaultValue: false },
@@ -25,15 +24,15 @@ describe('createDoc', () => {
     expect(doc.active).toBe(true);
     expect(Date.parse(doc['~createTimestamp'])).toBeGreaterThanOrEqual(before - 5);
     expect(doc['~updateTimestamp']).toBeUndefined();
-    expect(await stack.getDocument(doc._id)).toMatchObject({ title: 'write tests', done: false, active: true });
+    // no plugin: no default stamped (the validation plugin's beforeValidate does that)
+    expect(await stack.getDocument(doc._id)).toMatchObject({ title: 'write tests', active: true });
+    expect(await stack.getDocument(doc._id)).not.toHaveProperty('done');
   });
 
-  it('keeps a given id and an optional ~scope', async () => {
-    await stack.unlock('a passphrase for this test');
-    await stack.keyring.createScope('team');
-    const doc = await stack.createDoc({ '~class': 'Task', title: 'x', '~scope': 'team' }, { id: 'Task-fixed' });
+  it('keeps a given id', async () => {
+    const doc = await stack.createDoc({ '~class': 'Task', title: 'x' }, { id: 'Task-fixed' });
     expect(doc._id).toBe('Task-fixed');
-    expect((await stack.getDocument('Task-fixed'))?.['~scope']).toBe('team');
+    expect((await stack.getDocument('Task-fixed'))?.title).toBe('x');
   });
 
   it('refuses a given id outside the class range, and an id already taken — storing nothing', async () => {
@@ -59,6 +58,17 @@ describe('createDoc', () => {
   });
 
   it('createDocs is all or nothing', async () => {
+    // a plugin that refuses a Task without title: the kernel must then store none of the batch
+    const strict = definePlugin({
+      name: 'strict',
+      setup({ hooks }) {
+        hooks.validate.tap('strict', (draft) => {
+          if (draft['~class'] === 'Task' && draft.title === undefined) throw new DocstackError('DS_VALIDATION_MANDATORY', 'title is mandatory', { path: 'title' });
+        });
+      },
+    });
+    stack = await kernelStack({ plugins: [strict] });
+    await Class.create(stack, 'Task', 'class', '', { title: { type: 'string', mandatory: true }, points: { type: 'integer' } });
     const err = await refusal(
       stack.createDocs([
         { '~class': 'Task', title: 'ok 1' },

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Class, createStack } from '../../index.js';
-import { browser } from '../../plugins.config.js';
+import { Class, createStack, validationPlugin } from '../../index.js';
 import { refusal, tempDir, track, uniqueName, userClasses } from '../helpers/stack.js';
 
 describe('leveldb durability', () => {
+  // with the validation plugin: that the reopened stack enforces the stored model is seen through it
   it('keeps classes, documents, deletes and the primary-key index across a reopen', async () => {
     const dataDir = await tempDir();
     const name = uniqueName('durable');
-    const first = await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser });
+    const first = await createStack({ name, adapter: 'leveldb', dataDir, plugins: [validationPlugin] });
     await Class.create(first, 'Book', 'class', '', {
       isbn: { type: 'string', primaryKey: true },
       title: { type: 'string', mandatory: true },
@@ -18,7 +18,7 @@ describe('leveldb durability', () => {
     await first.deleteDocument(docs[1]._id);
     await first.close();
 
-    const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser }));
+    const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: [validationPlugin] }));
     const books = await second.getClass('Book');
     expect(Object.keys(books.model.schema)).toEqual(['isbn', 'title', 'year']);
     expect(await second.findDocuments('Book')).toHaveLength(299);

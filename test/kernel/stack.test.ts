@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClientStack, Class, createStack, DocstackError } from '../../index.js';
-import { browser } from '../../plugins.config.js';
-import { memoryStack, refusal, tempDir, track, uniqueName, userClasses } from '../helpers/stack.js';
+import { kernelStack, refusal, tempDir, track, uniqueName, userClasses } from '../helpers/stack.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -9,7 +8,7 @@ afterEach(() => {
 
 describe('opening a stack', () => {
   it('creates the bootstrap meta-model: class (~class ~self) and domain', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     const meta = (await stack.db.get('class')) as Record<string, unknown>;
     expect(meta['~class']).toBe('~self');
     expect(meta.name).toBe('class');
@@ -23,10 +22,10 @@ describe('opening a stack', () => {
   it('applies system patches once: a reopened store keeps the meta-model revision', async () => {
     const dataDir = await tempDir();
     const name = uniqueName('patches');
-    const first = await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser });
+    const first = await createStack({ name, adapter: 'leveldb', dataDir, plugins: [] });
     const rev = ((await first.db.get('class')) as { _rev: string })._rev;
     await first.close();
-    const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser }));
+    const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: [] }));
     expect(((await second.db.get('class')) as { _rev: string })._rev).toBe(rev);
     const record = (await second.db.get('_local/~system-patches')) as unknown as { applied: { id: string }[] };
     expect(record.applied.map((p) => p.id)).toEqual(['0001-meta-model']);
@@ -34,12 +33,12 @@ describe('opening a stack', () => {
 
   it('refuses to open when PATCH_COUNT differs from the applied patches (env and option)', async () => {
     vi.stubEnv('PATCH_COUNT', '5');
-    const err = await refusal(createStack({ name: uniqueName(), adapter: 'memory', plugins: browser }));
+    const err = await refusal(createStack({ name: uniqueName(), adapter: 'memory', plugins: [] }));
     expect(err).toBeInstanceOf(DocstackError);
     expect(err.code).toBe('DS_STACK_PATCH_COUNT');
     expect(err.message).toMatch(/PATCH_COUNT is 5 but 1 system patch is applied/);
     vi.stubEnv('PATCH_COUNT', '1');
-    track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: browser }));
+    track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: [] }));
     vi.unstubAllEnvs();
     expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory', patchCount: 2 }))).code).toBe('DS_STACK_PATCH_COUNT');
     vi.stubEnv('PATCH_COUNT', 'many');
@@ -54,13 +53,13 @@ describe('opening a stack', () => {
   });
 
   it('also opens with ClientStack.create(name, options)', async () => {
-    const stack = track(await ClientStack.create(uniqueName(), { adapter: 'memory', plugins: browser }));
+    const stack = track(await ClientStack.create(uniqueName(), { adapter: 'memory', plugins: [] }));
     expect(stack).toBeInstanceOf(ClientStack);
     expect(stack.isOpen).toBe(true);
   });
 
   it('refuses work after close, and close twice is harmless', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     await Class.create(stack, 'Thing', 'class');
     let closedHook = 0;
     stack.hooks.onClose.tap('test', () => void closedHook++);
@@ -72,7 +71,7 @@ describe('opening a stack', () => {
   });
 
   it('lists classes caught up across more changes than one page of the changes feed', async () => {
-    const stack = await memoryStack();
+    const stack = await kernelStack();
     await Class.create(stack, 'Early', 'class', '', { n: { type: 'integer' } });
     await stack.createDocs(Array.from({ length: 2500 }, (_, i) => ({ '~class': 'Early', n: i })));
     await Class.create(stack, 'Late', 'class');
