@@ -5,6 +5,7 @@ export { Attribute } from './kernel/model/attribute.js';
 export { createError, DocstackError, ERROR_CODES, isDocstackError, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
+export { systemClock, type Clock } from './kernel/clock.js';
 export type { AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export type { FindOptions, GetOptions } from './kernel/reads.js';
 export type { Selector } from './kernel/selector.js';
