@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import type { Database } from './storage.js';
 
 export interface ChangeEvent {
@@ -33,7 +34,10 @@ export class ChangeFeed {
   private feed: PouchDB.Core.Changes<Record<string, unknown>> | null = null;
   private closed = false;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
 
   subscribe(listener: ChangeListener, options: SubscribeOptions = {}): () => void {
     const set = options.passive ? this.passive : this.active;
@@ -45,7 +49,7 @@ export class ChangeFeed {
     };
   }
 
-  /** When the running feed started (ms), or 0: changes before it were not heard. */
+  /** When the running feed started (ms, by the stack's clock), or 0: changes before it were not heard. */
   startedAt = 0;
 
   /** Is the feed running (so passive listeners hear every change)? */
@@ -55,7 +59,7 @@ export class ChangeFeed {
 
   private start(): void {
     if (this.feed || this.closed) return;
-    this.startedAt = Date.now();
+    this.startedAt = this.clock.now();
     const feed = this.db.changes({ since: 'now', live: true, return_docs: false });
     feed.on('change', (change) => {
       const event: ChangeEvent = {

@@ -1,4 +1,5 @@
 import type { ChangeFeed } from './change-feed.js';
+import type { Clock } from './clock.js';
 import type { ClassModel } from './model/types.js';
 import { readRaw } from './reads.js';
 import type { Database } from './storage.js';
@@ -11,9 +12,9 @@ export function isClassDocId(id: string): boolean {
 /**
  * When the change feed is not running, a cached class is re-read (one get) at most this often,
  * so a class changed by another writer of the store (another instance, a replication) is
- * enforced within this delay. While the feed runs, invalidation is exact.
+ * enforced within this delay (by the stack's clock). While the feed runs, invalidation is exact.
  */
-const VERIFY_AFTER_MS = 1000;
+export const VERIFY_AFTER_MS = 1000;
 
 interface Entry {
   model: ClassModel;
@@ -40,6 +41,7 @@ export class ClassCache {
   constructor(
     private readonly db: Database,
     private readonly feed: ChangeFeed,
+    private readonly clock: Clock,
   ) {
     this.stop = feed.subscribe(
       (change) => {
@@ -74,12 +76,12 @@ export class ClassCache {
   private isFresh(entry: Entry): boolean {
     // while the feed runs, an entry read after it started is invalidated exactly by it
     if (this.feed.running && entry.checkedAt > this.feed.startedAt) return true;
-    return Date.now() - entry.checkedAt < VERIFY_AFTER_MS;
+    return this.clock.now() - entry.checkedAt < VERIFY_AFTER_MS;
   }
 
   private async read(name: string): Promise<ClassModel | null> {
     const startedAt = this.generation;
-    const checkedAt = Date.now();
+    const checkedAt = this.clock.now();
     const doc = await readRaw<ClassModel>(this.db, name);
     if (!doc) return null;
     if (startedAt !== this.generation) return doc;
@@ -94,7 +96,7 @@ export class ClassCache {
   set(model: ClassModel): void {
     const current = this.entries.get(model._id);
     if (current && revNumber(current.model._rev) > revNumber(model._rev)) return;
-    this.entries.set(model._id, { model, checkedAt: Date.now() });
+    this.entries.set(model._id, { model, checkedAt: this.clock.now() });
   }
 
   invalidate(name: string): void {

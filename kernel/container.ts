@@ -12,6 +12,8 @@ export const KEYS = {
   classCache: 'classCache',
   primaryKeys: 'primaryKeys',
   options: 'stackOptions',
+  /** the stack's Clock: read lifetimes, grace periods and due times here, never Date.now() */
+  clock: 'clock',
 } as const;
 
 export function createStackContainer(values: Record<string, unknown>): AwilixContainer {

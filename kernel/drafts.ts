@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from './clock.js';
 import { DocstackError } from './errors.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc } from './model/types.js';
 
@@ -6,8 +7,9 @@ export function newDocId(className: string): string {
   return `${className}-${globalThis.crypto.randomUUID()}`;
 }
 
-export function nowIso(): string {
-  return new Date().toISOString();
+/** The time of a clock (default the wall clock) as an ISO string: document timestamps. */
+export function nowIso(clock: Clock = systemClock): string {
+  return new Date(clock.now()).toISOString();
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -2,6 +2,7 @@ import { EventEmitter } from 'events';
 import type { AwilixContainer } from 'awilix';
 import { ChangeFeed } from './change-feed.js';
 import { ClassCache } from './class-cache.js';
+import { systemClock, type Clock } from './clock.js';
 import { createStackContainer, KEYS } from './container.js';
 import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from './drafts.js';
 import { DocstackError } from './errors.js';
@@ -27,6 +28,11 @@ export interface StackOptions {
   plugins?: readonly PluginEntry[];
   /** expected number of applied system patches; defaults to the PATCH_COUNT environment variable */
   patchCount?: number;
+  /**
+   * What time it is (default the wall clock): cache lifetimes, key grace periods, job due times,
+   * retention cutoffs and document timestamps read it. Tests move one instead of waiting.
+   */
+  clock?: Clock;
 }
 
 export interface WriteOptions extends WriteExtras {
@@ -57,6 +63,8 @@ export class ClientStack extends EventEmitter {
   readonly classCache: ClassCache;
   readonly primaryKeys: PrimaryKeyIndex;
   readonly classNames: ClassNamesIndex;
+  /** the stack's clock (StackOptions.clock, or the wall clock) */
+  readonly clock: Clock;
   private readonly pipeline: WritePipeline;
   private readonly ingestor: Ingestor;
   private readonly liveClasses = new Map<string, Promise<Class>>();
@@ -76,9 +84,10 @@ export class ClientStack extends EventEmitter {
   ) {
     super();
     this.db = db;
-    this.changes = new ChangeFeed(db);
-    this.classCache = new ClassCache(db, this.changes);
-    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n));
+    this.clock = options.clock ?? systemClock;
+    this.changes = new ChangeFeed(db, this.clock);
+    this.classCache = new ClassCache(db, this.changes, this.clock);
+    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock);
     this.classNames = new ClassNamesIndex(db);
     this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, stack: this });
     this.ingestor = new Ingestor({
@@ -97,6 +106,7 @@ export class ClientStack extends EventEmitter {
       [KEYS.classCache]: this.classCache,
       [KEYS.primaryKeys]: this.primaryKeys,
       [KEYS.options]: options,
+      [KEYS.clock]: this.clock,
     });
   }
 
@@ -104,6 +114,9 @@ export class ClientStack extends EventEmitter {
     const full: StackOptions = { ...options, name };
     if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
       throw new DocstackError('DS_STACK_OPTIONS_INVALID', `A stack name must be letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`, { path: 'name' });
+    }
+    if (full.clock !== undefined && typeof (full.clock as Partial<Clock> | null)?.now !== 'function') {
+      throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'The clock option must be an object with a now() method returning ms since the epoch.', { path: 'clock' });
     }
     const plugins = resolvePlugins(full.plugins ?? []); // refuse a bad preset before touching storage
     const expected = expectedPatchCount(full.patchCount);
@@ -117,7 +130,7 @@ export class ClientStack extends EventEmitter {
         const members = plugin.members?.(api as never) ?? {};
         for (const [member, value] of Object.entries(members)) stack.defineExtension(member, value);
       }
-      stack.patchCount = await applySystemPatches(db, expected);
+      stack.patchCount = await applySystemPatches(db, expected, stack.clock);
       await stack.hooks.onOpen.promise(stack);
       stack.state = 'open';
       return stack;
@@ -190,7 +203,7 @@ export class ClientStack extends EventEmitter {
   async createDocs(docs: NewDoc[], options: WriteOptions = {}): Promise<Doc[]> {
     this.assertOpen();
     if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'createDocs takes an array of documents.');
-    const now = nowIso();
+    const now = nowIso(this.clock);
     const requests: WriteRequest[] = [];
     const chosenIds: string[] = [];
     const models = new Map<string, ClassModel>(); // one class lookup per class per call
@@ -211,7 +224,7 @@ export class ClientStack extends EventEmitter {
     this.assertOpen();
     const previous = await this.requireActive(id);
     const model = await this.requireClass(previous['~class']);
-    const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso());
+    const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso(this.clock));
     const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
     return updated;
   }
@@ -222,7 +235,7 @@ export class ClientStack extends EventEmitter {
     const previous = await this.requireActive(id);
     const model = await this.requireClass(previous['~class']);
     const [deleted] = await this.pipeline.write(
-      [{ op: 'delete', draft: deleteDraft(previous, nowIso()), previous, classModel: model }],
+      [{ op: 'delete', draft: deleteDraft(previous, nowIso(this.clock)), previous, classModel: model }],
       options.origin ?? 'local',
       extrasOf(options),
     );

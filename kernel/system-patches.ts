@@ -1,4 +1,6 @@
 import { SYSTEM_PATCHES, type SystemPatch } from '../patches/index.js';
+import type { Clock } from './clock.js';
+import { nowIso } from './drafts.js';
 import { DocstackError } from './errors.js';
 import { readRaw } from './reads.js';
 import type { Database } from './storage.js';
@@ -20,13 +22,14 @@ interface PatchRecord {
 export async function applySystemPatches(
   db: Database,
   expectedCount: number | undefined,
+  clock: Clock,
   patches: readonly SystemPatch[] = SYSTEM_PATCHES,
 ): Promise<number> {
   const record = await readRecord(db);
   const done = new Set(record.applied.map((p) => p.id));
   for (const patch of patches) {
     if (done.has(patch.id)) continue;
-    const now = new Date().toISOString();
+    const now = nowIso(clock);
     await patch.apply({ db, now });
     record.applied.push({ id: patch.id, at: now });
     const res = await db.put(record as never);

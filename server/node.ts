@@ -23,7 +23,7 @@ export interface ServerNodeOptions {
   plugins?: readonly PluginEntry[];
   /** the stack's adapter (default leveldb; memory for quick tests) */
   adapter?: 'leveldb' | 'memory';
-  /** what time it is for sessions (default Date.now): tests move it instead of waiting */
+  /** what time it is for sessions and for the node's stack (default Date.now): tests move it instead of waiting */
   clock?: () => number;
 }
 
@@ -152,6 +152,8 @@ export class ServerNode extends EventEmitter {
       adapter: this.options.adapter ?? 'leveldb',
       dataDir: this.config.dataDir,
       plugins: this.options.plugins ?? serverPreset,
+      // one time for the node: sessions and the stack's lifetimes, due times and timestamps
+      ...(this.options.clock ? { clock: { now: this.options.clock } } : {}),
     });
     if (generatedPassword) {
       this.config.adminPassword = generatedPassword;

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import { DocstackError } from '../errors.js';
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../model/types.js';
 import type { Database } from '../storage.js';
@@ -23,7 +24,7 @@ interface KeyDoc {
   _id: string;
   _rev?: string;
   docId: string;
-  /** when the key was claimed (ms); a claim's document is written just after it */
+  /** when the key was claimed (ms, by the stack's clock); a claim's document is written just after it */
   claimedAt?: number;
 }
 
@@ -34,7 +35,7 @@ const CLAIM_CHUNK = 1000;
  * just before its document, so a concurrent writer must not mistake "not written yet" for
  * "left behind by a crash"; past this grace period it is a crash leftover and may be reused.
  */
-const PENDING_CLAIM_GRACE_MS = 60_000;
+export const PENDING_CLAIM_GRACE_MS = 60_000;
 
 export function primaryKeyValues(model: ClassModel, doc: Record<string, unknown>): unknown[] | null {
   const attributes = primaryKeyAttributes(model);
@@ -123,6 +124,7 @@ export class PrimaryKeyIndex {
   constructor(
     private readonly db: Database,
     private readonly loadClass: (name: string) => Promise<ClassModel | null>,
+    private readonly clock: Clock,
   ) {}
 
   /** The id of the document that owns the key, or null. */
@@ -145,7 +147,7 @@ export class PrimaryKeyIndex {
    */
   async claim(claims: readonly KeyClaim[]): Promise<void> {
     if (claims.length === 0) return;
-    const claimedAt = Date.now();
+    const claimedAt = this.clock.now();
     const taken: KeyClaim[] = [];
     const conflicts: KeyClaim[] = [];
     // chunks: PouchDB's bulkDocs grows worse than linearly with the batch
@@ -164,7 +166,7 @@ export class PrimaryKeyIndex {
         throw uniqueViolation(claim, keyDoc.docId);
       }
       try {
-        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId, claimedAt: Date.now() } as never);
+        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId, claimedAt: this.clock.now() } as never);
         taken.push(claim);
       } catch (err) {
         await this.release(taken);
@@ -197,7 +199,7 @@ export class PrimaryKeyIndex {
    */
   private async isLiveOwner(keyDoc: KeyDoc, claim: KeyClaim): Promise<boolean> {
     const owner = await readRaw(this.db, keyDoc.docId);
-    if (!owner) return Date.now() - (keyDoc.claimedAt ?? 0) < PENDING_CLAIM_GRACE_MS;
+    if (!owner) return this.clock.now() - (keyDoc.claimedAt ?? 0) < PENDING_CLAIM_GRACE_MS;
     if (owner.active === false) return false;
     const model = await this.loadClass(claim.className);
     if (!model) return false;

@@ -1,4 +1,5 @@
 import { DocstackError } from '../errors.js';
+import { nowIso } from '../drafts.js';
 import { rangePages } from '../reads.js';
 import type { WriteRequest } from '../pipeline.js';
 import type { ClientStack } from '../stack.js';
@@ -42,7 +43,7 @@ export class Attribute {
     const prospective: ClassModel = { ...current, schema: { ...current.schema, [attribute.name]: attribute } };
     // Stamping must not fail half-way: every stamped document is checked before anything is saved.
     if (attribute.defaultValue !== undefined && hasDocs) {
-      await forEachUnstamped(stack, current.name, attribute, (docs) => stack.checkRequests(stampRequests(docs, prospective, attribute), 'system'));
+      await forEachUnstamped(stack, current.name, attribute, (docs) => stack.checkRequests(stampRequests(docs, prospective, attribute, nowIso(stack.clock)), 'system'));
     }
     const saved = await classObj.saveModel((model) => {
       if (model.schema[attribute.name]) {
@@ -53,7 +54,7 @@ export class Attribute {
     });
     if (attribute.defaultValue !== undefined && hasDocs) {
       await forEachUnstamped(stack, current.name, attribute, async (docs) => {
-        await stack.writeRequests(stampRequests(docs, saved, attribute), 'system');
+        await stack.writeRequests(stampRequests(docs, saved, attribute, nowIso(stack.clock)), 'system');
       });
     }
     return attribute;
@@ -107,8 +108,7 @@ async function forEachUnstamped(stack: ClientStack, className: string, attribute
   }
 }
 
-function stampRequests(docs: Doc[], model: ClassModel, attribute: AttributeModel): WriteRequest[] {
-  const now = new Date().toISOString();
+function stampRequests(docs: Doc[], model: ClassModel, attribute: AttributeModel, now: string): WriteRequest[] {
   return docs.map((previous) => ({
     op: 'update',
     previous,

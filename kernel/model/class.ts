@@ -70,7 +70,7 @@ export class Class extends EventEmitter {
       throw new DocstackError('DS_CLASS_INVALID', `A class name starts with a letter (or "~" for system classes) and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
     }
     if (typeof description !== 'string') throw new DocstackError('DS_CLASS_INVALID', 'A class description is a string.', { path: 'description' });
-    const model = buildClassModel(name, description, options);
+    const model = buildClassModel(name, description, options, nowIso(stack.clock));
     if (model.parentClass !== null) await stack.requireClass(model.parentClass);
     const existing = await readRaw(stack.db, name);
     if (existing) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
@@ -175,7 +175,7 @@ export class Class extends EventEmitter {
       const stored = (await readRaw(this.stack.db, this.name)) as ClassModel | null;
       if (!stored || stored.active === false) throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named "${this.name}".`);
       const next = await change(structuredClone(stored));
-      next['~updateTimestamp'] = nowIso();
+      next['~updateTimestamp'] = nowIso(this.stack.clock);
       try {
         const res = await this.stack.db.put(next as never);
         next._rev = res.rev;
@@ -247,7 +247,7 @@ export class Class extends EventEmitter {
   }
 }
 
-function buildClassModel(name: string, description: string, options: ClassOptions): ClassModel {
+function buildClassModel(name: string, description: string, options: ClassOptions, now: string): ClassModel {
   if (!isPlainObject(options)) throw new DocstackError('DS_CLASS_INVALID', 'Class options must be an object.', { path: 'options' });
   const flag = (key: 'simple' | 'ephemeral') => {
     const v = options[key];
@@ -263,7 +263,7 @@ function buildClassModel(name: string, description: string, options: ClassOption
   return {
     _id: name,
     '~class': CLASS_META,
-    '~createTimestamp': nowIso(),
+    '~createTimestamp': now,
     active: true,
     name,
     description,

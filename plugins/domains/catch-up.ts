@@ -62,7 +62,7 @@ export class RelationCatchUp {
 
   private async record(relation: RelationDoc): Promise<void> {
     const domain = relation['~domain'];
-    const at = Date.parse(relation['~createTimestamp']) || Date.now();
+    const at = Date.parse(relation['~createTimestamp']) || this.stack.clock.now();
     if (relation.active) {
       await this.ends.ensure(domain, 'source', relation.sourceId, { relationId: relation._id, otherId: relation.targetId, at });
       await this.ends.ensure(domain, 'target', relation.targetId, { relationId: relation._id, otherId: relation.sourceId, at });

@@ -1,3 +1,4 @@
+import type { Clock } from '../../kernel/clock.js';
 import { DocstackError } from '../../kernel/errors.js';
 import { readRaw } from '../../kernel/reads.js';
 import type { Database } from '../../kernel/storage.js';
@@ -7,7 +8,7 @@ import type { End, RelationDoc } from './model.js';
 export interface EndEntry {
   relationId: string;
   otherId: string;
-  /** when the entry was added (ms); the relation document is written just after */
+  /** when the entry was added (ms, by the stack's clock); the relation document is written just after */
   at: number;
 }
 
@@ -18,7 +19,7 @@ interface EndDoc {
 }
 
 /** An entry whose relation document is not written yet counts as taken for this long (its writer is mid-way). */
-const PENDING_GRACE_MS = 60_000;
+export const PENDING_GRACE_MS = 60_000;
 const MAX_ATTEMPTS = 10;
 
 /**
@@ -30,7 +31,10 @@ const MAX_ATTEMPTS = 10;
  * primary-key index it is each peer's own (`_local` documents do not replicate).
  */
 export class EndIndex {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
 
   private idOf(domain: string, end: End, docId: string): string {
     return `_local/~rel/${domain}/${end}/${docId}`;
@@ -112,7 +116,7 @@ export class EndIndex {
       const row = rows.rows[i];
       const doc = row && 'doc' in row ? (row.doc as unknown as RelationDoc | null) : null;
       if (doc) return doc.active !== false;
-      return Date.now() - entry.at < PENDING_GRACE_MS;
+      return this.clock.now() - entry.at < PENDING_GRACE_MS;
     });
   }
 }

@@ -6,7 +6,7 @@ import type { DomainModel } from './model.js';
 import { RelationStore } from './relations.js';
 
 /** How long the list of domains is trusted before it is read again (other writers may add domains). */
-const DOMAIN_LIST_TTL_MS = 1000;
+export const DOMAIN_LIST_TTL_MS = 1000;
 
 /**
  * The domains of one stack: live domain objects by name, the relation store, and the list of
@@ -54,9 +54,9 @@ export class DomainRegistry {
 
   /** Domains in which the class is the source or the target. */
   async involving(className: string): Promise<DomainModel[]> {
-    if (!this.listed || Date.now() - this.listed.at > DOMAIN_LIST_TTL_MS) {
+    if (!this.listed || this.stack.clock.now() - this.listed.at > DOMAIN_LIST_TTL_MS) {
       const domains = (await this.stack.findDocuments(DOMAIN_META)) as DomainModel[];
-      this.listed = { at: Date.now(), domains };
+      this.listed = { at: this.stack.clock.now(), domains };
     }
     return this.listed.domains.filter((d) => d.sourceClass === className || d.targetClass === className);
   }

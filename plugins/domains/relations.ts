@@ -27,7 +27,7 @@ export class RelationStore {
   private readonly catchUp: RelationCatchUp;
 
   constructor(private readonly stack: ClientStack) {
-    this.ends = new EndIndex(stack.db);
+    this.ends = new EndIndex(stack.db, stack.clock);
     this.catchUp = new RelationCatchUp(stack, this.ends);
   }
 
@@ -79,7 +79,7 @@ export class RelationStore {
     await this.ready();
     await this.checkEnds(domain, sourceId, targetId);
     const id = `${relationPrefix(domain.name)}${globalThis.crypto.randomUUID()}`;
-    const at = Date.now();
+    const at = this.stack.clock.now();
     await this.ends.add(domain.name, 'source', sourceId, { relationId: id, otherId: targetId, at }, isSingleEnd(domain.relation, 'source'));
     try {
       await this.ends.add(domain.name, 'target', targetId, { relationId: id, otherId: sourceId, at }, isSingleEnd(domain.relation, 'target'));
@@ -95,7 +95,7 @@ export class RelationStore {
       sourceId,
       targetId,
       active: true,
-      '~createTimestamp': nowIso(),
+      '~createTimestamp': nowIso(this.stack.clock),
     };
     try {
       relation._rev = (await this.stack.db.put(relation as never)).rev;
@@ -121,7 +121,7 @@ export class RelationStore {
   async remove(relation: RelationDoc): Promise<void> {
     const current = (await this.stack.db.get(relation._id)) as unknown as RelationDoc;
     if (current.active) {
-      await this.stack.db.put({ ...current, active: false, '~updateTimestamp': nowIso() } as never);
+      await this.stack.db.put({ ...current, active: false, '~updateTimestamp': nowIso(this.stack.clock) } as never);
     }
     await this.ends.remove(current['~domain'], 'source', current.sourceId, current._id);
     await this.ends.remove(current['~domain'], 'target', current.targetId, current._id);

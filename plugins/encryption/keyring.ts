@@ -197,7 +197,7 @@ export class Keyring {
     const stackKey = this.requireUnlocked();
     const wrapped = await wrapKey(key, stackKey, scopeKeyLabel(scope, kid));
     const entry = doc.scopes[scope] ?? { current: kid, keys: {} };
-    entry.keys[kid] = { ...wrapped, createdAt: new Date().toISOString() };
+    entry.keys[kid] = { ...wrapped, createdAt: new Date(this.stack.clock.now()).toISOString() };
     if (makeCurrent) entry.current = kid;
     doc.scopes[scope] = entry;
     this.keys.set(`${scope}/${kid}`, await unwrapKey(wrapped, stackKey, scopeKeyLabel(scope, kid), ['encrypt', 'decrypt']));

@@ -1,3 +1,4 @@
+import type { Clock } from '../../kernel/clock.js';
 import type { Database } from '../../kernel/storage.js';
 import { readRaw } from '../../kernel/reads.js';
 
@@ -14,7 +15,7 @@ interface LockDoc {
   _rev?: string;
   /** the run holding the lock */
   owner: string;
-  /** ms since the epoch after which the lock is free for the taking */
+  /** ms since the epoch (the stack's clock) after which the lock is free for the taking */
   expiresAt: number;
 }
 
@@ -35,13 +36,15 @@ export interface Lease {
 export class JobLocks {
   constructor(
     private readonly db: Database,
+    /** the stack's clock: expiry times are written and compared on it */
+    private readonly clock: Clock,
     private readonly leaseMs = DEFAULT_LEASE_MS,
   ) {}
 
   /** Claims the lock of a job for a run; null when another live run holds it. */
   async acquire(job: string, owner: string): Promise<Lease | null> {
     const id = `${PREFIX}${job}`;
-    const fresh: LockDoc = { _id: id, owner, expiresAt: Date.now() + this.leaseMs };
+    const fresh: LockDoc = { _id: id, owner, expiresAt: this.clock.now() + this.leaseMs };
     try {
       fresh._rev = (await this.db.put(fresh as never)).rev;
       return this.lease(fresh);
@@ -49,7 +52,7 @@ export class JobLocks {
       if (!isConflict(err)) throw err;
     }
     const held = await this.read(id);
-    if (held && held.expiresAt > Date.now()) return null;
+    if (held && held.expiresAt > this.clock.now()) return null;
     try {
       // expired (its holder crashed) or released meanwhile: take it over, unless someone beats us
       fresh._rev = (await this.db.put({ ...fresh, ...(held ? { _rev: held._rev } : {}) } as never)).rev;
@@ -66,7 +69,7 @@ export class JobLocks {
     let renewing: Promise<void> = Promise.resolve();
     const renew = async () => {
       try {
-        const next = { ...current, expiresAt: Date.now() + this.leaseMs };
+        const next = { ...current, expiresAt: this.clock.now() + this.leaseMs };
         current = { ...next, _rev: (await this.db.put(next as never)).rev };
       } catch {
         // taken over after we looked dead (a long stall), or storage closing: stop renewing

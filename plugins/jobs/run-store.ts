@@ -20,7 +20,7 @@ export class RunStore {
   constructor(private readonly stack: ClientStack) {}
 
   async create(fields: NewRun): Promise<JobRunDoc> {
-    const id = `${RUN_CLASS}-${fields.job}~${nowIso()}~${globalThis.crypto.randomUUID().slice(0, 8)}`;
+    const id = `${RUN_CLASS}-${fields.job}~${nowIso(this.stack.clock)}~${globalThis.crypto.randomUUID().slice(0, 8)}`;
     return (await this.stack.createDoc({ '~class': RUN_CLASS, ...fields }, { id, origin: 'system' })) as JobRunDoc;
   }
 

@@ -98,7 +98,7 @@ export class JobRunner {
           outcome.status !== 'SUCCESS' && !NOT_RETRIED.has(outcome.errorCode ?? '') && attempt <= job.retries && !this.closing;
         const { finished, retry } = await this.attempt(job, run, params, request, willRetry);
         if (!retry) return finished;
-        const due = Date.now() + backoffDelay(job.backoffMs, attempt);
+        const due = this.deps.stack.clock.now() + backoffDelay(job.backoffMs, attempt);
         await this.sleepUntil(due);
         // stopped meanwhile: closing, or the job was disabled or removed during the backoff
         const current = this.closing ? null : await this.deps.jobs.find(job.name);
@@ -121,7 +121,7 @@ export class JobRunner {
   }
 
   private async skip(run: JobRunDoc, reason: string): Promise<JobRunDoc> {
-    const now = nowIso();
+    const now = nowIso(this.deps.stack.clock);
     const skipped = await this.deps.runs.save(run, { status: 'SKIPPED', error: reason, finishedAt: now, durationMs: 0 });
     this.emitFinished(skipped, 'SKIPPED', 0, false, reason);
     return skipped;
@@ -135,12 +135,12 @@ export class JobRunner {
     willRetry: (outcome: Outcome) => boolean,
   ): Promise<{ finished: JobRunDoc; retry: boolean }> {
     const { runs } = this.deps;
-    const startedAt = new Date();
+    const startedAt = new Date(this.deps.stack.clock.now());
     const run = await runs.save(pending, { status: 'RUNNING', startedAt: startedAt.toISOString() });
     this.emit('job:started', { job: job.name, runId: run._id, trigger: run.trigger, attempt: run.attempt } satisfies JobStartedEvent);
 
     const outcome = await this.outcomeOf(job, run, params, request);
-    const finishedAt = new Date();
+    const finishedAt = new Date(this.deps.stack.clock.now());
     const durationMs = Math.max(0, finishedAt.getTime() - startedAt.getTime());
     const finished = await runs.save(run, {
       status: outcome.status,
@@ -191,7 +191,8 @@ export class JobRunner {
         this.wakers.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, Math.max(0, due - Date.now()));
+      // the delay is the clock's distance to the due time; the timer itself is a real one
+      const timer = setTimeout(wake, Math.max(0, due - this.deps.stack.clock.now()));
       this.wakers.add(wake);
     });
   }

@@ -4,7 +4,7 @@ import { parseSchedule } from './cron.js';
 import type { JobStore } from './job-store.js';
 import type { RunStore } from './run-store.js';
 import type { JobRunner } from './runner.js';
-import type { JobDoc } from './types.js';
+import type { JobDoc, JobTickEvent } from './types.js';
 
 export interface SchedulerDeps {
   stack: ClientStack;
@@ -82,7 +82,10 @@ export class Scheduler {
     this.ticking = true;
     let wait = this.deps.tickMs;
     try {
-      wait = await this.evaluate(Date.now());
+      const at = this.deps.stack.clock.now();
+      const looked = await this.evaluate(at);
+      wait = looked.wait;
+      if (!this.stopped) this.emit({ at: new Date(at).toISOString(), started: looked.started });
     } catch {
       // storage hiccup or the stack closing under us: look again at the next tick
     } finally {
@@ -95,9 +98,19 @@ export class Scheduler {
     this.arm(wait);
   }
 
-  /** Fires what is due; returns how long to sleep before the next look. */
-  private async evaluate(now: number): Promise<number> {
+  /** `job:tick`: a look is over (tests wait for it rather than for time to pass). */
+  private emit(event: JobTickEvent): void {
+    try {
+      this.deps.stack.emit('job:tick', event);
+    } catch {
+      // see docs/events.md: listeners wrap their own code
+    }
+  }
+
+  /** Fires what is due; returns how long to sleep before the next look, and the jobs started. */
+  private async evaluate(now: number): Promise<{ wait: number; started: string[] }> {
     const { tickMs } = this.deps;
+    const started: string[] = [];
     if (!this.jobs || now - this.loadedAt >= tickMs) {
       this.jobs = await this.deps.jobs.list();
       this.loadedAt = now;
@@ -112,14 +125,15 @@ export class Scheduler {
       if (slot.due.getTime() <= now) {
         const scheduledFor = slot.due;
         slot.due = slot.cron.nextRun(new Date(now));
-        if (this.stopped) return tickMs;
+        if (this.stopped) return { wait: tickMs, started };
         // the outcome is on the run record; a run that cannot even be recorded has nowhere to go
         this.deps.runner.run(job, { trigger: 'schedule', scheduledFor }).catch(() => undefined);
+        started.push(job.name);
       }
       if (slot.due) earliest = Math.min(earliest, slot.due.getTime());
     }
     for (const name of this.slots.keys()) if (!seen.has(name)) this.slots.delete(name);
-    return Math.max(MIN_DELAY_MS, earliest - Date.now());
+    return { wait: Math.max(MIN_DELAY_MS, earliest - this.deps.stack.clock.now()), started };
   }
 
   private isMine(job: JobDoc): boolean {
@@ -149,6 +163,6 @@ export class Scheduler {
     const last = await this.deps.runs.latestScheduled(job.name);
     const ran = last ? Date.parse(last['~createTimestamp']) : Number.NaN;
     const anchor = Math.max(Number.isNaN(changed) ? 0 : changed, Number.isNaN(ran) ? 0 : ran);
-    return new Date(anchor || Date.now());
+    return new Date(anchor || this.deps.stack.clock.now());
   }
 }

@@ -131,6 +131,14 @@ export interface JobStartedEvent {
   attempt: number;
 }
 
+/** Payload of the stack event `job:tick`: the scheduler finished a look at the job list. */
+export interface JobTickEvent {
+  /** the time of the look, on the stack's clock (ISO) */
+  at: string;
+  /** names of the jobs whose scheduled run it started (usually none) */
+  started: string[];
+}
+
 /** Payload of the stack event `job:finished`. */
 export interface JobFinishedEvent extends JobStartedEvent {
   status: FinalStatus;

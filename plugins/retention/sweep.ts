@@ -23,7 +23,7 @@ export async function sweep(context: JobContext): Promise<SweepResult> {
   const { stack, signal, depth } = context;
   const params = checkSweepParams(context.params, 'run');
   const model = await stack.requireClass(params.className);
-  const cutoff = Date.now() - params.olderThanDays * DAY_MS;
+  const cutoff = stack.clock.now() - params.olderThanDays * DAY_MS;
   let cursor: string | null = `${params.className}-`;
   const result: SweepResult = { swept: 0, batches: 0 };
   while (cursor !== null) {
@@ -73,7 +73,7 @@ function isSweepable(doc: Doc, params: SweepParams, cutoff: number): boolean {
  * leaving out what is already gone.
  */
 async function deactivate(stack: ClientStack, model: ClassModel, docs: Doc[], depth: number): Promise<number> {
-  const now = nowIso();
+  const now = nowIso(stack.clock);
   const requests: WriteRequest[] = docs.map((previous) => ({ op: 'delete', draft: deleteDraft(previous, now), previous, classModel: model }));
   try {
     return (await stack.writeRequests(requests, 'system', { depth })).length;

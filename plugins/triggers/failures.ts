@@ -64,7 +64,7 @@ export async function reportFailure(stack: ClientStack, trigger: string, docId: 
   const event: TriggerFailedEvent = { ...fields, failureId: null };
   try {
     // at the depth of the failed write (not +1): a depth refusal at the limit must still be recordable
-    const record = await stack.createDoc({ '~class': TRIGGER_FAILURE_CLASS, ...fields, at: nowIso() }, { origin: 'system', depth: ctx.depth });
+    const record = await stack.createDoc({ '~class': TRIGGER_FAILURE_CLASS, ...fields, at: nowIso(stack.clock) }, { origin: 'system', depth: ctx.depth });
     event.failureId = record._id;
   } catch (recordErr) {
     event.recordError = messageOf(recordErr);

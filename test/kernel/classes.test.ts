@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack, DocstackError, validationPlugin } from '../../index.js';
+import { VERIFY_AFTER_MS } from '../../kernel/class-cache.js';
+import { ManualClock } from '../helpers/clock.js';
 import { kernelStack, refusal, track, uniqueName, userClasses } from '../helpers/stack.js';
 
 const until = async (check: () => boolean, ms = 2000) => {
@@ -125,13 +127,14 @@ describe('class objects', () => {
 
   it('enforces a class changed by another writer within a second, with no feed running', async () => {
     const name = uniqueName('ttl');
-    const mine = track(await createStack({ name, adapter: 'memory', plugins: [validationPlugin] }));
+    const clock = new ManualClock(); // the second passes on the stack's clock, not on the test's
+    const mine = track(await createStack({ name, adapter: 'memory', plugins: [validationPlugin], clock }));
     const theirs = track(await createStack({ name, adapter: 'memory', plugins: [validationPlugin] }));
     const local = await Class.create(mine, 'Score', 'class', '', { points: { type: 'integer' } });
     await mine.createDoc({ '~class': 'Score', points: 5 }); // the class is cached here now
     await Attribute.create(await theirs.getClass('Score'), 'level', 'integer', '', { min: 1 });
     expect(mine.changes.running).toBe(false);
-    await new Promise((r) => setTimeout(r, 1100));
+    clock.advance(VERIFY_AFTER_MS);
     expect((await refusal(mine.createDoc({ '~class': 'Score', level: 0 }))).code).toBe('DS_VALIDATION_RANGE');
     expect(Object.keys(local.model.schema)).toEqual(['points', 'level']);
   });

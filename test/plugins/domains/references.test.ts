@@ -113,12 +113,13 @@ describe('reference attributes: relations follow the document', () => {
 describe('a third-party plugin can use domains', () => {
   it('reads relations through stack.useDomain in a hook', async () => {
     const counts: number[] = [];
+    const counting: Promise<unknown>[] = []; // one per relation event: the plugin's work, to wait for
     const counter = definePlugin({
       name: 'relation-counter',
       requires: ['domains'],
       setup: ({ stack, use }) => {
         const domains = use(domainsPlugin)!;
-        stack.on('relation', () => void domains.useByName('owns').then(async (d) => counts.push((await d.getRelations()).length)));
+        stack.on('relation', () => void counting.push(domains.useByName('owns').then(async (d) => counts.push((await d.getRelations()).length))));
       },
     });
     const stack = track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: [...browser, counter] }));
@@ -126,7 +127,8 @@ describe('a third-party plugin can use domains', () => {
     await Class.create(stack, 'Car', 'class');
     const owns = await Domain.create(stack, null, 'owns', 'domain', '1:N', 'Person', 'Car');
     await owns.addRelation(await stack.createDoc({ '~class': 'Person' }), (await stack.createDoc({ '~class': 'Car' }))._id);
-    await new Promise((r) => setTimeout(r, 50));
+    expect(counting).toHaveLength(1); // the event came before addRelation returned
+    await Promise.all(counting);
     expect(counts).toEqual([1]);
   });
 });

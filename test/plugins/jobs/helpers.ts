@@ -1,7 +1,7 @@
 import type { ClientStack, PluginEntry, StackOptions } from '../../../index.js';
 import type { BrowserStack } from '../../../plugins.config.js';
 import { definePlugin } from '../../../kernel/plugin.js';
-import { jobsPlugin, registerJobHandler, type JobHandler, type JobsApi, type JobsOptions } from '../../../plugins/jobs/index.js';
+import { jobsPlugin, registerJobHandler, type JobHandler, type JobsApi, type JobsOptions, type JobTickEvent } from '../../../plugins/jobs/index.js';
 
 /** A stack with the jobs plugin. */
 export type JobsStack = ClientStack & { jobs: JobsApi };
@@ -66,5 +66,22 @@ export function nextEvent<T>(stack: ClientStack, name: string, match: (payload: 
       resolve(payload);
     };
     stack.on(name, listener);
+  });
+}
+
+/**
+ * The next `count` looks of the stack's scheduler (`job:tick`), from now on: waiting for them
+ * proves the scheduler had its chances, where a sleep would only hope so.
+ */
+export function nextTicks(stack: ClientStack, count: number): Promise<JobTickEvent[]> {
+  const seen: JobTickEvent[] = [];
+  return new Promise((resolve) => {
+    const listener = (tick: JobTickEvent) => {
+      seen.push(tick);
+      if (seen.length < count) return;
+      stack.off('job:tick', listener);
+      resolve(seen);
+    };
+    stack.on('job:tick', listener);
   });
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createStack, DocstackError } from '../../../index.js';
 import { RUN_CLASS, type JobFinishedEvent, type JobRunDoc, type JobStartedEvent } from '../../../plugins/jobs/index.js';
 import { expectRefused, track, uniqueName } from '../../helpers/stack.js';
-import { gate, jobsPlugins, jobsStack, sleep } from './helpers.js';
+import { gate, jobsPlugins, jobsStack } from './helpers.js';
 
 /** Statuses a run record went through, from the stack's change events. */
 function recordStatuses(stack: BrowserStack): Map<string, string[]> {
@@ -68,28 +68,32 @@ describe('jobs: running by hand', () => {
 
   it('a timeout aborts the signal, records TIMEOUT and ignores the late result', async () => {
     let signal: AbortSignal | undefined;
+    let late: Promise<unknown> | undefined;
     const release = gate();
     const stack = await jobsStack({
       handlers: {
-        slow: async (context) => {
+        slow: (context) => {
           signal = context.signal;
-          await release.promise; // ignores the signal on purpose: its late result must not count
-          return { late: true };
+          // ignores the signal on purpose: its late result must not count
+          late = release.promise.then(() => ({ late: true }));
+          return late;
         },
       },
     });
     await stack.jobs.define({ name: 'slow', handler: 'slow', timeout: 100 });
+    const statuses = recordStatuses(stack);
     const run = await stack.jobs.run('slow'); // resolves although the handler is still waiting
     expect(run).toMatchObject({ status: 'TIMEOUT', errorCode: 'DS_JOB_TIMEOUT' });
     expect(run.error).toMatch(/timeout of 100 ms/);
     expect(signal?.aborted).toBe(true);
     expect((signal?.reason as DocstackError).code).toBe('DS_JOB_TIMEOUT');
     release.open();
-    await sleep(50);
+    await late; // the late result is delivered (to the runner first: it awaited it before us)
     const stored = (await stack.getDocument(run._id)) as JobRunDoc;
     expect(stored.status).toBe('TIMEOUT');
     expect(stored.result).toBeUndefined();
     expect(stored._rev).toBe(run._rev);
+    expect(statuses.get(run._id)).toEqual(['PENDING', 'RUNNING', 'TIMEOUT']);
   });
 
   it('retries with exponential backoff: fails twice, then succeeds on attempt 3', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createStack } from '../../../index.js';
-import type { JobRunDoc } from '../../../plugins/jobs/index.js';
+import type { JobRunDoc, JobTickEvent } from '../../../plugins/jobs/index.js';
 import { tempDir, track, uniqueName } from '../../helpers/stack.js';
-import { jobsPlugins, jobsStack, sleep, waitFor } from './helpers.js';
+import { jobsPlugins, jobsStack, nextTicks, waitFor } from './helpers.js';
 import type { JobsStack } from './helpers.js';
 
 const EVERY_SECOND = '* * * * * *';
@@ -59,29 +59,35 @@ describe('jobs: the scheduler', () => {
     await first.close();
 
     const second = track(await createStack({ name, adapter: 'memory', plugins: plugins(true) }));
+    const started: string[] = []; // every run the scheduler starts, from its first look on
+    second.on('job:tick', (tick: JobTickEvent) => started.push(...tick.started));
     const [catchUp] = await waitFor(() => finishedRuns(second, 'yearly'), 3000, 'the catch-up run');
     expect(Date.parse(catchUp.scheduledFor!)).toBeLessThan(Date.now() - 300 * 86_400_000); // stands for the first missed slot
-    await sleep(500); // ten scheduler ticks: nothing more is due
+    await nextTicks(second, 3); // three more looks (the job list read again): nothing more is due
+    expect(started).toEqual(['yearly']);
     expect(await scheduledRuns(second, 'yearly')).toHaveLength(1);
     await second.close();
 
     // the catch-up run is the new anchor: reopening does not catch up again
     const third = track(await createStack({ name, adapter: 'memory', plugins: plugins(true) }));
-    await sleep(300);
+    const looks = await nextTicks(third, 2); // the first look decides a catch-up
+    expect(looks.flatMap((tick) => tick.started)).toEqual([]);
     expect(await scheduledRuns(third, 'yearly')).toHaveLength(1);
   });
 
-  it('after real downtime (leveldb, every-second schedule), reopening runs one catch-up, then the schedule', async () => {
+  it('after downtime (leveldb, every-second schedule), reopening runs one catch-up, then the schedule', async () => {
     const dataDir = await tempDir();
     const name = uniqueName('downtime');
-    const open = () => createStack({ name, adapter: 'leveldb', dataDir, plugins: jobsPlugins({ jobs: { scheduler: true }, handlers }) });
+    let skew = 0; // the stacks' clock: moved on while no scheduler runs, instead of waiting
+    const clock = { now: () => Date.now() + skew };
+    const open = () => createStack({ name, adapter: 'leveldb', dataDir, clock, plugins: jobsPlugins({ jobs: { scheduler: true }, handlers }) });
     const first = await open();
     await first.jobs.define({ name: 'tick', handler: 'tick', schedule: EVERY_SECOND });
     await waitFor(async () => (await scheduledRuns(first, 'tick')).length >= 1, 3000, 'a first run');
     await first.close();
-    await sleep(2500); // two or three slots go by with no scheduler
+    skew += 2500; // two or three slots go by with no scheduler
 
-    const reopenedAt = Date.now();
+    const reopenedAt = clock.now();
     const second = track(await open());
     await waitFor(async () => (await scheduledRuns(second, 'tick')).some((r) => Date.parse(r.scheduledFor!) > reopenedAt), 3000, 'a regular run');
     const sinceReopen = (await scheduledRuns(second, 'tick')).filter((r) => Date.parse(r['~createTimestamp']) >= reopenedAt);

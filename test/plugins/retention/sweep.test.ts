@@ -1,8 +1,9 @@
 import type { BrowserStack } from '../../../plugins.config.js';
-import { describe, expect, it } from 'vitest';
-import { Class, createStack } from '../../../index.js';
-import { jobsPlugin, RUN_CLASS } from '../../../plugins/jobs/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { Class, createStack, definePlugin } from '../../../index.js';
+import { jobsPlugin, registerJobHandler, RUN_CLASS } from '../../../plugins/jobs/index.js';
 import { RETENTION_SWEEP, retentionPlugin } from '../../../plugins/retention/index.js';
+import { sweep } from '../../../plugins/retention/sweep.js';
 import { browserWithout, expectRefused, memoryStack, uniqueName } from '../../helpers/stack.js';
 
 const DAY_MS = 86_400_000;
@@ -96,14 +97,38 @@ describe('retention: the example job plugin', () => {
   });
 
   it('stops between batches when its signal aborts (timeout)', async () => {
-    const stack = await retentionStack();
+    // the sweep under a handler of our own, to know when it has really stopped
+    let sweeping: Promise<unknown> | undefined;
+    const watched = definePlugin({
+      name: 'watched-sweep',
+      requires: ['retention'],
+      setup: (kernel) => registerJobHandler(kernel, 'watched.sweep', (context) => (sweeping = sweep(context))),
+    });
+    const stack = await memoryStack({ plugins: [...browserWithout('jobs', 'retention'), [jobsPlugin, { scheduler: false }], retentionPlugin, watched] });
     await seedLogs(stack, 10);
-    await stack.jobs.define({ name: 'prune', handler: RETENTION_SWEEP, timeout: 1, params: { className: 'Log', olderThanDays: 30, batchSize: 1 } });
-    const run = await stack.jobs.run('prune');
-    expect(run.status).toBe('TIMEOUT');
-    // whatever batch was under way when the signal aborted finishes; no more start after it
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await stack.findDocuments('Log')).length).toBeGreaterThan(0);
+    await stack.jobs.define({ name: 'prune', handler: 'watched.sweep', timeout: 1000, params: { className: 'Log', olderThanDays: 30, batchSize: 1 } });
+    // the timeout is a fake timer: it fires when the first batch is stored, not when the machine says
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const firstBatch = new Promise<void>((resolve) => {
+        const listener = (change: { className: string }) => {
+          if (change.className !== 'Log') return;
+          stack.off('change', listener);
+          resolve();
+        };
+        stack.on('change', listener);
+      });
+      const running = stack.jobs.run('prune');
+      await firstBatch;
+      vi.advanceTimersByTime(1000);
+      expect((await running).status).toBe('TIMEOUT');
+      // whatever batch was under way when the signal aborted finishes; no more start after it
+      const ended = await sweeping!.then(() => 'finished', (err: unknown) => err);
+      expect(ended).toMatchObject({ code: 'DS_JOB_TIMEOUT' }); // it stopped at a throwIfAborted
+      expect((await stack.findDocuments('Log')).length).toBeGreaterThanOrEqual(8);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('requires the jobs plugin', async () => {
