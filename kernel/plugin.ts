@@ -1,5 +1,6 @@
 import type { AwilixContainer } from 'awilix';
 import { DocstackError, registerErrors, type ErrorFactory } from './errors.js';
+import type { SystemPatch } from '../patches/types.js';
 import type { KernelHooks } from './hooks.js';
 import type { ClientStack } from './stack.js';
 
@@ -34,6 +35,11 @@ export interface Plugin<Options = any, Api = unknown, Members extends object = {
   optional?: readonly string[];
   /** The error codes this plugin throws (made with createError): registered and documented. */
   errors?: readonly ErrorFactory[];
+  /**
+   * System patches this plugin owns (its meta-classes, its system data): applied once per store
+   * after the kernel's, in plugin order, recorded like them. Ids are `<plugin name>/NNNN-what`.
+   */
+  patches?: readonly SystemPatch[];
   setup(kernel: Kernel, options: Options): Api | Promise<Api>;
   /** Members added to the stack object, built from the API setup returned. */
   members?(api: Api): Members;
@@ -47,6 +53,13 @@ export function definePlugin<Options = undefined, Api = void, Members extends ob
   plugin: Plugin<Options, Api, Members>,
 ): Plugin<Options, Api, Members> {
   if (plugin.errors) registerErrors(plugin.errors, plugin.name);
+  for (const patch of plugin.patches ?? []) {
+    if (!patch.id.startsWith(`${plugin.name}/`)) {
+      throw new DocstackError('DS_PLUGIN_INVALID', `The patch "${patch.id}" of ${plugin.name} must have an id starting with "${plugin.name}/".`, {
+        details: { plugin: plugin.name, patch: patch.id },
+      });
+    }
+  }
   return plugin;
 }
 

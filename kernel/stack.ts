@@ -17,6 +17,7 @@ import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMe
 import { readRaw, scanClass, type FindOptions, type GetOptions } from './reads.js';
 import { compileSelector, projectFields, type Selector } from './selector.js';
 import { openDatabase, type AdapterName, type Database } from './storage.js';
+import { SYSTEM_PATCHES } from '../patches/index.js';
 import { applySystemPatches, expectedPatchCount } from './system-patches.js';
 
 export interface StackOptions {
@@ -130,7 +131,9 @@ export class ClientStack extends EventEmitter {
         const members = plugin.members?.(api as never) ?? {};
         for (const [member, value] of Object.entries(members)) stack.defineExtension(member, value);
       }
-      stack.patchCount = await applySystemPatches(db, expected, stack.clock);
+      // the kernel's patches, then each plugin's, in set-up order (a plugin's meta-classes come with it)
+      const patches = [...SYSTEM_PATCHES, ...plugins.flatMap(({ plugin }) => plugin.patches ?? [])];
+      stack.patchCount = await applySystemPatches(db, expected, stack.clock, patches);
       await stack.hooks.onOpen.promise(stack);
       stack.state = 'open';
       return stack;

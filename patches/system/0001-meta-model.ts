@@ -1,14 +1,14 @@
-import { CLASS_META, DOMAIN_META, SELF_META, type AttributeModel, type ClassModel } from '../../kernel/model/types.js';
+import { CLASS_META, SELF_META, type AttributeModel, type ClassModel } from '../../kernel/model/types.js';
 import type { SystemPatch } from '../types.js';
 
-const attr = (name: string, type: AttributeModel['type'], extra: Partial<AttributeModel> = {}): AttributeModel => ({
+export const attr = (name: string, type: AttributeModel['type'], extra: Partial<AttributeModel> = {}): AttributeModel => ({
   name,
   type,
   ...extra,
 });
 
-/** The bootstrap meta-model: the `class` meta-class (its own class is `~self`) and `domain`. */
-function metaClass(id: string, ofClass: string, description: string, schema: AttributeModel[], now: string): ClassModel {
+/** The bootstrap meta-model: the `class` meta-class (its own class is `~self`). */
+export function metaClass(id: string, ofClass: string, description: string, schema: AttributeModel[], now: string): ClassModel {
   return {
     _id: id,
     '~class': ofClass,
@@ -28,7 +28,7 @@ function metaClass(id: string, ofClass: string, description: string, schema: Att
 
 export const metaModelPatch: SystemPatch = {
   id: '0001-meta-model',
-  description: 'Creates the class meta-class (~class ~self) and the domain meta-class.',
+  description: 'Creates the class meta-class (~class ~self); the domain meta-class is the domains plugin\'s patch.',
   async apply({ db, now }) {
     const docs = [
       metaClass(CLASS_META, SELF_META, 'The meta-class: every class document is one of these.', [
@@ -41,13 +41,6 @@ export const metaModelPatch: SystemPatch = {
         attr('ephemeral', 'boolean', { defaultValue: false }),
         attr('tenants', 'string', { isArray: true }),
         attr('defaultScope', 'string'),
-      ], now),
-      metaClass(DOMAIN_META, CLASS_META, 'The meta-class of domains: typed relations between two classes.', [
-        attr('name', 'string', { mandatory: true, primaryKey: true, maxLength: 64 }),
-        attr('description', 'string'),
-        attr('relation', 'enum', { mandatory: true, values: [{ value: '1:1' }, { value: '1:N' }, { value: 'N:1' }, { value: 'N:N' }] }),
-        attr('sourceClass', 'string', { mandatory: true }),
-        attr('targetClass', 'string', { mandatory: true }),
       ], now),
     ];
     // Only what is missing: a replica may already hold these documents.

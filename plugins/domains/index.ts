@@ -1,5 +1,6 @@
 import { definePlugin } from '../../kernel/plugin.js';
 import { admitRelation } from './admit.js';
+import { domainMetaClassPatch } from './meta-class-patch.js';
 import type { Domain } from './domain.js';
 import { followReferences, referenceCheck, validateReferences } from './references.js';
 import { domainErrorList } from './errors.js';
@@ -16,6 +17,7 @@ const STAGE = 10;
 export const domainsPlugin = definePlugin({
   name: 'domains',
   errors: domainErrorList,
+  patches: [domainMetaClassPatch],
   setup({ hooks, stack, provide }): DomainRegistry {
     provide('reference');
     const registry = new DomainRegistry(stack);

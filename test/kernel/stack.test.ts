@@ -7,16 +7,13 @@ afterEach(() => {
 });
 
 describe('opening a stack', () => {
-  it('creates the bootstrap meta-model: class (~class ~self) and domain', async () => {
+  it('creates the bootstrap meta-model: class (~class ~self); domain is the domains plugin\'s', async () => {
     const stack = await kernelStack();
     const meta = (await stack.db.get('class')) as Record<string, unknown>;
     expect(meta['~class']).toBe('~self');
     expect(meta.name).toBe('class');
-    const domain = (await stack.db.get('domain')) as Record<string, unknown>;
-    expect(domain['~class']).toBe('class');
-    expect(Object.keys(domain.schema as object)).toEqual(expect.arrayContaining(['name', 'relation', 'sourceClass', 'targetClass']));
     expect(stack.patchCount).toBe(1);
-    expect(await userClasses(stack)).toEqual(['class', 'domain']);
+    expect(await userClasses(stack)).toEqual(['class']);
   });
 
   it('applies system patches once: a reopened store keeps the meta-model revision', async () => {
@@ -75,7 +72,7 @@ describe('opening a stack', () => {
     await Class.create(stack, 'Early', 'class', '', { n: { type: 'integer' } });
     await stack.createDocs(Array.from({ length: 2500 }, (_, i) => ({ '~class': 'Early', n: i })));
     await Class.create(stack, 'Late', 'class');
-    expect(await userClasses(stack)).toEqual(['Early', 'Late', 'class', 'domain']);
+    expect(await userClasses(stack)).toEqual(['Early', 'Late', 'class']);
     const index = (await stack.db.get('_local/~index/class-names')) as unknown as { seq: number };
     expect(index.seq).toBe((await stack.db.info()).update_seq);
   });
