@@ -15,13 +15,18 @@ export interface ErrorSpec {
 
 const kernelCode = (description: string, status = 400): ErrorSpec => ({ description, status });
 
-/** The kernel's codes: plugins, stack, storage, classes, attributes, documents. */
+/** The kernel's codes: plugins, handler registries, stack, storage, classes, attributes, documents. */
 export const ERROR_CODES = {
   // plugins and the registry
   DS_PLUGIN_INVALID: kernelCode('A plugin is not a valid plugin object (name and setup are required), or defines an error code twice.', 500),
   DS_PLUGIN_DUPLICATE: kernelCode('Two plugins with the same name were given to one stack.', 500),
   DS_CAPABILITY_MISSING: kernelCode('The class uses an attribute feature (encrypted, reference) no loaded plugin provides: it is read-only on this stack.', 409),
   DS_PLUGIN_MISSING_REQUIREMENT: kernelCode('A plugin requires (or uses) another plugin that is not in the list or not declared.', 500),
+
+  // handler registries (kernel/handler-registry.ts): trigger handlers, job handlers
+  DS_HANDLER_INVALID: kernelCode('A handler registration is invalid: the name breaks the handler name rule, or the handler is not a function.', 500),
+  DS_HANDLER_DUPLICATE: kernelCode('A handler of that kind and name is already registered on this stack.', 500),
+  DS_HANDLER_UNKNOWN: kernelCode('A trigger or a job names a handler (or a trigger a job) that this stack does not have.'),
 
   // stack life cycle and storage
   DS_STACK_OPTIONS_INVALID: kernelCode('createStack was called with invalid options.', 500),

@@ -80,8 +80,8 @@ export function createJobsApi(deps: ApiDeps): JobsApi {
         throw new DocstackError('DS_JOB_DISABLED', `The job "${name}" is disabled; enable it with jobs.update(name, { enabled: true }).`, { details: { job: name } });
       }
       // refuse before anything is recorded: the handler exists here and takes these params
-      const handler = handlers.require(job.handler);
-      await checkParams(handler.checkParams, { ...job.params, ...params }, 'run', stack);
+      handlers.require(job.handler, { path: 'handler' });
+      await checkParams(handlers.options(job.handler)?.checkParams, { ...job.params, ...params }, 'run', stack);
       return runner.run(job, { trigger, params, depth });
     },
 

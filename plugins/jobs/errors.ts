@@ -5,7 +5,6 @@ export const JOB_ERRORS = {
   jobInvalid: createError('DS_JOB_INVALID', 'The job model is invalid (schedule, platform, timeout, retries...).'),
   jobExists: createError('DS_JOB_EXISTS', 'A job with that name already exists.', { status: 409 }),
   jobNotFound: createError('DS_JOB_NOT_FOUND', 'No job with that name exists.', { status: 404 }),
-  jobHandlerUnknown: createError('DS_JOB_HANDLER_UNKNOWN', 'The job names a handler that no plugin registered.'),
   jobDisabled: createError('DS_JOB_DISABLED', 'The job is disabled.', { status: 409 }),
   jobTimeout: createError('DS_JOB_TIMEOUT', 'A job run took longer than its timeout.', { status: 500 }),
 };

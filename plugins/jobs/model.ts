@@ -45,7 +45,7 @@ export function checkJobName(name: unknown): string {
 /**
  * Checks a job model and returns it with its defaults, as it will be stored. Every refusal is
  * DS_JOB_INVALID with the field as path, except a handler no plugin registered
- * (DS_JOB_HANDLER_UNKNOWN). `undefined` and `null` both mean "not set".
+ * (DS_HANDLER_UNKNOWN). `undefined` and `null` both mean "not set".
  */
 export async function normalizeJob(input: unknown, handlers: JobHandlerRegistry, stack: ClientStack): Promise<JobModel> {
   if (!isPlainObject(input)) invalid('A job model is an object such as { name, handler, schedule }.', '');
@@ -55,7 +55,7 @@ export async function normalizeJob(input: unknown, handlers: JobHandlerRegistry,
 
   const name = checkJobName(given.name);
   if (typeof given.handler !== 'string' || given.handler === '') invalid('A job needs a "handler": the name of a registered job handler.', 'handler');
-  const handler = handlers.require(given.handler);
+  handlers.require(given.handler, { path: 'handler' });
   const params = given.params ?? {};
   if (!isPlainObject(params)) invalid('"params" must be an object.', 'params');
   const platform = (given.platform ?? 'any') as JobPlatform;
@@ -63,7 +63,7 @@ export async function normalizeJob(input: unknown, handlers: JobHandlerRegistry,
 
   const model: JobModel = {
     name,
-    handler: handler.name,
+    handler: given.handler,
     params: structuredClone(params),
     singleton: flag(given.singleton, 'singleton', false),
     enabled: flag(given.enabled, 'enabled', true),
@@ -80,7 +80,7 @@ export async function normalizeJob(input: unknown, handlers: JobHandlerRegistry,
     if (typeof given.description !== 'string') invalid('"description" must be a string.', 'description');
     model.description = given.description;
   }
-  await checkParams(handler.checkParams, model.params, 'define', stack);
+  await checkParams(handlers.options(given.handler)?.checkParams, model.params, 'define', stack);
   return model;
 }
 

@@ -30,7 +30,7 @@ interface RunnerDeps {
 const ABORT_GRACE_MS = 1000;
 
 /** Failures a retry cannot mend: the job's set-up is wrong, or the stack is closing. */
-const NOT_RETRIED = new Set(['DS_JOB_HANDLER_UNKNOWN', 'DS_JOB_INVALID', 'DS_STACK_CLOSED']);
+const NOT_RETRIED = new Set(['DS_HANDLER_UNKNOWN', 'DS_JOB_INVALID', 'DS_STACK_CLOSED']);
 
 /** Delay before attempt `attempt + 1`: backoffMs, then twice that, four times… */
 export function backoffDelay(backoffMs: number, attempt: number): number {
@@ -159,9 +159,9 @@ export class JobRunner {
     const { stack, handlers } = this.deps;
     try {
       // a scheduled job may name a handler this stack lacks (defined elsewhere): a recorded failure
-      const handler = handlers.require(job.handler);
-      await checkParams(handler.checkParams, params, 'run', stack);
-      return await execute(handler.run, { stack, job, run, params, depth: request.depth ?? 0 }, job.timeout, this.stop.signal);
+      const handler = handlers.require(job.handler, { path: 'handler' });
+      await checkParams(handlers.options(job.handler)?.checkParams, params, 'run', stack);
+      return await execute(handler, { stack, job, run, params, depth: request.depth ?? 0 }, job.timeout, this.stop.signal);
     } catch (err) {
       return failure(err);
     }

@@ -6,7 +6,6 @@ export const TRIGGER_ERRORS = {
   triggerInvalid: createError('DS_TRIGGER_INVALID', 'The trigger model is invalid.'),
   triggerExists: createError('DS_TRIGGER_EXISTS', 'The class already has a trigger with that name.', { status: 409 }),
   triggerNotFound: createError('DS_TRIGGER_NOT_FOUND', 'The class has no trigger with that name.', { status: 404 }),
-  triggerHandlerUnknown: createError('DS_TRIGGER_HANDLER_UNKNOWN', 'The trigger names a handler (or job) that no plugin registered.'),
   triggerRefused: createError('DS_TRIGGER_REFUSED', 'A before-trigger refused the write.'),
   triggerDepth: createError('DS_TRIGGER_DEPTH', 'Writes made by triggers nested deeper than the limit.'),
 };

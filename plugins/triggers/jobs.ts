@@ -10,10 +10,11 @@ function jobsOf(stack: ClientStack) {
   return getApi(stack, jobsPlugin);
 }
 
+/** DS_HANDLER_UNKNOWN, like a trigger naming a handler this stack lacks: the code it names cannot run here. */
 function unknownJob(trigger: string, job: string, why: string): DocstackError {
-  return new DocstackError('DS_TRIGGER_HANDLER_UNKNOWN', `The trigger "${trigger}" starts the job "${job}", but ${why}.`, {
+  return new DocstackError('DS_HANDLER_UNKNOWN', `The trigger "${trigger}" starts the job "${job}", but ${why}.`, {
     path: 'job',
-    details: { trigger, job },
+    details: { kind: 'job', trigger, job },
   });
 }
 

@@ -109,14 +109,8 @@ export function createTriggerCheck(stack: ClientStack, registry: TriggerHandlerR
       });
     }
     const trigger = parseTrigger(input);
-    if (trigger.handler !== undefined && !registry.has(trigger.handler)) {
-      const known = registry.names();
-      throw new DocstackError(
-        'DS_TRIGGER_HANDLER_UNKNOWN',
-        `The trigger "${trigger.name}" names the handler "${trigger.handler}", which no plugin registered on this stack` +
-          (known.length > 0 ? ` (registered: ${known.join(', ')}).` : ' (none are registered).'),
-        { path: 'handler', details: { trigger: trigger.name, handler: trigger.handler } },
-      );
+    if (trigger.handler !== undefined) {
+      registry.require(trigger.handler, { path: 'handler', subject: `The trigger "${trigger.name}"`, details: { trigger: trigger.name } });
     }
     if (trigger.job !== undefined) await requireJob(stack, trigger.name, trigger.job);
     return trigger;

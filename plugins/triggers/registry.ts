@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { DocstackError } from '../../kernel/errors.js';
+import { HandlerRegistry, handlerRegistryOf } from '../../kernel/handler-registry.js';
 import type { WriteOp, WriteOrigin } from '../../kernel/hooks.js';
 import type { ClassModel, Doc, NewDoc } from '../../kernel/model/types.js';
 import type { ClientStack, WriteOptions } from '../../kernel/stack.js';
@@ -7,6 +7,8 @@ import type { TriggerModel } from './model.js';
 
 /** Container key of the per-stack handler registry (a TriggerHandlerRegistry). */
 export const TRIGGER_HANDLERS = 'triggerHandlers';
+
+const TRIGGER_HANDLER_KIND = 'trigger handler';
 
 /** Options a handler may give its writes; the depth is always the trigger's depth + 1. */
 export type TriggerWriteOptions = Omit<WriteOptions, 'depth'>;
@@ -45,54 +47,20 @@ export interface TriggerContext {
  */
 export type TriggerHandler = (doc: Doc, context: TriggerContext) => Promise<Doc | void> | Doc | void;
 
-const HANDLER_NAME = /^[A-Za-z][A-Za-z0-9_.:/-]{0,127}$/;
-
-/** The handlers of one stack, by name. One per stack (in its container), never shared. */
-export class TriggerHandlerRegistry {
-  private readonly handlers = new Map<string, TriggerHandler>();
-
-  register(name: string, handler: TriggerHandler): void {
-    if (typeof name !== 'string' || !HANDLER_NAME.test(name)) {
-      throw new DocstackError(
-        'DS_PLUGIN_INVALID',
-        `A trigger handler name starts with a letter and holds letters, digits and "_ . : / -" (got ${JSON.stringify(name)}).`,
-        { details: { handler: name } },
-      );
-    }
-    if (typeof handler !== 'function') {
-      throw new DocstackError('DS_PLUGIN_INVALID', `The trigger handler "${name}" must be a function.`, { details: { handler: name } });
-    }
-    // two plugins claiming one name would make stored triggers run whichever registered last
-    if (this.handlers.has(name)) {
-      throw new DocstackError('DS_PLUGIN_DUPLICATE', `A trigger handler named "${name}" is already registered on this stack.`, {
-        details: { handler: name },
-      });
-    }
-    this.handlers.set(name, handler);
-  }
-
-  get(name: string | undefined): TriggerHandler | undefined {
-    return name === undefined ? undefined : this.handlers.get(name);
-  }
-
-  has(name: string): boolean {
-    return this.handlers.has(name);
-  }
-
-  names(): string[] {
-    return [...this.handlers.keys()].sort();
+/**
+ * The trigger handlers of one stack, by name: the kernel's one handler registry type (name rule,
+ * DS_HANDLER_INVALID / DS_HANDLER_DUPLICATE / DS_HANDLER_UNKNOWN), of kind `trigger handler`.
+ * One per stack (in its container), never shared.
+ */
+export class TriggerHandlerRegistry extends HandlerRegistry<TriggerHandler> {
+  constructor() {
+    super(TRIGGER_HANDLER_KIND);
   }
 }
 
-/** The registry of a stack (or of a plugin's kernel during setup); DS_TRIGGER_UNAVAILABLE without the plugin. */
+/** The registry of a stack (or of a plugin's kernel during setup); DS_PLUGIN_MISSING_REQUIREMENT without the plugin. */
 export function triggerHandlers(owner: { container: AwilixContainer }): TriggerHandlerRegistry {
-  if (!owner.container.hasRegistration(TRIGGER_HANDLERS)) {
-    throw new DocstackError(
-      'DS_TRIGGER_UNAVAILABLE',
-      'Trigger handlers need the triggers plugin: list it in the stack plugins (and `requires: ["triggers"]` in yours).',
-    );
-  }
-  return owner.container.resolve<TriggerHandlerRegistry>(TRIGGER_HANDLERS);
+  return handlerRegistryOf<TriggerHandlerRegistry>(owner, TRIGGER_HANDLERS, TRIGGER_HANDLER_KIND, 'triggers');
 }
 
 /**

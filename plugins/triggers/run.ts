@@ -6,7 +6,7 @@ import type { WriteOptions } from '../../kernel/stack.js';
 import { reportFailure, TRIGGER_FAILURE_CLASS } from './failures.js';
 import { startJob } from './jobs.js';
 import type { TriggerModel } from './model.js';
-import type { TriggerContext, TriggerHandlerRegistry, TriggerWriteApi, TriggerWriteOptions } from './registry.js';
+import type { TriggerContext, TriggerHandler, TriggerHandlerRegistry, TriggerWriteApi, TriggerWriteOptions } from './registry.js';
 
 /** Fields the engine owns: a before-trigger may change attributes, never these. */
 const ENGINE_FIELDS = ['_id', '_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active'] as const;
@@ -80,11 +80,9 @@ function copyOf(doc: Doc): Doc {
   }
 }
 
-function handlerMissing(trigger: TriggerModel): DocstackError {
-  const what = trigger.handler !== undefined ? `the handler "${trigger.handler}"` : 'no handler';
-  return new DocstackError('DS_TRIGGER_HANDLER_UNKNOWN', `The trigger "${trigger.name}" names ${what}, which no plugin registered on this stack.`, {
-    details: { trigger: trigger.name, handler: trigger.handler },
-  });
+/** The trigger's handler, or DS_HANDLER_UNKNOWN (its plugin is not loaded on this stack). */
+function handlerOf(trigger: TriggerModel, registry: TriggerHandlerRegistry): TriggerHandler {
+  return registry.require(trigger.handler, { subject: `The trigger "${trigger.name}"`, details: { trigger: trigger.name } });
 }
 
 function refusal(trigger: TriggerModel, ctx: WriteContext, err: unknown): DocstackError {
@@ -123,8 +121,7 @@ function checkResult(trigger: TriggerModel, before: Doc, result: unknown): Doc {
 export async function runBeforeTriggers(draft: Doc, ctx: WriteContext, registry: TriggerHandlerRegistry): Promise<Doc> {
   let current = draft;
   for (const trigger of triggersFor(ctx, 'before')) {
-    const handler = registry.get(trigger.handler);
-    if (!handler) throw handlerMissing(trigger);
+    const handler = handlerOf(trigger, registry);
     const given = copyOf(current);
     let result: unknown;
     try {
@@ -155,8 +152,7 @@ export async function runAfterTriggers(stored: Doc, ctx: WriteContext, registry:
         startJob(ctx.stack, trigger as TriggerModel & { job: string }, doc._id, ctx, report(trigger));
         continue;
       }
-      const handler = registry.get(trigger.handler);
-      if (!handler) throw handlerMissing(trigger);
+      const handler = handlerOf(trigger, registry);
       await handler(copyOf(doc), contextFor(trigger, ctx));
     } catch (err) {
       await report(trigger)(err);

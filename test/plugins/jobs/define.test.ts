@@ -47,7 +47,7 @@ describe('jobs: the job model', () => {
     await stack.jobs.define({ name: 'taken', handler: 'noop' });
     const before = await storedJobs(stack);
 
-    await expectRefused(stack.jobs.define({ name: 'a', handler: 'missing' }), 'DS_JOB_HANDLER_UNKNOWN', 'handler');
+    await expectRefused(stack.jobs.define({ name: 'a', handler: 'missing' }), 'DS_HANDLER_UNKNOWN', 'handler');
     await expectRefused(stack.jobs.define({ name: 'a', handler: 'noop', schedule: 'every minute' }), 'DS_JOB_INVALID', 'schedule');
     await expectRefused(stack.jobs.define({ name: 'a', handler: 'noop', schedule: '61 * * * *' }), 'DS_JOB_INVALID', 'schedule');
     await expectRefused(stack.jobs.define({ name: 'a', handler: 'noop', schedule: '2030-01-01T00:00:00' }), 'DS_JOB_INVALID', 'schedule');
@@ -107,7 +107,7 @@ describe('jobs: the job model', () => {
         registerJobHandler(kernel, 'same', noop);
       },
     });
-    await expectRefused(createStack({ name: uniqueName(), adapter: 'memory', plugins: [...browserWithout('jobs', 'retention'), jobsPlugin, twice] }), 'DS_PLUGIN_DUPLICATE');
+    await expectRefused(createStack({ name: uniqueName(), adapter: 'memory', plugins: [...browserWithout('jobs', 'retention'), jobsPlugin, twice] }), 'DS_HANDLER_DUPLICATE');
     await expectRefused(createStack({ name: uniqueName(), adapter: 'memory', plugins: [...browserWithout('jobs', 'retention'), [jobsPlugin, { platform: 'phone' }]] }), 'DS_STACK_OPTIONS_INVALID', 'jobs.platform');
   });
 });

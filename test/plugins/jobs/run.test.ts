@@ -151,7 +151,7 @@ describe('jobs: running by hand', () => {
     const withHandler = track(await createStack({ name, adapter: 'memory', plugins: jobsPlugins({ handlers: { there: async () => 1 } }) }));
     const without = track(await createStack({ name, adapter: 'memory', plugins: jobsPlugins() }));
     await withHandler.jobs.define({ name: 'elsewhere', handler: 'there', retries: 3 });
-    await expectRefused(without.jobs.run('elsewhere'), 'DS_JOB_HANDLER_UNKNOWN', 'handler');
+    await expectRefused(without.jobs.run('elsewhere'), 'DS_HANDLER_UNKNOWN', 'handler');
     expect(await without.jobs.runs('elsewhere')).toEqual([]);
   });
 });

@@ -61,7 +61,7 @@ describe('persistence', () => {
 
     // without the plugin that registered the handler, a before-trigger refuses rather than be skipped
     const third = await open([...preset, triggersPlugin]);
-    const err = await expectRefused(third.createDoc({ '~class': 'Page', title: 'No slug' }), 'DS_TRIGGER_HANDLER_UNKNOWN');
+    const err = await expectRefused(third.createDoc({ '~class': 'Page', title: 'No slug' }), 'DS_HANDLER_UNKNOWN');
     expect(err.message).toContain('"slugs.fill"');
     expect(await third.findDocuments('Page')).toHaveLength(1);
   });
@@ -79,7 +79,7 @@ describe('persistence', () => {
     const failures: TriggerFailedEvent[] = [];
     second.on('trigger:failed', (e: TriggerFailedEvent) => failures.push(e));
     const page = await second.createDoc({ '~class': 'Page', title: 'Stored anyway' });
-    expect(failures).toMatchObject([{ trigger: 'slug', docId: page._id, code: 'DS_TRIGGER_HANDLER_UNKNOWN' }]);
+    expect(failures).toMatchObject([{ trigger: 'slug', docId: page._id, code: 'DS_HANDLER_UNKNOWN' }]);
     await second.close();
 
     const third = await open([...preset, triggersPlugin]);

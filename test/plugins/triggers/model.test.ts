@@ -63,7 +63,7 @@ describe('the trigger model', () => {
 
   it('refuses a handler no plugin registered, listing the registered ones', async () => {
     const t = await triggerStack();
-    const err = await refusedAdd(t.tasks, { ...valid, handler: 'mail.send' }, 'DS_TRIGGER_HANDLER_UNKNOWN', 'handler');
+    const err = await refusedAdd(t.tasks, { ...valid, handler: 'mail.send' }, 'DS_HANDLER_UNKNOWN', 'handler');
     expect(err.message).toContain('"mail.send"');
     expect(err.message).toContain('test.log');
   });
@@ -93,7 +93,7 @@ describe('the trigger model', () => {
 describe('job triggers are checked against the jobs API', () => {
   it('refuses a job trigger when the stack has no jobs plugin', async () => {
     const t = await triggerStack({ base: presetWithout('triggers', 'jobs') });
-    const err = await refusedAdd(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'send-mail' }, 'DS_TRIGGER_HANDLER_UNKNOWN', 'job');
+    const err = await refusedAdd(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'send-mail' }, 'DS_HANDLER_UNKNOWN', 'job');
     expect(err.message).toContain('jobs plugin');
   });
 
@@ -103,17 +103,17 @@ describe('job triggers are checked against the jobs API', () => {
       setup: () => ({ run: async () => ({}), get: async (name: string) => (name === 'known' ? { name } : null) }),
     });
     const t = await triggerStack({ base: presetWithout('triggers', 'jobs'), extra: [fakeJobs] });
-    await refusedAdd(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'unknown' }, 'DS_TRIGGER_HANDLER_UNKNOWN', 'job');
+    await refusedAdd(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'unknown' }, 'DS_HANDLER_UNKNOWN', 'job');
     expect(await addTrigger(t.tasks, { name: 'mail', when: 'after', on: ['create'], job: 'known' })).toMatchObject({ job: 'known' });
   });
 });
 
 describe('without the plugin, and the handler registry', () => {
-  it('refuses addTrigger with DS_TRIGGER_UNAVAILABLE on a stack without the triggers plugin', async () => {
+  it('refuses addTrigger (DS_TRIGGER_UNAVAILABLE) and registering a handler on a stack without the triggers plugin', async () => {
     const stack = await memoryStack({ plugins: preset });
     const tasks = await Class.create(stack, 'Task', 'class', '', { title: { type: 'string' } });
     await refusedAdd(tasks, valid, 'DS_TRIGGER_UNAVAILABLE');
-    await expectRefused(Promise.resolve().then(() => registerTriggerHandler(stack, 'x', () => undefined)), 'DS_TRIGGER_UNAVAILABLE');
+    await expectRefused(Promise.resolve().then(() => registerTriggerHandler(stack, 'x', () => undefined)), 'DS_PLUGIN_MISSING_REQUIREMENT');
   });
 
   it('refuses a plugin that requires triggers when the triggers plugin is not listed', async () => {
@@ -124,9 +124,9 @@ describe('without the plugin, and the handler registry', () => {
   it('refuses a handler name registered twice, or a bad name, or a handler that is not a function', async () => {
     const t = await triggerStack();
     const register = (name: string, handler: unknown) => Promise.resolve().then(() => registerTriggerHandler(t.stack, name, handler as never));
-    await expectRefused(register('test.log', () => undefined), 'DS_PLUGIN_DUPLICATE');
-    await expectRefused(register('has space', () => undefined), 'DS_PLUGIN_INVALID');
-    await expectRefused(register('fine', 'return 1'), 'DS_PLUGIN_INVALID');
+    await expectRefused(register('test.log', () => undefined), 'DS_HANDLER_DUPLICATE', 'name');
+    await expectRefused(register('has space', () => undefined), 'DS_HANDLER_INVALID', 'name');
+    await expectRefused(register('fine', 'return 1'), 'DS_HANDLER_INVALID', 'handler');
   });
 
   it('keeps registries per stack: a handler registered on one stack is unknown on another', async () => {
@@ -136,6 +136,6 @@ describe('without the plugin, and the handler registry', () => {
     const onA = await Class.create(a, 'Task', 'class', '', { title: { type: 'string' } });
     const onB = await Class.create(b, 'Task', 'class', '', { title: { type: 'string' } });
     await addTrigger(onA, { ...valid, handler: 'only.a' });
-    await refusedAdd(onB, { ...valid, handler: 'only.a' }, 'DS_TRIGGER_HANDLER_UNKNOWN', 'handler');
+    await refusedAdd(onB, { ...valid, handler: 'only.a' }, 'DS_HANDLER_UNKNOWN', 'handler');
   });
 });
