@@ -29,7 +29,7 @@ describe('leveldb durability', () => {
     expect((await refusal(second.createDoc({ '~class': 'Book', isbn: 'new', title: 'old', year: 1000 }))).code).toBe('DS_VALIDATION_RANGE');
     // the key of the deleted book is free again
     await second.createDoc({ '~class': 'Book', isbn: 'isbn-1', title: 'Second edition' });
-    expect(await userClasses(second)).toEqual(['Book', 'class', 'domain']);
+    expect(await userClasses(second)).toEqual(['Book', 'class']);
   });
 
   it('puts the store under dataDir/name', async () => {
