@@ -107,7 +107,8 @@ export class Ingestor {
 
     const keyed = [...valid, ...admitted.filter((e) => e.kind === 'tombstone')];
     const releases = await this.claimKeys(keyed, options.keyConflicts ?? 'refuse', refuse);
-    const rest = admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined && (e.kind !== 'document' || valid.includes(e)));
+    // every refusal so far has its result line: what has none is stored
+    const rest = admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined);
     written.push(...(await this.store(rest, newEdits, results)));
     const storedIds = new Set(written.map((e) => e.doc._id));
     await this.deps.primaryKeys.release(releases.filter((c) => storedIds.has(c.docId)));
@@ -200,7 +201,7 @@ export class Ingestor {
       if (onConflict === 'refuse') refuse(entries[index], error);
       else report(claim, first);
     }
-    const wanted = plan.claims.filter((c) => !plan.duplicates.some((d) => d.index === c.index));
+    const wanted = plan.claims; // a duplicate never gets a claim (planClaims)
     try {
       await primaryKeys.claim(wanted.map((w) => w.claim));
       return plan.releases;

@@ -2,6 +2,7 @@ import { DocstackError } from './errors.js';
 import type { KernelHooks } from './hooks.js';
 import type { ClassModel, Doc } from './model/types.js';
 import { compileSelector, projectFields, type Selector } from './selector.js';
+import type { ClassNamesIndex } from './indexes/class-names.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
 
@@ -92,4 +93,30 @@ export async function scanClass(
     }
   }
   return out;
+}
+
+/** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
+export async function findClassDocuments(stack: ClientStack, classNames: ClassNamesIndex, selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
+  const docs: Doc[] = [];
+  for (const name of await classNames.list()) {
+    const doc = await stack.getDocument(name, options);
+    if (doc) docs.push(doc);
+  }
+  const matched = compileSelector(selector)(docs).slice(options.skip ?? 0);
+  return matched.slice(0, options.limit ?? matched.length).map((d) => projectFields(d, options.fields));
+}
+
+/** Ids a caller chose must be new (generated ones are random); checked before validation writes anything. */
+export async function refuseTakenIds(db: Database, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  if (new Set(ids).size !== ids.length) {
+    const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+    throw new DocstackError('DS_DOC_EXISTS', `The id "${dup}" appears twice in one batch.`, { path: '_id', details: { id: dup } });
+  }
+  const rows = await db.allDocs({ keys: ids });
+  for (const row of rows.rows) {
+    if ('value' in row && row.value && !row.value.deleted) {
+      throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
+    }
+  }
 }

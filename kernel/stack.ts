@@ -14,8 +14,8 @@ import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
 import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMembers } from './plugin.js';
-import { readRaw, scanClass, type FindOptions, type GetOptions } from './reads.js';
-import { compileSelector, projectFields, type Selector } from './selector.js';
+import { findClassDocuments, readRaw, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
+import type { Selector } from './selector.js';
 import { openDatabase, type AdapterName, type Database } from './storage.js';
 import { SYSTEM_PATCHES } from '../patches/index.js';
 import { applySystemPatches, expectedPatchCount } from './system-patches.js';
@@ -219,7 +219,7 @@ export class ClientStack extends EventEmitter {
       if (doc._id !== undefined) chosenIds.push(draft._id);
       requests.push({ op: 'create', draft, classModel: model });
     }
-    await this.refuseExistingIds(chosenIds);
+    await refuseTakenIds(this.db, chosenIds);
     return this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
   }
 
@@ -258,20 +258,8 @@ export class ClientStack extends EventEmitter {
   /** Documents of a class matching a Mango selector, in `_id` order. */
   async findDocuments(className: string, selector?: Selector, options: FindOptions = {}): Promise<Doc[]> {
     const model = await this.requireClass(className);
-    if (model.name === CLASS_META) return this.findClassDocuments(selector, options);
+    if (model.name === CLASS_META) return findClassDocuments(this, this.classNames, selector, options);
     return scanClass(this, this.db, this.hooks, model, selector, options);
-  }
-
-  /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
-  private async findClassDocuments(selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
-    const names = await this.classNames.list();
-    const docs: Doc[] = [];
-    for (const name of names) {
-      const doc = await this.getDocument(name, options);
-      if (doc) docs.push(doc);
-    }
-    const matched = compileSelector(selector)(docs).slice(options.skip ?? 0);
-    return matched.slice(0, options.limit ?? matched.length).map((d) => projectFields(d, options.fields));
   }
 
   private async requireActive(id: string): Promise<Doc> {
@@ -280,21 +268,6 @@ export class ClientStack extends EventEmitter {
       throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
     }
     return previous;
-  }
-
-  /** Ids the caller chose must be new (generated ones are random); checked before validation writes anything. */
-  private async refuseExistingIds(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    if (new Set(ids).size !== ids.length) {
-      const dup = ids.find((id, i) => ids.indexOf(id) !== i);
-      throw new DocstackError('DS_DOC_EXISTS', `The id "${dup}" appears twice in one batch.`, { path: '_id', details: { id: dup } });
-    }
-    const rows = await this.db.allDocs({ keys: ids });
-    for (const row of rows.rows) {
-      if ('value' in row && row.value && !row.value.deleted) {
-        throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
-      }
-    }
   }
 
   /**

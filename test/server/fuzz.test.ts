@@ -1,10 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Class } from '../../index.js';
-import { createUser } from '../../server/auth/index.js';
-import { createServerNode, type ServerNode } from '../../server/node.js';
-import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login } from './node-helpers.js';
+import type { ServerNode } from '../../server/node.js';
+import { userNode } from './node-helpers.js';
 
 /**
  * Fuzzing the replication endpoint as a logged-in `user`: generated bodies and query strings for
@@ -19,15 +17,7 @@ let url: string;
 let token: string;
 
 beforeAll(async () => {
-  node = createServerNode({
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir(), stackName: 'docstack' },
-    adapter: 'memory',
-    log: () => undefined,
-  });
-  ({ url } = await node.start());
-  await createUser(node.stack(), USER.username, USER.password);
-  token = (await login(url, USER.username, USER.password)).token;
+  ({ node, url, token } = await userNode(USER, { adapter: 'memory' }));
   await Class.create(node.stack(), 'Note', 'class', '', { text: { type: 'string', maxLength: 20, mandatory: true }, n: { type: 'integer' } });
   await node.stack().createDoc({ '~class': 'Note', text: 'seed' }, { id: 'Note-seed' });
 });

@@ -1,6 +1,8 @@
 import { createServerNode, type ServerNode, type ServerNodeOptions } from '../../server/node.js';
 import { tempDir } from '../helpers/stack.js';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach } from 'vitest';
+import { createUser } from '../../server/auth/index.js';
 
 const nodes: ServerNode[] = [];
 afterEach(async () => {
@@ -29,4 +31,38 @@ export async function login(url: string, username = ADMIN.username, password = A
   const token = /jwtToken=([^;]+)/.exec(cookie)?.[1] ?? '';
   const body = (await res.json()) as { sessionId?: string };
   return { token, sessionId: body.sessionId ?? '', status: res.status };
+}
+
+/**
+ * A node for a whole test file (the caller stops it in afterAll) with one logged-in `user`:
+ * the fuzz and robustness suites attack it as a peer that is not an admin.
+ */
+export async function userNode(user: { username: string; password: string }, options: Pick<ServerNodeOptions, 'adapter'> = {}): Promise<{ node: ServerNode; url: string; token: string }> {
+  const node = createServerNode({
+    ...options,
+    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
+    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir(), stackName: 'docstack' },
+    log: () => undefined,
+  });
+  const { url } = await node.start();
+  await createUser(node.stack(), user.username, user.password);
+  const { token } = await login(url, user.username, user.password);
+  return { node, url, token };
+}
+
+/** Collects a child process's stdout and stderr; `until(pattern)` waits for a line to appear. */
+export function watchOutput(child: ChildProcess, timeoutMs = 30_000) {
+  let output = '';
+  child.stdout?.on('data', (d) => (output += String(d)));
+  child.stderr?.on('data', (d) => (output += String(d)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const until = async (pattern: RegExp, ms = timeoutMs) => {
+    const end = Date.now() + ms;
+    while (!pattern.test(output)) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; output:\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return pattern.exec(output)!;
+  };
+  return { child, exited, until, output: () => output };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login, testNode } from './node-helpers.js';
+import { ADMIN, login, testNode, watchOutput } from './node-helpers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -88,19 +88,7 @@ describe('CORS', () => {
 describe('npm start (server/main.ts)', () => {
   function start(env: Record<string, string>) {
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d) => (output += String(d)));
-    child.stderr.on('data', (d) => (output += String(d)));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const until = async (pattern: RegExp, ms = 20_000) => {
-      const end = Date.now() + ms;
-      while (!pattern.test(output)) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; output:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return pattern.exec(output)!;
-    };
-    return { child, exited, until, output: () => output };
+    return watchOutput(child, 20_000);
   }
 
   it('starts on a fresh machine without .env, prints the admin password once, and stops gracefully on SIGTERM', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stack.js';
-import { login } from './node-helpers.js';
+import { login, watchOutput } from './node-helpers.js';
 
 /** What an operator runs: the node's process (server/main.ts) and the user CLI (server/cli/user.ts). */
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,20 +13,8 @@ function run(script: string, args: string[], env: Record<string, string>, option
   // through sh, so the test can hand the child a permissive umask as a careless shell would
   const command = `umask ${options.umask ?? '022'}; exec "${process.execPath}" --import tsx ${script} ${args.map((a) => `'${a}'`).join(' ')}`;
   const child = spawn('sh', ['-c', command], { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d) => (output += String(d)));
-  child.stderr.on('data', (d) => (output += String(d)));
   child.stdin.end(options.stdin ?? '');
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const until = async (pattern: RegExp, ms = 30_000) => {
-    const end = Date.now() + ms;
-    while (!pattern.test(output)) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; output:\n${output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return pattern.exec(output)!;
-  };
-  return { child, exited, until, output: () => output };
+  return watchOutput(child);
 }
 
 async function modes(dir: string): Promise<Array<[string, string]>> {

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Class } from '../../index.js';
-import { createUser } from '../../server/auth/index.js';
 import type { ServerNode } from '../../server/node.js';
-import { tempDir } from '../helpers/stack.js';
-import { createServerNode } from '../../server/node.js';
-import { ADMIN, login } from './node-helpers.js';
+import { userNode } from './node-helpers.js';
 
 /**
  * The replication endpoint answers every malformed request with a CouchDB-shaped 4xx and keeps
@@ -17,14 +14,7 @@ let url: string;
 let token: string;
 
 beforeAll(async () => {
-  node = createServerNode({
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir(), stackName: 'docstack' },
-    log: () => undefined,
-  });
-  ({ url } = await node.start());
-  await createUser(node.stack(), USER.username, USER.password);
-  token = (await login(url, USER.username, USER.password)).token;
+  ({ node, url, token } = await userNode(USER));
   await Class.create(node.stack(), 'Note', 'class', '', { text: { type: 'string', maxLength: 20 } });
   await node.stack().createDoc({ '~class': 'Note', text: 'kept' }, { id: 'Note-kept' });
 });
