@@ -3,6 +3,7 @@ import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
 import Replication from 'pouchdb-replication';
 import { DocstackError } from '../../kernel/errors.js';
+import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { registerPouchPlugin } from '../../kernel/storage.js';
@@ -83,9 +84,9 @@ function ingestingTarget(stack: ClientStack): unknown {
     const docs = Array.isArray(request) ? request : request.docs;
     const newEdits = (Array.isArray(request) ? options?.new_edits : request.new_edits) ?? true;
     const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report' });
-    return results.map((r) =>
-      r.ok ? { ok: true, id: r.id, rev: r.rev } : { id: r.id, error: true, name: r.status === 409 ? 'conflict' : 'forbidden', status: r.status, reason: r.reason, message: r.reason, code: r.code },
-    );
+    // every refusal is named `forbidden` for the replicator (it reports `denied` and goes on):
+    // any other name makes it throw and stop the whole sync on one document the peer holds
+    return results.map(bulkDocsLine).map((line) => (line.error ? { ...line, name: 'forbidden', message: line.reason } : line));
   };
   return target;
 }

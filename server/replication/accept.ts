@@ -1,16 +1,8 @@
-import type { ClientStack, IngestResult } from '../../index.js';
+import { bulkDocsLine, type BulkDocsLine, type ClientStack } from '../../index.js';
 import type { Caller } from '../authorization/index.js';
 import { admitPeerPushes, PeerPush } from './admission.js';
 
-/** One line of a `_bulk_docs` answer (CouchDB shape, plus the engine's code when it refused). */
-export interface BulkResult {
-  id: string;
-  rev?: string;
-  ok?: boolean;
-  error?: string;
-  reason?: string;
-  code?: string;
-}
+export type BulkResult = BulkDocsLine;
 
 /**
  * What a peer pushed through `_bulk_docs` (or one `PUT`) goes through the stack's one ingest
@@ -22,11 +14,5 @@ export interface BulkResult {
 export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdits: boolean, caller: Caller): Promise<BulkResult[]> {
   admitPeerPushes(stack); // once per stack: the tap that authorizes what a PeerPush brings
   const results = await stack.ingest(docs, { origin: 'replication', newEdits, session: new PeerPush(caller) });
-  return results.map(toCouch);
-}
-
-function toCouch(result: IngestResult): BulkResult {
-  if (result.ok) return { id: result.id, rev: result.rev, ok: true };
-  const error = result.code === 'DS_REQUEST_INVALID' ? 'bad_request' : result.code === 'DS_DOC_CONFLICT' ? 'conflict' : 'forbidden';
-  return { id: result.id, error, reason: result.reason, code: result.code };
+  return results.map(bulkDocsLine);
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Class, createStack } from '../../../index.js';
-import { browser, type BrowserStack } from '../../../plugins.config.js';
+import { browser, withoutPlugins, type BrowserStack } from '../../../plugins.config.js';
 import { tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { ITEM_SCHEMA, startNode, TOKEN, type TestNode } from './harness.js';
 
@@ -83,6 +83,22 @@ describe('stack.sync', () => {
     expect(denied).toContain('Item-raw');
     expect(await client.getDocument('Item-raw')).toBeNull();
     expect(await client.getDocument(good._id)).toMatchObject({ title: 'pulled' });
+  });
+
+  it('a pulled document this client cannot write (a capability it lacks, 409 here) is denied and the sync goes on', async () => {
+    const { server } = await setup();
+    const client = (track(await createStack({ name: uniqueName('sync'), adapter: 'memory', plugins: withoutPlugins(browser, 'encryption') }))) as unknown as Pick<BrowserStack, 'sync' | 'getDocument'>;
+    await Class.create(server.stack, 'Note', 'class', '', { body: { type: 'string', encrypted: true } });
+    // sealed by a client that holds the key; this client has no encryption plugin to check it
+    await server.stack.db.put({ _id: 'Note-1', '~class': 'Note', '~createTimestamp': new Date().toISOString(), active: true, body: { '~enc': 1, iv: 'AAAA', ct: 'AAAA' } } as never);
+    const [item] = await server.stack.createDocs([{ '~class': 'Item', title: 'after the note', n: 6 }]);
+    const refused: { id: string; code?: string }[] = [];
+    const handle = client.sync({ remote: server.url, auth: { token: TOKEN } });
+    handle.on('denied', (e: { doc: { id: string; code?: string } }) => refused.push(e.doc));
+    await handle; // before, a 409 was named `conflict` and the replicator stopped the whole sync
+    expect(refused).toContainEqual(expect.objectContaining({ id: 'Note-1', code: 'DS_CAPABILITY_MISSING' }));
+    expect(await client.getDocument('Note-1')).toBeNull();
+    expect(await client.getDocument(item._id)).toMatchObject({ title: 'after the note' });
   });
 
   it('a key the client already gave to its own document: the pulled one is stored and the clash reported', async () => {
