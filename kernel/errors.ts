@@ -20,7 +20,7 @@ export const ERROR_CODES = {
   // plugins and the registry
   DS_PLUGIN_INVALID: kernelCode('A plugin is not a valid plugin object (name and setup are required), or defines an error code twice.', 500),
   DS_PLUGIN_DUPLICATE: kernelCode('Two plugins with the same name were given to one stack.', 500),
-  DS_CAPABILITY_MISSING: kernelCode('The class uses an attribute feature (encrypted, reference) no loaded plugin provides: it is read-only on this stack.', 409),
+  DS_CAPABILITY_MISSING: kernelCode('The class uses an attribute type or config key (encrypted, reference…) no loaded plugin defines: it is read-only on this stack.', 409),
   DS_PLUGIN_MISSING_REQUIREMENT: kernelCode('A plugin requires (or uses) another plugin that is not in the list or not declared.', 500),
 
   // handler registries (kernel/handler-registry.ts): trigger handlers, job handlers
@@ -49,10 +49,6 @@ export const ERROR_CODES = {
   DS_ATTRIBUTE_CONFIG_INVALID: kernelCode('A config key does not apply to the attribute type, or has a bad value.'),
   DS_ATTRIBUTE_ENUM_VALUES: kernelCode('An enum attribute needs a non-empty list of distinct values.'),
   DS_ATTRIBUTE_TARGET_CLASS: kernelCode('A foreign_key attribute needs a targetClass that exists.'),
-  DS_ATTRIBUTE_REFERENCE_ARRAY: kernelCode('A reference attribute cannot be an array.'),
-  DS_ATTRIBUTE_REFERENCE_DOMAIN: kernelCode('A reference attribute needs a domain.'),
-  DS_ATTRIBUTE_ENCRYPTED_SIMPLE: kernelCode('A simple class cannot have encrypted attributes.'),
-  DS_ATTRIBUTE_ENCRYPTED_PRIMARY_KEY: kernelCode('A primary-key attribute cannot be encrypted.'),
   DS_ATTRIBUTE_PRIMARY_KEY: kernelCode('The attribute cannot be (or become) part of the primary key.'),
   DS_ATTRIBUTE_DEFAULT_INVALID: kernelCode('The defaultValue does not satisfy the attribute model.'),
   DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT: kernelCode('A mandatory attribute added to a class that has documents needs a defaultValue.'),

@@ -49,11 +49,6 @@ export interface AttributeContext {
   stack: ClientStack;
   /** the class the attribute is (to be) part of */
   classModel: ClassModel;
-  /**
-   * Capabilities a tap provided for this attribute: the domains plugin adds `reference` when it
-   * placed a reference attribute. An attribute that needs a capability nobody provided is refused.
-   */
-  provided: Set<string>;
 }
 
 export interface DefaultValueContext extends AttributeContext {
@@ -116,7 +111,7 @@ export function createHooks() {
     afterWrite: new AsyncSeriesHook<[Doc[], WriteContext]>(['docs', 'ctx']),
     /** Waterfall over each document read from storage: decryption. */
     afterRead: new AsyncSeriesWaterfallHook<[Doc, ReadContext]>(['doc', 'ctx']),
-    /** An attribute model being defined: throw to refuse it; add to ctx.provided what you handle (domains: reference). */
+    /** An attribute model being defined, once its type's rules passed: throw to refuse it. */
     checkAttribute: new AsyncSeriesHook<[AttributeModel, AttributeContext]>(['attribute', 'ctx']),
     /** Waterfall over a defaultValue being defined: throw to refuse it, return its stored form (validation). */
     defaultValue: new AsyncSeriesWaterfallHook<[unknown, DefaultValueContext]>(['value', 'ctx']),

@@ -1,7 +1,8 @@
 import { DocstackError } from './errors.js';
 import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
 import { planClaims, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
-import { requiredCapabilities, type ClassModel, type Doc } from './model/types.js';
+import type { AttributeTypes } from './model/attribute-types.js';
+import type { ClassModel, Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
 
@@ -34,17 +35,17 @@ export interface DocChangeEvent {
 }
 
 /**
- * A class whose attributes need a capability no loaded plugin provides (an encrypted attribute
+ * A class whose attributes use a type or config key no loaded plugin defines (an encrypted attribute
  * without the encryption plugin, a reference without domains) is read-only on this stack: its
  * writes are refused rather than stored unsealed or unchecked.
  */
-function refuseMissingCapability(model: ClassModel, capabilities: ReadonlySet<string>): void {
+function refuseMissingCapability(model: ClassModel, types: AttributeTypes): void {
   for (const attribute of Object.values(model.schema)) {
-    const missing = requiredCapabilities(attribute).find((c) => !capabilities.has(c));
+    const missing = types.missing(attribute);
     if (missing) {
       throw new DocstackError(
         'DS_CAPABILITY_MISSING',
-        `"${model.name}" is read-only on this stack: its attribute "${attribute.name}" needs the "${missing}" capability, which no loaded plugin provides.`,
+        `"${model.name}" is read-only on this stack: its attribute "${attribute.name}" uses "${missing}", which no loaded plugin defines.`,
         { path: attribute.name, details: { className: model.name, capability: missing } },
       );
     }
@@ -115,7 +116,7 @@ export class WritePipeline {
   /** beforeValidate and validate for every draft, then the primary-key plan. */
   private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
     const { hooks, stack } = this.deps;
-    for (const request of requests) refuseMissingCapability(request.classModel, stack.capabilities);
+    for (const request of requests) refuseMissingCapability(request.classModel, stack.attributeTypes);
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map() };
     const contexts: WriteContext[] = requests.map((r, index) => ({

@@ -2,6 +2,7 @@ import type { AwilixContainer } from 'awilix';
 import { DocstackError, registerErrors, type ErrorFactory } from './errors.js';
 import type { SystemPatch } from '../patches/types.js';
 import type { KernelHooks } from './hooks.js';
+import type { AttributeTypeDefinition, ConfigKeyDefinition } from './model/attribute-types.js';
 import type { ClientStack } from './stack.js';
 
 /** What a plugin's setup receives. */
@@ -16,8 +17,10 @@ export interface Kernel {
    * dependencies are what it declares, nothing else.
    */
   use<Api>(plugin: Plugin<any, Api, any>): Api | undefined;
-  /** Declares a capability this plugin provides to attributes (`encrypted`, `reference`). */
-  provide(capability: string): void;
+  /** Defines an attribute type this plugin owns (the domains plugin's `reference`). */
+  defineAttribute(definition: AttributeTypeDefinition): void;
+  /** Defines a config key every attribute type accepts (the encryption plugin's `encrypted`). */
+  defineConfigKey(definition: ConfigKeyDefinition): void;
 }
 
 /**
@@ -133,10 +136,13 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
 }
 
 /** The setup context of one plugin: `use` limited to what it declares. */
-export function kernelFor(plugin: Plugin, base: Omit<Kernel, 'use'>, apiOf: (name: string) => unknown): Kernel {
+export function kernelFor(plugin: Plugin, base: Pick<Kernel, 'hooks' | 'container' | 'stack'>, apiOf: (name: string) => unknown): Kernel {
   const declared = new Set([...(plugin.requires ?? []), ...(plugin.optional ?? [])]);
+  const types = base.stack.attributeTypes;
   return {
     ...base,
+    defineAttribute: (definition) => types.defineType(definition, plugin.name),
+    defineConfigKey: (definition) => types.defineKey(definition, plugin.name),
     use<Api>(other: Plugin<any, Api, any>): Api | undefined {
       if (!declared.has(other.name)) {
         throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', `The plugin "${plugin.name}" uses "${other.name}" without listing it in requires or optional.`, {

@@ -19,6 +19,7 @@ import type { Selector } from './selector.js';
 import { openDatabase, type AdapterName, type Database } from './storage.js';
 import { SYSTEM_PATCHES } from '../patches/index.js';
 import { applySystemPatches, expectedPatchCount } from './system-patches.js';
+import { kernelAttributeTypes } from './model/builtin-types.js';
 
 export interface StackOptions {
   name: string;
@@ -69,8 +70,8 @@ export class ClientStack extends EventEmitter {
   private readonly pipeline: WritePipeline;
   private readonly ingestor: Ingestor;
   private readonly liveClasses = new Map<string, Promise<Class>>();
-  /** capabilities the loaded plugins provide (`encrypted`, `reference`…): see requiredCapabilities */
-  readonly capabilities = new Set<string>();
+  /** the attribute types and config keys this stack knows: the kernel's and its plugins' */
+  readonly attributeTypes = kernelAttributeTypes();
   /** what each plugin's setup returned, by plugin name (read with getApi) */
   private readonly apis = new Map<string, unknown>();
   private state: 'opening' | 'open' | 'closing' | 'closed' = 'opening';
@@ -124,7 +125,7 @@ export class ClientStack extends EventEmitter {
     const db = await openDatabase(full);
     const stack = new ClientStack(name, full, db);
     try {
-      const base = { hooks: stack.hooks, container: stack.container, stack, provide: (capability: string) => void stack.capabilities.add(capability) };
+      const base = { hooks: stack.hooks, container: stack.container, stack };
       for (const { plugin, options: pluginOptions } of plugins) {
         const api = await plugin.setup(kernelFor(plugin, base, (name) => stack.apis.get(name)), pluginOptions);
         stack.apis.set(plugin.name, api);

@@ -65,16 +65,13 @@ export class Attribute {
  * Refuses a defaultValue the attribute would refuse, and puts it in its stored form: the class
  * document keeps exactly what documents will receive (JSON, not a Date object).
  */
-/** What the attribute rules need from a stack: class existence and the plugins' checks. */
+/** What the attribute rules need from a stack: its attribute types and the plugins' vetoes. */
 export function ruleContext(stack: ClientStack, classModel: ClassModel): AttributeRuleContext {
   return {
     classModel,
-    classExists: async (target) => target === classModel.name || (await stack.classCache.get(target))?.active === true,
-    checkAttribute: async (attribute) => {
-      const ctx = { stack, classModel, provided: new Set<string>() };
-      await stack.hooks.checkAttribute.promise(attribute, ctx);
-      return ctx.provided;
-    },
+    stack,
+    types: stack.attributeTypes,
+    checkAttribute: (attribute) => stack.hooks.checkAttribute.promise(attribute, { stack, classModel }),
   };
 }
 
@@ -83,7 +80,7 @@ export async function checkDefaultValue(stack: ClientStack, classModel: ClassMod
   let value: unknown = attribute.defaultValue;
   {
     try {
-      value = await stack.hooks.defaultValue.promise(value, { stack, classModel, attribute, provided: new Set() });
+      value = await stack.hooks.defaultValue.promise(value, { stack, classModel, attribute });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new DocstackError('DS_ATTRIBUTE_DEFAULT_INVALID', `The defaultValue of "${attribute.name}" is refused: ${reason}`, {

@@ -1,10 +1,11 @@
 import { DocstackError } from '../errors.js';
-import { normalizeAttribute } from './attribute-rules.js';
+import { checkAttributeName, normalizeAttribute } from './attribute-rules.js';
 import { ruleContext } from './attribute.js';
 import { CLASS_META, type AttributeModel, type ClassModel } from './types.js';
 import type { ClientStack } from '../stack.js';
 
 const CLASS_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+const TYPE_NAME = /^[a-z][a-z0-9_]*$/;
 
 const invalid = (message: string, path?: string): never => {
   throw new DocstackError('DS_CLASS_INVALID', message, path === undefined ? {} : { path });
@@ -33,6 +34,12 @@ export async function checkClassDocument(stack: ClientStack, incoming: Record<st
   for (const [name, attribute] of Object.entries(model.schema)) {
     if (attribute === null || typeof attribute !== 'object' || attribute.name !== name) {
       throw new DocstackError('DS_ATTRIBUTE_INVALID', `The attribute "${name}" is malformed.`, { path: name });
+    }
+    // a type or key no plugin here defines: kept as the peer wrote it, and the class is
+    // read-only on this stack (the pipeline's DS_CAPABILITY_MISSING), never written unchecked
+    if (typeof attribute.type === 'string' && TYPE_NAME.test(attribute.type) && stack.attributeTypes.missing(attribute)) {
+      checkAttributeName(name);
+      continue;
     }
     const normalized = await normalizeAttribute(attribute as unknown as Record<string, unknown>, rules);
     if (hasDocs) refuseBreakingAddition(id, normalized, previous?.active === false ? undefined : previous?.schema?.[name]);

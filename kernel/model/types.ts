@@ -1,25 +1,20 @@
 /** The data model shared by the kernel and every plugin: documents, classes, attributes. */
 
-export const ATTRIBUTE_TYPES = [
-  'string',
-  'integer',
-  'decimal',
-  'boolean',
-  'date',
-  'enum',
-  'object',
-  'foreign_key',
-  'reference',
-] as const;
-export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
+/** The kernel's attribute types (kernel/model/builtin-types.ts); plugins define more (`reference`). */
+export const ATTRIBUTE_TYPES = ['string', 'integer', 'decimal', 'boolean', 'date', 'enum', 'object', 'foreign_key'] as const;
+/** A kernel type, or the name of a type a plugin defines. */
+export type AttributeType = (typeof ATTRIBUTE_TYPES)[number] | (string & {});
 
-/** Every config key an attribute may carry; which keys apply to which type is in attribute-rules.ts. */
+/**
+ * The config keys of the kernel's types; which keys apply to which type is in builtin-types.ts.
+ * Plugins define their own keys (`encrypted`, a reference's `domain`): they are carried by the
+ * index signature and typed by the plugin that reads them.
+ */
 export interface AttributeConfig {
   mandatory?: boolean;
   defaultValue?: unknown;
   isArray?: boolean;
   primaryKey?: boolean;
-  encrypted?: boolean;
   maxLength?: number;
   min?: number;
   max?: number;
@@ -33,8 +28,8 @@ export interface AttributeConfig {
   values?: (EnumValue | string)[];
   /** foreign_key only: the class the referenced document must belong to. */
   targetClass?: string;
-  /** reference only: the domain the relation belongs to. */
-  domain?: string;
+  /** a key a plugin defines */
+  [key: string]: unknown;
 }
 
 /** One allowed value of an enum attribute. */
@@ -128,16 +123,4 @@ export function primaryKeyAttributes(model: ClassModel): AttributeModel[] {
     keyAttributes.set(model, attributes);
   }
   return attributes;
-}
-
-/**
- * Capabilities an attribute needs from the loaded plugins: `encrypted` (the encryption plugin
- * seals it), `reference` (the domains plugin keeps its relation). A class whose attributes need
- * a capability no loaded plugin provides is read-only on that stack (DS_CAPABILITY_MISSING).
- */
-export function requiredCapabilities(attribute: AttributeModel): string[] {
-  const needs: string[] = [];
-  if (attribute.encrypted) needs.push('encrypted');
-  if (attribute.type === 'reference') needs.push('reference');
-  return needs;
 }

@@ -9,6 +9,8 @@ export const DOMAIN_ERRORS = {
   relationCardinality: createError('DS_RELATION_CARDINALITY', 'The relation would break the cardinality of its domain.'),
   relationExists: createError('DS_RELATION_EXISTS', 'The two documents are already related in this domain.', { status: 409 }),
   relationNotFound: createError('DS_RELATION_NOT_FOUND', 'No active relation between the two documents in this domain.', { status: 404 }),
+  attributeReferenceArray: createError('DS_ATTRIBUTE_REFERENCE_ARRAY', 'A reference attribute cannot be an array.'),
+  attributeReferenceDomain: createError('DS_ATTRIBUTE_REFERENCE_DOMAIN', 'A reference attribute needs a domain.'),
   attributeReferencePlacement: createError('DS_ATTRIBUTE_REFERENCE_PLACEMENT', 'A reference attribute is not allowed on this class for its domain.'),
 };
 

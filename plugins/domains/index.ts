@@ -2,7 +2,8 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { admitRelation } from './admit.js';
 import { domainMetaClassPatch } from './meta-class-patch.js';
 import type { Domain } from './domain.js';
-import { followReferences, referenceCheck, validateReferences } from './references.js';
+import { followReferences, validateReferences } from './references.js';
+import { referenceType } from './reference-type.js';
 import { domainErrorList } from './errors.js';
 import { DomainRegistry } from './registry.js';
 
@@ -18,15 +19,9 @@ export const domainsPlugin = definePlugin({
   name: 'domains',
   errors: domainErrorList,
   patches: [domainMetaClassPatch],
-  setup({ hooks, stack, provide }): DomainRegistry {
-    provide('reference');
+  setup({ hooks, stack, defineAttribute }): DomainRegistry {
     const registry = new DomainRegistry(stack);
-    // reference attributes are this plugin's: it places them (and so provides the capability)
-    hooks.checkAttribute.tapPromise('domains', async (attribute, ctx) => {
-      if (attribute.type !== 'reference') return;
-      await referenceCheck(registry)(ctx.classModel, attribute);
-      ctx.provided.add('reference');
-    });
+    defineAttribute(referenceType(registry));
     hooks.validate.tapPromise({ name: 'domains', stage: STAGE }, (draft, ctx) => validateReferences(registry, draft, ctx));
     hooks.admit.tapPromise('domains', (item) => admitRelation(stack, item));
     hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
@@ -47,3 +42,4 @@ export const domainsPlugin = definePlugin({
 
 export { Domain } from './domain.js';
 export type { DomainModel, RelationDoc, RelationKind } from './model.js';
+export type { ReferenceAttribute } from './reference-type.js';

@@ -3,6 +3,7 @@ import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
 import { isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
 import type { DomainRegistry } from './registry.js';
+import { domainOf } from './reference-type.js';
 
 const referenceAttributes = new WeakMap<ClassModel, AttributeModel[]>();
 
@@ -23,8 +24,8 @@ interface Placed {
 }
 
 async function place(registry: DomainRegistry, model: ClassModel, attribute: AttributeModel): Promise<Placed> {
-  const domain = await registry.find(attribute.domain!);
-  if (!domain) throw new DocstackError('DS_DOMAIN_NOT_FOUND', `The reference "${attribute.name}" names the domain "${attribute.domain}", which does not exist.`, { path: attribute.name });
+  const domain = await registry.find(domainOf(attribute));
+  if (!domain) throw new DocstackError('DS_DOMAIN_NOT_FOUND', `The reference "${attribute.name}" names the domain "${domainOf(attribute)}", which does not exist.`, { path: attribute.name });
   const end = referenceEnd(domain, model.name);
   if (!end) throw placementError(domain, model.name, attribute.name);
   return { attribute, domain, end };
@@ -104,7 +105,7 @@ export async function followReferences(registry: DomainRegistry, stored: Doc, ct
     const value = doc[attribute.name] as string | undefined;
     const previous = ctx.previous?.[attribute.name] as string | undefined;
     if (sameValue(value, previous)) continue;
-    await report(ctx, attribute.domain!, doc._id, attribute.name, async () => {
+    await report(ctx, domainOf(attribute), doc._id, attribute.name, async () => {
       const { domain, end } = await place(registry, ctx.classModel, attribute);
       const pair = (other: string) => (end === 'source' ? [doc._id, other] : [other, doc._id]) as [string, string];
       if (previous) {

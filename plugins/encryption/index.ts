@@ -1,3 +1,4 @@
+import { encryptedKey, isEncrypted } from './encrypted-key.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { DocstackError } from '../../kernel/errors.js';
 import { Keyring } from './keyring.js';
@@ -38,8 +39,8 @@ const OPEN_STAGE = -200;
 export const encryptionPlugin = definePlugin({
   name: 'encryption',
   errors: encryptionErrorList,
-  setup({ hooks, stack, provide }): EncryptionApi {
-    provide('encrypted');
+  setup({ hooks, stack, defineConfigKey }): EncryptionApi {
+    defineConfigKey(encryptedKey);
     const keyring = new Keyring(stack);
     const cache = new PlainCache();
     const sealer = new Sealer(keyring, cache);
@@ -61,7 +62,7 @@ export const encryptionPlugin = definePlugin({
       // a replica stores what its peers wrote, even under scopes whose keyring entry has not arrived yet
       if (ctx.op === 'delete' || ctx.origin === 'replication') return;
       const named = draft['~scope'];
-      if (named === undefined && !Object.values(ctx.classModel.schema).some((a) => a.encrypted)) return;
+      if (named === undefined && !Object.values(ctx.classModel.schema).some(isEncrypted)) return;
       const scope = scopeOf(draft, ctx.classModel);
       if (named !== undefined || keyring.unlocked) {
         if (!(await keyring.knowsScope(scope))) {
@@ -78,7 +79,7 @@ export const encryptionPlugin = definePlugin({
       if (ctx.op === 'delete') return doc;
       for (const attribute of Object.values(ctx.classModel.schema)) {
         const value = doc[attribute.name];
-        if (attribute.encrypted && value !== undefined && value !== null && !isSealed(value)) {
+        if (isEncrypted(attribute) && value !== undefined && value !== null && !isSealed(value)) {
           throw new DocstackError('DS_ENCRYPTION_UNAVAILABLE', `"${attribute.name}" is encrypted, but it reached storage unsealed; it is not stored in clear.`, { path: attribute.name });
         }
       }

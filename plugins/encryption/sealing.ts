@@ -1,4 +1,5 @@
 import { DocstackError } from '../../kernel/errors.js';
+import { isEncrypted } from './encrypted-key.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
 import { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';
@@ -10,7 +11,7 @@ const encryptedOf = new WeakMap<ClassModel, AttributeModel[]>();
 export function encryptedAttributes(model: ClassModel): AttributeModel[] {
   let list = encryptedOf.get(model);
   if (!list) {
-    list = Object.values(model.schema).filter((a) => a.encrypted === true);
+    list = Object.values(model.schema).filter(isEncrypted);
     encryptedOf.set(model, list);
   }
   return list;

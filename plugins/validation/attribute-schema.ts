@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../kernel/errors.js';
+import type { AttributeTypes } from '../../kernel/model/attribute-types.js';
 import { enumValues, type AttributeModel } from '../../kernel/model/types.js';
 import { dateCheck } from './dates.js';
 
@@ -15,12 +16,12 @@ const isPlainObject = (v: unknown) => {
 const coded = (code: ErrorCode, message: string) => ({ message, params: { code } });
 
 /** The zod schema of one (non-null) value of an attribute, arrays included. */
-export function attributeSchema(attribute: AttributeModel): z.ZodType {
-  const item = itemSchema(attribute);
+export function attributeSchema(attribute: AttributeModel, types: AttributeTypes): z.ZodType {
+  const item = itemSchema(attribute, types);
   return attribute.isArray ? z.array(item) : item;
 }
 
-function itemSchema(a: AttributeModel): z.ZodType {
+function itemSchema(a: AttributeModel, types: AttributeTypes): z.ZodType {
   switch (a.type) {
     case 'string': {
       const s = z.string();
@@ -49,7 +50,17 @@ function itemSchema(a: AttributeModel): z.ZodType {
     case 'object':
       return z.custom<Record<string, unknown>>(isPlainObject, coded('DS_VALIDATION_TYPE', 'expected an object'));
     case 'foreign_key':
-    case 'reference':
       return z.string().min(1);
+    default:
+      return pluginTypeSchema(a, types);
   }
+}
+
+/** A type a plugin defines (`reference`): its own value check, reported as DS_VALIDATION_TYPE. */
+function pluginTypeSchema(a: AttributeModel, types: AttributeTypes): z.ZodType {
+  const validate = types.type(a.type)?.validate;
+  return z.unknown().superRefine((value, ctx) => {
+    const problem = validate?.(value, a);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: { code: 'DS_VALIDATION_TYPE' } });
+  });
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { DocstackError } from '../../kernel/errors.js';
 import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../kernel/model/types.js';
+import type { AttributeTypes } from '../../kernel/model/attribute-types.js';
 import { attributeSchema } from './attribute-schema.js';
 import { issueToError } from './issues.js';
 
@@ -21,10 +22,10 @@ const ALWAYS_ALLOWED = new Set<string>([...SYSTEM_FIELDS, '_attachments', '_conf
 // keyed by it rebuilds the validator exactly when the class changes.
 const compiled = new WeakMap<ClassModel, CompiledClass>();
 
-export function compileClass(model: ClassModel): CompiledClass {
+export function compileClass(model: ClassModel, types: AttributeTypes): CompiledClass {
   let result = compiled.get(model);
   if (!result) {
-    const attributes = Object.values(model.schema).map((a) => ({ model: a, schema: attributeSchema(a) }));
+    const attributes = Object.values(model.schema).map((a) => ({ model: a, schema: attributeSchema(a, types) }));
     result = {
       attributes,
       foreignKeys: attributes.filter((a) => a.model.type === 'foreign_key').map((a) => a.model),

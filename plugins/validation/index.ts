@@ -22,7 +22,7 @@ export const validationPlugin = definePlugin({
 
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
       if (ctx.op === 'delete') return; // deleting never depends on the document being valid
-      const validator = compileClass(ctx.classModel);
+      const validator = compileClass(ctx.classModel, stack.attributeTypes);
       checkShape(validator, ctx.classModel, draft, ctx.opaque);
       await checkForeignKeys(draft, ctx, validator.foreignKeys);
     });
@@ -30,7 +30,7 @@ export const validationPlugin = definePlugin({
     // a defaultValue is refused when a document could not hold it, and stored in its stored form
     hooks.defaultValue.tapPromise('validation', async (value, { attribute }) => {
       const normalized = normalizeValue(attribute.type, attribute.format, value);
-      checkValue(attribute, attributeSchema(attribute), normalized);
+      checkValue(attribute, attributeSchema(attribute, stack.attributeTypes), normalized);
       await checkForeignKeyValue(stack, attribute, normalized);
       return normalized;
     });

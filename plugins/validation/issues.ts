@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { DocstackError, type ErrorCode } from '../../kernel/errors.js';
 import { enumValues, type AttributeModel } from '../../kernel/model/types.js';
 
-const TYPE_LABELS: Record<AttributeModel['type'], string> = {
+const TYPE_LABELS: Record<string, string> = {
   string: 'a string',
   integer: 'a whole number',
   decimal: 'a number',
@@ -11,7 +11,6 @@ const TYPE_LABELS: Record<AttributeModel['type'], string> = {
   enum: 'one of the enum values',
   object: 'an object',
   foreign_key: 'a document id',
-  reference: 'a document id',
 };
 
 export function describeValue(value: unknown): string {
@@ -23,7 +22,7 @@ export function describeValue(value: unknown): string {
 }
 
 function expectation(a: AttributeModel): string {
-  const one = TYPE_LABELS[a.type];
+  const one = TYPE_LABELS[a.type] ?? 'a valid value';
   return a.isArray ? `a list of ${one.replace(/^an? /, '')} values` : one;
 }
 

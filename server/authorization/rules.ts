@@ -69,7 +69,7 @@ function authorizeSubject(caller: Caller, subject: WriteSubject): void {
  */
 export function refusePlaintext(model: ClassModel, doc: Record<string, unknown>): void {
   for (const attribute of Object.values(model.schema)) {
-    if (!attribute.encrypted) continue;
+    if (attribute.encrypted !== true) continue; // the encryption plugin's config key
     const value = doc[attribute.name];
     if (value === undefined || value === null) continue;
     if (!isSealedPayload(value)) {

@@ -34,6 +34,8 @@ export interface Case {
   type: string;
   config?: Record<string, unknown>;
   code: ErrorCode;
+  /** the plugin that defines the type or key the case is about (the kernel's own when absent) */
+  plugin?: 'domains' | 'encryption';
 }
 
 export const schemaCases: Case[] = [
@@ -48,9 +50,9 @@ export const schemaCases: Case[] = [
   { label: 'enum with duplicate { value } objects', name: 'e', type: 'enum', config: { values: [{ value: 'a' }, 'a'] }, code: 'DS_ATTRIBUTE_ENUM_VALUES' },
   { label: 'foreign_key without targetClass', name: 'fk', type: 'foreign_key', code: 'DS_ATTRIBUTE_TARGET_CLASS' },
   { label: 'foreign_key to a class that does not exist', name: 'fk', type: 'foreign_key', config: { targetClass: 'Nowhere' }, code: 'DS_ATTRIBUTE_TARGET_CLASS' },
-  { label: 'reference as an array', name: 'r', type: 'reference', config: { domain: 'D', isArray: true }, code: 'DS_ATTRIBUTE_REFERENCE_ARRAY' },
-  { label: 'reference without domain', name: 'r', type: 'reference', code: 'DS_ATTRIBUTE_REFERENCE_DOMAIN' },
-  { label: 'encrypted primary key', name: 'k', type: 'string', config: { primaryKey: true, encrypted: true }, code: 'DS_ATTRIBUTE_ENCRYPTED_PRIMARY_KEY' },
+  { label: 'reference as an array', name: 'r', type: 'reference', config: { domain: 'D', isArray: true }, code: 'DS_ATTRIBUTE_REFERENCE_ARRAY', plugin: 'domains' },
+  { label: 'reference without domain', name: 'r', type: 'reference', code: 'DS_ATTRIBUTE_REFERENCE_DOMAIN', plugin: 'domains' },
+  { label: 'encrypted primary key', name: 'k', type: 'string', config: { primaryKey: true, encrypted: true }, code: 'DS_ATTRIBUTE_ENCRYPTED_PRIMARY_KEY', plugin: 'encryption' },
   { label: 'primary key on an object', name: 'k', type: 'object', config: { primaryKey: true }, code: 'DS_ATTRIBUTE_PRIMARY_KEY' },
   { label: 'primary key on an array', name: 'k', type: 'string', config: { primaryKey: true, isArray: true }, code: 'DS_ATTRIBUTE_PRIMARY_KEY' },
   { label: 'maxLength on an integer', name: 'n', type: 'integer', config: { maxLength: 3 }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },

@@ -9,8 +9,12 @@ import { classDoc, refusedAttribute, refusedClass, schemaCases } from '../helper
 import { kernelStack } from '../helpers/stack.js';
 
 
-/** The refusals the kernel makes itself; defaultValue checks are the validation plugin's (test/plugins/validation). */
-const kernelCases = schemaCases.filter((c) => c.code !== 'DS_ATTRIBUTE_DEFAULT_INVALID');
+/**
+ * The refusals the kernel makes itself; defaultValue checks are the validation plugin's
+ * (test/plugins/validation), the rules of plugin-defined types and keys their plugins'
+ * (test/plugins/attribute-types.test.ts).
+ */
+const kernelCases = schemaCases.filter((c) => c.code !== 'DS_ATTRIBUTE_DEFAULT_INVALID' && c.plugin === undefined);
 
 async function withThing() {
   const stack = await kernelStack();
@@ -29,13 +33,14 @@ describe('schema refusals', () => {
     await refusedClass(stack, 'Fresh', { ok: { type: 'string' }, [name]: { type, ...config } }, code, name);
   });
 
-  it('encrypted attributes are refused on a simple class (DS_ATTRIBUTE_ENCRYPTED_SIMPLE)', async () => {
-    const { stack } = await withThing();
-    await refusedClass(stack, 'Plain', { secret: { type: 'string', encrypted: true } }, 'DS_ATTRIBUTE_ENCRYPTED_SIMPLE', 'secret', { simple: true });
+  it('a simple class keeps no primary key (DS_ATTRIBUTE_PRIMARY_KEY); types and keys no plugin defined are refused', async () => {
+    const { stack, cls } = await withThing();
     const plain = await Class.create(stack, 'Plain', 'class', '', { title: { type: 'string' } }, { simple: true });
-    await refusedAttribute(plain, 'secret', 'string', { encrypted: true }, 'DS_ATTRIBUTE_ENCRYPTED_SIMPLE');
     await refusedAttribute(plain, 'key', 'string', { primaryKey: true }, 'DS_ATTRIBUTE_PRIMARY_KEY');
-    await Attribute.create(await Class.fetch(stack, 'Thing'), 'secret', 'string', '', { encrypted: true }); // fine elsewhere
+    // with no plugin, `reference` and `encrypted` are not part of the model at all
+    await refusedAttribute(cls, 'r', 'reference', { domain: 'D' }, 'DS_ATTRIBUTE_TYPE_UNKNOWN');
+    const err = await refusedAttribute(cls, 'secret', 'string', { encrypted: true }, 'DS_ATTRIBUTE_CONFIG_INVALID');
+    expect(err.message).toContain('not an attribute config key on this stack');
   });
 
   it('a duplicate attribute is DS_ATTRIBUTE_EXISTS', async () => {

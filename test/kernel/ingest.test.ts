@@ -93,8 +93,12 @@ describe('stack.ingest: the one path for documents made by a peer', () => {
     expect(results.map((r) => r.ok)).toEqual([true, true]);
     expect((await here.getDocument(note._id))?.text).toBe('hello');
 
-    const [broken] = await here.ingest([{ _id: 'Broken', _rev: '1-x', '~class': 'class', name: 'Broken', schema: { a: { type: 'nope', name: 'a' } } }]);
+    const [broken] = await here.ingest([{ _id: 'Broken', _rev: '1-x', '~class': 'class', name: 'Broken', schema: { a: { type: 42, name: 'a' } } }]);
     expect(broken).toMatchObject({ ok: false, code: 'DS_ATTRIBUTE_TYPE_UNKNOWN' });
+    // a type no plugin here defines may be a peer plugin's: kept, and the class read-only here
+    const [foreign] = await here.ingest([{ _id: 'Foreign', _rev: '1-x', '~class': 'class', name: 'Foreign', schema: { a: { type: 'geo_point', name: 'a' } } }]);
+    expect(foreign).toMatchObject({ ok: true });
+    await expect(here.createDoc({ '~class': 'Foreign' })).rejects.toMatchObject({ code: 'DS_CAPABILITY_MISSING', details: { capability: 'geo_point' } });
   });
 
   it('an admit tap refuses one document; a tap that takes charge of a class-less document has it stored as it came', async () => {

@@ -173,9 +173,13 @@ describe('the write pipeline', () => {
     await Class.create(full, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true }, label: { type: 'string' } });
     const kept = await full.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' });
 
-    // the same store opened without the encryption plugin: reads work, every write is refused
+    // a stack without the encryption plugin cannot define the key, but takes the class from a
+    // peer (ingest): reads work, every write is refused
     const plain = await open(browserWithout('encryption'));
-    await Class.create(plain, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true }, label: { type: 'string' } });
+    const local = await refusal(Class.create(plain, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true } }));
+    expect(local).toMatchObject({ code: 'DS_ATTRIBUTE_CONFIG_INVALID', path: 'pin' });
+    const classDoc = await full.db.get('Secret', { revs: true });
+    expect(await plain.ingest([classDoc])).toEqual([expect.objectContaining({ id: 'Secret', ok: true })]);
     for (const write of [
       () => plain.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' }),
       () => plain.createDoc({ '~class': 'Secret', label: 'no pin' }),
@@ -191,8 +195,8 @@ describe('the write pipeline', () => {
     // a plugin that provides the capability lifts it (here a stand-in sealer)
     const sealer = definePlugin({
       name: 'fake-sealer',
-      setup: ({ hooks, provide }) => {
-        provide('encrypted');
+      setup: ({ hooks, defineConfigKey }) => {
+        defineConfigKey({ key: 'encrypted', rule: (v) => v });
         hooks.beforeWrite.tapPromise('fake-sealer', async (doc) => (doc.pin === undefined ? doc : { ...doc, pin: { '~enc': 1, ct: 'opaque' } }));
       },
     });
@@ -290,7 +294,7 @@ describe('the write pipeline', () => {
     expect(err.code).toBe('DS_ATTRIBUTE_CONFIG_INVALID');
     const thing = await Class.create(stack, 'Thing', 'class', '', { name: { type: 'string', defaultValue: '  padded  ' } });
     expect(thing.model.schema.name.defaultValue).toBe('padded');
-    // a reference attribute needs a plugin that provides `reference` (domains): none here
-    expect((await refusal(Class.create(stack, 'Other', 'class', '', { r: { type: 'reference', domain: 'd' } }))).code).toBe('DS_ATTRIBUTE_REFERENCE_DOMAIN');
+    // a reference attribute needs the plugin that defines the type (domains): none here
+    expect((await refusal(Class.create(stack, 'Other', 'class', '', { r: { type: 'reference', domain: 'd' } }))).code).toBe('DS_ATTRIBUTE_TYPE_UNKNOWN');
   });
 });

@@ -164,7 +164,7 @@ describe('replication endpoint with stock PouchDB', () => {
 
     const now = new Date().toISOString();
     const classDoc = { _id: 'Note', '~class': 'class', name: 'Note', description: '', parentClass: null, schema: { text: { name: 'text', type: 'string', mandatory: true } }, triggers: [], simple: false, ephemeral: false, tenants: [], defaultScope: null, active: true, '~createTimestamp': now };
-    const badClass = { ...classDoc, _id: 'Bad', name: 'Bad', schema: { x: { name: 'x', type: 'nonsense' } } };
+    const badClass = { ...classDoc, _id: 'Bad', name: 'Bad', schema: { x: { name: 'x', type: 'no such type' } } };
     await client.bulkDocs([classDoc, badClass, { _id: 'Note-1', '~class': 'Note', text: 'hello', '~createTimestamp': now, active: true }]);
     const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
     expect(result.doc_write_failures).toBe(1);

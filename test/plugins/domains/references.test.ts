@@ -34,7 +34,7 @@ describe('reference attributes: placement', () => {
   it('are refused on a stack without the domains plugin', async () => {
     const stack = track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: browser.filter((p) => p && (p as { name: string }).name !== 'domains') }));
     const cls = await Class.create(stack, 'Thing', 'class');
-    await expectRefused(Attribute.create(cls, 'r', 'reference', '', { domain: 'any' }), 'DS_ATTRIBUTE_REFERENCE_DOMAIN', 'r');
+    await expectRefused(Attribute.create(cls, 'r', 'reference', '', { domain: 'any' }), 'DS_ATTRIBUTE_TYPE_UNKNOWN', 'r');
   });
 });
 

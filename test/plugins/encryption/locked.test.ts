@@ -128,8 +128,13 @@ describe('a forged payload written locally', () => {
   });
 
   it('is refused on a stack without the encryption plugin too: the class is read-only there', async () => {
+    const full = await memoryStack();
+    await secretClasses(full);
+    // the class comes from a peer: this stack cannot define `encrypted` itself
     const stack = await memoryStack({ plugins: browserWithout('encryption') });
-    await secretClasses(stack);
+    await expectRefused(secretClasses(stack), 'DS_ATTRIBUTE_CONFIG_INVALID');
+    const classes = await Promise.all(['Person', 'Secret'].map((id) => full.db.get(id, { revs: true })));
+    expect((await stack.ingest(classes)).every((r) => r.ok)).toBe(true);
     await expectRefused(stack.createDoc({ '~class': 'Secret', label: 'x', pin: forged as never }), 'DS_CAPABILITY_MISSING', 'pin');
     expect(await stack.findDocuments('Secret')).toEqual([]);
   });

@@ -1,0 +1,40 @@
+import { DocstackError } from '../../kernel/errors.js';
+import type { AttributeTypeDefinition } from '../../kernel/model/attribute-types.js';
+import type { AttributeModel } from '../../kernel/model/types.js';
+import { referenceCheck } from './references.js';
+import type { DomainRegistry } from './registry.js';
+
+/** A reference attribute: the id of the document at the other end of a relation of `domain`. */
+export type ReferenceAttribute = AttributeModel & { type: 'reference'; domain: string };
+
+/** The domain a reference attribute names (its `domain` key, checked when it was defined). */
+export const domainOf = (attribute: AttributeModel): string => (attribute as ReferenceAttribute).domain;
+
+/**
+ * The `reference` attribute type is this plugin's: it keeps the relation in step with the
+ * value. Without the plugin a class holding one is read-only (DS_CAPABILITY_MISSING).
+ */
+export function referenceType(registry: DomainRegistry): AttributeTypeDefinition {
+  return {
+    type: 'reference',
+    label: 'a document id',
+    keys: {
+      domain: (value, attribute) => {
+        if (typeof value !== 'string' || value === '') {
+          throw new DocstackError('DS_ATTRIBUTE_REFERENCE_DOMAIN', `The reference "${attribute.name}" needs a "domain".`, { path: attribute.name });
+        }
+        return value;
+      },
+    },
+    check: async (attribute, ctx) => {
+      if (attribute.isArray) {
+        throw new DocstackError('DS_ATTRIBUTE_REFERENCE_ARRAY', `The reference "${attribute.name}" cannot be an array; use a domain N:N relation instead.`, { path: attribute.name });
+      }
+      if (domainOf(attribute) === undefined) {
+        throw new DocstackError('DS_ATTRIBUTE_REFERENCE_DOMAIN', `The reference "${attribute.name}" needs a "domain".`, { path: attribute.name });
+      }
+      await referenceCheck(registry)(ctx.classModel, attribute);
+    },
+    validate: (value) => (typeof value === 'string' && value !== '' ? undefined : 'expected a document id'),
+  };
+}

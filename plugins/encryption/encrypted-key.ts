@@ -1,0 +1,28 @@
+import { DocstackError } from '../../kernel/errors.js';
+import type { ConfigKeyDefinition } from '../../kernel/model/attribute-types.js';
+import type { AttributeModel } from '../../kernel/model/types.js';
+
+/** Is this attribute stored sealed (`encrypted: true`, a config key this plugin defines)? */
+export const isEncrypted = (attribute: AttributeModel): boolean => attribute.encrypted === true;
+
+/**
+ * `encrypted: true` on any attribute type: without this plugin a class holding one is
+ * read-only (DS_CAPABILITY_MISSING), never written in clear.
+ */
+export const encryptedKey: ConfigKeyDefinition = {
+  key: 'encrypted',
+  rule: (value, attribute) => {
+    if (typeof value !== 'boolean') throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', `"encrypted" of "${attribute.name}" must be true or false.`, { path: attribute.name });
+    return value ? true : undefined;
+  },
+  check: (attribute, { classModel }) => {
+    if (!isEncrypted(attribute)) return;
+    const { name } = attribute;
+    if (classModel.simple) {
+      throw new DocstackError('DS_ATTRIBUTE_ENCRYPTED_SIMPLE', `"${classModel.name}" is a simple class: its documents are stored as given, so "${name}" cannot be encrypted.`, { path: name });
+    }
+    if (attribute.primaryKey) {
+      throw new DocstackError('DS_ATTRIBUTE_ENCRYPTED_PRIMARY_KEY', `The primary-key attribute "${name}" cannot be encrypted: keys are indexed in clear.`, { path: name });
+    }
+  },
+};
