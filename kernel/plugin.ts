@@ -3,6 +3,7 @@ import { DocstackError, registerErrors, type ErrorFactory } from './errors.js';
 import type { SystemPatch } from '../patches/types.js';
 import type { KernelHooks } from './hooks.js';
 import type { ClientStack } from './stack.js';
+import type { Storage } from './storage-facade.js';
 
 /** What a plugin's setup receives. */
 export interface Kernel {
@@ -10,6 +11,12 @@ export interface Kernel {
   /** The stack's awilix container (PROXY injection, strict): register services under constant keys. */
   readonly container: AwilixContainer;
   readonly stack: ClientStack;
+  /**
+   * The store, narrowed (also `stack.storage`): reads by id and range, the engine's own
+   * documents (locks, index entries, checkpoints), replication. Documents of user classes are
+   * written through the pipeline, never here.
+   */
+  readonly storage: Storage;
   /**
    * The API of a plugin this one lists in `requires` or `optional`: undefined when an optional
    * one is absent. Asking for a plugin not listed is a DS_PLUGIN_MISSING_REQUIREMENT: a plugin's

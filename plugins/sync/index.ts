@@ -5,7 +5,8 @@ import Replication from 'pouchdb-replication';
 import { DocstackError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { ClientStack } from '../../kernel/stack.js';
-import { registerPouchPlugin } from '../../kernel/storage.js';
+import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
+import type { ReplicationTarget } from '../../kernel/storage-replication.js';
 import { authenticatedFetch, type SyncAuth } from './auth.js';
 import { syncErrorList } from './errors.js';
 
@@ -77,17 +78,17 @@ function registerPouchPluginsOnce(): void {
  * A refused document answers `forbidden`: the replicator reports it as `denied` and goes on.
  * A key clash is reported (`index:conflict`), not refused: the node has already decided.
  */
-function ingestingTarget(stack: ClientStack): unknown {
-  const target = Object.create(stack.db) as { bulkDocs: unknown };
-  target.bulkDocs = async (request: { docs: unknown[]; new_edits?: boolean } | unknown[], options?: { new_edits?: boolean }) => {
-    const docs = Array.isArray(request) ? request : request.docs;
-    const newEdits = (Array.isArray(request) ? options?.new_edits : request.new_edits) ?? true;
-    const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report' });
-    return results.map((r) =>
-      r.ok ? { ok: true, id: r.id, rev: r.rev } : { id: r.id, error: true, name: r.status === 409 ? 'conflict' : 'forbidden', status: r.status, reason: r.reason, message: r.reason, code: r.code },
-    );
-  };
-  return target;
+function ingestingTarget(stack: ClientStack): ReplicationTarget {
+  return stack.storage.replication.target({
+    bulkDocs: async (docs, newEdits) => {
+      const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report' });
+      return results.map((r) =>
+        r.ok
+          ? { ok: true, id: r.id, rev: r.rev }
+          : { id: r.id, error: true, name: r.status === 409 ? 'conflict' : 'forbidden', status: r.status, reason: r.reason, message: r.reason, code: r.code },
+      );
+    },
+  });
 }
 
 function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchSync>): SyncHandle {

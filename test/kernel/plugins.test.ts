@@ -126,7 +126,7 @@ describe('the write pipeline', () => {
     expect(events).toEqual(['beforeValidate:create:local', 'validate:yes', 'beforeWrite', 'afterRead', 'afterWrite:1-']);
     // the caller gets the validated draft read back like any read (afterRead), never the stored form
     expect(created.sealed).toBe(false);
-    const raw = (await stack.db.get(created._id)) as Record<string, unknown>;
+    const raw = (await stack.storage.get(created._id)) as Record<string, unknown>;
     expect(raw.sealed).toBe(true);
     const read = await stack.getDocument(created._id);
     expect(read?.sealed).toBe(false);
@@ -199,7 +199,7 @@ describe('the write pipeline', () => {
     const sealed = await open([...browserWithout('encryption'), sealer]);
     await Class.create(sealed, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true } });
     const doc = await sealed.createDoc({ '~class': 'Secret', pin: '1234' });
-    expect(((await sealed.db.get(doc._id)) as Record<string, unknown>).pin).toEqual({ '~enc': 1, ct: 'opaque' });
+    expect(((await sealed.storage.get(doc._id)) as Record<string, unknown>).pin).toEqual({ '~enc': 1, ct: 'opaque' });
   });
 
   it('emits a change event per stored document and passes depth to hooks', async () => {

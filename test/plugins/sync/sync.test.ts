@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Class, createStack } from '../../../index.js';
 import { browser, type BrowserStack } from '../../../plugins.config.js';
-import { tempDir, track, uniqueName } from '../../helpers/stack.js';
+import { rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { ITEM_SCHEMA, startNode, TOKEN, type TestNode } from './harness.js';
 
 const nodes: TestNode[] = [];
@@ -72,7 +72,7 @@ describe('stack.sync', () => {
     const { server, client } = await setup();
     const [good] = await server.stack.createDocs([{ '~class': 'Item', title: 'pulled', n: 5 }]);
     // written around the node's pipeline, as a faulty or hostile node could serve it
-    await server.stack.db.put({ _id: 'Item-raw', '~class': 'Item', title: 42 } as never);
+    await rawDb(server.stack).put({ _id: 'Item-raw', '~class': 'Item', title: 42 });
     const events: { id: string; origin: string }[] = [];
     client.on('change', (e: { id: string; origin: string }) => events.push(e));
     const handle = client.sync({ remote: server.url, auth: { token: TOKEN } });
