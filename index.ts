@@ -9,6 +9,12 @@ export { createError, DocstackError, ERROR_CODES, isDocstackError, registerError
 export { HandlerRegistry, HANDLER_NAME, type AnyHandler, type HandlerLookup } from './kernel/handler-registry.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
+export type { EngineDoc, RangeOptions, RangeRow, Storage, StorageChanges, StorageInfo } from './kernel/storage-facade.js';
+export type {
+  LocalDoc, OpenRevision, RevisionDoc, ReplicationAllDocsOptions, ReplicationBulkGetOptions, ReplicationChangesOptions, ReplicationGetOptions,
+  ReplicationTarget, ReplicationTargetOptions, ReplicationWriteResult, StorageReplication,
+} from './kernel/storage-replication.js';
+export { destroyStore, type AdapterName, type StorageOptions } from './kernel/storage.js';
 export type { AdmitContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export { systemClock, type Clock } from './kernel/clock.js';
 export type { FindOptions, GetOptions } from './kernel/reads.js';

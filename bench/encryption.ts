@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Class, createStack, type ClientStack } from '../index.js';
 import { browser, type BrowserStack } from '../plugins.config.js';
+import { rawDatabase } from '../kernel/raw-database.js';
 import { collectGarbage, comparison, interleaved, measure, record, summarize, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
 
 const DOCS = 500;
@@ -47,7 +48,7 @@ async function openSide(adapter: (typeof ADAPTERS)[number], dir: string, encrypt
 }
 
 async function drop(stack: ClientStack): Promise<void> {
-  const db = stack.db;
+  const db = rawDatabase(stack); // benchmarks, like tests, may reach the raw store
   await stack.close();
   const PouchDB = (await import('pouchdb-core')).default;
   await new PouchDB(db.name, { adapter: (db as unknown as { adapter: string }).adapter } as never).destroy();

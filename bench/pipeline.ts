@@ -22,6 +22,7 @@ import leveldbAdapter from 'pouchdb-adapter-leveldb';
 import memoryAdapter from 'pouchdb-adapter-memory';
 import { Class, createStack, type ClientStack, type NewDoc } from '../index.js';
 import { browser } from '../plugins.config.js';
+import { rawDatabase } from '../kernel/raw-database.js';
 import { collectGarbage, comparison, interleaved, measure, record, rotate, summarize, type Sample, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
 
 type AdapterName = 'memory' | 'leveldb';
@@ -192,7 +193,7 @@ function watchFeed(stack: ClientStack): () => Promise<void> {
   );
   return async () => {
     if (!stack.changes.running) return; // nothing is listening: there is no feed to wait for
-    const target = Number((await stack.db.info()).update_seq);
+    const target = Number((await stack.storage.info()).updateSeq);
     if (seen >= target) return;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the change feed stopped at seq ${seen}, before ${target}`)), FEED_TIMEOUT_MS);
@@ -282,7 +283,7 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Compari
   for (const [side, run] of rotate(bulkSides, round)) bulk[side] = await measure(run);
   await expectItems(single, sizes.docs, 'raw single-call bulkDocs');
   await expectItems(chunked, sizes.docs, 'raw chunked bulkDocs');
-  await expectItems(engine.stack.db, sizes.docs, 'engine createDocs');
+  await expectItems(rawDatabase(engine.stack), sizes.docs, 'engine createDocs');
   await dropRaw(chunked);
   await dropEngine(liveEngine.stack, place);
 

@@ -6,7 +6,8 @@ import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'a
  */
 export const KEYS = {
   stack: 'stack',
-  db: 'db',
+  /** the storage facade (kernel/storage-facade.ts); the PouchDB store itself is the kernel's */
+  storage: 'storage',
   hooks: 'hooks',
   changeFeed: 'changeFeed',
   classCache: 'classCache',

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   DS_STACK_PATCH_COUNT: kernelCode('PATCH_COUNT does not match the number of system patches applied.', 500),
   DS_STORAGE_ADAPTER_UNKNOWN: kernelCode('The storage adapter is not one of leveldb or memory.', 500),
   DS_STORAGE_LOCKED: kernelCode('The store is in use by another process (its leveldb lock is held): one process opens a store at a time.', 503),
+  DS_STORAGE_BYPASS: kernelCode('storage.put was given a document of a user class: those are written through the pipeline (createDoc, updateDoc, ingest).', 500),
 
   // classes
   DS_CLASS_NOT_FOUND: kernelCode('No class with that name exists (or it is inactive).', 404),

@@ -3,7 +3,7 @@ import { DocstackError } from './errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from './hooks.js';
 import { planClaims, uniqueViolation, type ClaimEntry, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 import { checkClassDocument } from './model/class-check.js';
-import { CLASS_META, DOMAIN_META, SELF_META, type ClassModel, type Doc } from './model/types.js';
+import { CLASS_META, isEngineClassName, SELF_META, type ClassModel, type Doc } from './model/types.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from './pipeline.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
@@ -46,7 +46,6 @@ interface IngestDeps {
   check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<void>;
 }
 
-const isEngineClassId = (id: string) => id.startsWith('~') || id === CLASS_META || id === DOMAIN_META;
 const isClassDoc = (doc: Record<string, unknown>) => doc['~class'] === CLASS_META || doc['~class'] === SELF_META;
 
 /**
@@ -83,7 +82,7 @@ export class Ingestor {
     for (const entry of admitted.filter((e) => e.kind === 'class')) {
       try {
         // the engine's own classes (`~…`, the meta-classes) are written by system patches on each peer
-        if (!isEngineClassId(entry.doc._id)) await checkClassDocument(this.deps.stack, entry.doc, (entry.previous as unknown as ClassModel | undefined) ?? null);
+        if (!isEngineClassName(entry.doc._id)) await checkClassDocument(this.deps.stack, entry.doc, (entry.previous as unknown as ClassModel | undefined) ?? null);
         classes.push(entry);
       } catch (err) {
         refuse(entry, err);

@@ -4,6 +4,7 @@ import type { SystemPatch } from '../patches/types.js';
 import type { KernelHooks } from './hooks.js';
 import type { AttributeTypeDefinition, ConfigKeyDefinition } from './model/attribute-types.js';
 import type { ClientStack } from './stack.js';
+import type { Storage } from './storage-facade.js';
 
 /** What a plugin's setup receives. */
 export interface Kernel {
@@ -11,6 +12,12 @@ export interface Kernel {
   /** The stack's awilix container (PROXY injection, strict): register services under constant keys. */
   readonly container: AwilixContainer;
   readonly stack: ClientStack;
+  /**
+   * The store, narrowed (also `stack.storage`): reads by id and range, the engine's own
+   * documents (locks, index entries, checkpoints), replication. Documents of user classes are
+   * written through the pipeline, never here.
+   */
+  readonly storage: Storage;
   /**
    * The API of a plugin this one lists in `requires` or `optional`: undefined when an optional
    * one is absent. Asking for a plugin not listed is a DS_PLUGIN_MISSING_REQUIREMENT: a plugin's
@@ -136,7 +143,7 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
 }
 
 /** The setup context of one plugin: `use` limited to what it declares. */
-export function kernelFor(plugin: Plugin, base: Pick<Kernel, 'hooks' | 'container' | 'stack'>, apiOf: (name: string) => unknown): Kernel {
+export function kernelFor(plugin: Plugin, base: Pick<Kernel, 'hooks' | 'container' | 'stack' | 'storage'>, apiOf: (name: string) => unknown): Kernel {
   const declared = new Set([...(plugin.requires ?? []), ...(plugin.optional ?? [])]);
   const types = base.stack.attributeTypes;
   return {

@@ -14,9 +14,10 @@ import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
 import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMembers } from './plugin.js';
-import { findClassDocuments, readRaw, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
+import { findClassDocuments, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
 import type { Selector } from './selector.js';
 import { openDatabase, type AdapterName, type Database } from './storage.js';
+import { StackStorage, type Storage } from './storage-facade.js';
 import { SYSTEM_PATCHES } from '../patches/index.js';
 import { applySystemPatches, expectedPatchCount } from './system-patches.js';
 import { kernelAttributeTypes } from './model/builtin-types.js';
@@ -60,7 +61,9 @@ const PURGE_CHUNK = 500;
 export class ClientStack extends EventEmitter {
   readonly hooks: KernelHooks = createHooks();
   readonly container: AwilixContainer;
-  readonly db: Database;
+  /** the store as plugins and the server see it; the PouchDB store itself stays the kernel's */
+  readonly storage: Storage;
+  readonly #db: Database;
   readonly changes: ChangeFeed;
   readonly classCache: ClassCache;
   readonly primaryKeys: PrimaryKeyIndex;
@@ -85,7 +88,8 @@ export class ClientStack extends EventEmitter {
     db: Database,
   ) {
     super();
-    this.db = db;
+    this.#db = db;
+    this.storage = new StackStorage(db);
     this.clock = options.clock ?? systemClock;
     this.changes = new ChangeFeed(db, this.clock);
     this.classCache = new ClassCache(db, this.changes, this.clock);
@@ -102,7 +106,7 @@ export class ClientStack extends EventEmitter {
     });
     this.container = createStackContainer({
       [KEYS.stack]: this,
-      [KEYS.db]: db,
+      [KEYS.storage]: this.storage,
       [KEYS.hooks]: this.hooks,
       [KEYS.changeFeed]: this.changes,
       [KEYS.classCache]: this.classCache,
@@ -125,7 +129,7 @@ export class ClientStack extends EventEmitter {
     const db = await openDatabase(full);
     const stack = new ClientStack(name, full, db);
     try {
-      const base = { hooks: stack.hooks, container: stack.container, stack };
+      const base = { hooks: stack.hooks, container: stack.container, stack, storage: stack.storage };
       for (const { plugin, options: pluginOptions } of plugins) {
         const api = await plugin.setup(kernelFor(plugin, base, (name) => stack.apis.get(name)), pluginOptions);
         stack.apis.set(plugin.name, api);
@@ -134,7 +138,7 @@ export class ClientStack extends EventEmitter {
       }
       // the kernel's patches, then each plugin's, in set-up order (a plugin's meta-classes come with it)
       const patches = [...SYSTEM_PATCHES, ...plugins.flatMap(({ plugin }) => plugin.patches ?? [])];
-      stack.patchCount = await applySystemPatches(db, expected, stack.clock, patches);
+      stack.patchCount = await applySystemPatches(stack.storage, expected, stack.clock, patches);
       await stack.hooks.onOpen.promise(stack);
       stack.state = 'open';
       return stack;
@@ -220,7 +224,7 @@ export class ClientStack extends EventEmitter {
       if (doc._id !== undefined) chosenIds.push(draft._id);
       requests.push({ op: 'create', draft, classModel: model });
     }
-    await refuseTakenIds(this.db, chosenIds);
+    await refuseTakenIds(this.#db, chosenIds);
     return this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
   }
 
@@ -250,7 +254,7 @@ export class ClientStack extends EventEmitter {
   async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
     this.assertOpen();
     if (typeof id !== 'string' || id === '') return null;
-    const doc = await readRaw(this.db, id);
+    const doc = await this.storage.get(id);
     if (!doc || (doc.active === false && !options.includeInactive)) return null;
     const classModel = typeof doc['~class'] === 'string' ? ((await this.classCache.get(doc['~class'])) ?? undefined) : undefined;
     return this.hooks.afterRead.promise(doc, { stack: this, ...(classModel ? { classModel } : {}) });
@@ -260,11 +264,11 @@ export class ClientStack extends EventEmitter {
   async findDocuments(className: string, selector?: Selector, options: FindOptions = {}): Promise<Doc[]> {
     const model = await this.requireClass(className);
     if (model.name === CLASS_META) return findClassDocuments(this, this.classNames, selector, options);
-    return scanClass(this, this.db, this.hooks, model, selector, options);
+    return scanClass(this, this.#db, this.hooks, model, selector, options);
   }
 
   private async requireActive(id: string): Promise<Doc> {
-    const previous = typeof id === 'string' && id !== '' ? await readRaw(this.db, id) : null;
+    const previous = typeof id === 'string' && id !== '' ? await this.storage.get(id) : null;
     if (!previous || previous.active === false || typeof previous['~class'] !== 'string') {
       throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
     }
@@ -280,8 +284,7 @@ export class ClientStack extends EventEmitter {
     this.assertOpen();
     let purged = 0;
     for (let start = 0; start < ids.length; start += PURGE_CHUNK) {
-      const rows = await this.db.allDocs({ keys: ids.slice(start, start + PURGE_CHUNK), include_docs: true });
-      const docs = rows.rows.map((row) => ('doc' in row ? (row.doc as unknown as Doc | null) : null)).filter((d): d is Doc => !!d);
+      const docs = (await this.storage.getMany(ids.slice(start, start + PURGE_CHUNK))).filter((d): d is Doc => !!d);
       const claims: KeyClaim[] = [];
       for (const doc of docs) {
         const model = await this.classCache.get(doc['~class']);
@@ -289,7 +292,7 @@ export class ClientStack extends EventEmitter {
         if (claim) claims.push(claim);
       }
       await this.primaryKeys.release(claims);
-      const results = await this.db.bulkDocs(docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true })) as never[]);
+      const results = await this.#db.bulkDocs(docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true })) as never[]);
       purged += results.filter((r) => !('error' in r && r.error)).length;
     }
     return purged;
@@ -363,7 +366,7 @@ export class ClientStack extends EventEmitter {
     this.changes.close();
     this.state = 'closed';
     try {
-      await this.db.close();
+      await this.#db.close();
     } catch (err) {
       // another instance of the same store (same name, same process) already closed it
       if ((err as { status?: number }).status !== 412) throw err;

@@ -28,18 +28,6 @@ function loadAdapter(name: AdapterName): Promise<void> {
   return loading;
 }
 
-const registeredPlugins = new Set<unknown>();
-
-/**
- * Adds a PouchDB plugin (pouchdb-replication, pouchdb-adapter-http…) for every stack of the
- * process, once: some plugins define non-configurable members and throw when added twice.
- */
-export function registerPouchPlugin(plugin: PouchDB.Plugin): void {
-  if (registeredPlugins.has(plugin)) return;
-  DocstackPouch.plugin(plugin);
-  registeredPlugins.add(plugin);
-}
-
 export interface StorageOptions {
   name: string;
   adapter: AdapterName;
@@ -54,12 +42,23 @@ export function storageLocation(options: StorageOptions): string {
   return `${dir}/${options.name}`;
 }
 
-export async function openDatabase(options: StorageOptions): Promise<Database> {
+function checkAdapter(options: StorageOptions): void {
   if (!Object.hasOwn(adapterLoaders, options.adapter)) {
     throw new DocstackError('DS_STORAGE_ADAPTER_UNKNOWN', `Unknown storage adapter "${String(options.adapter)}"; use "leveldb" or "memory".`, {
       details: { adapter: options.adapter },
     });
   }
+}
+
+/** Deletes a store for good (the node's reset): close its stack first. */
+export async function destroyStore(options: StorageOptions): Promise<void> {
+  checkAdapter(options);
+  await loadAdapter(options.adapter);
+  await new DocstackPouch(storageLocation(options), { adapter: options.adapter }).destroy();
+}
+
+export async function openDatabase(options: StorageOptions): Promise<Database> {
+  checkAdapter(options);
   await loadAdapter(options.adapter);
   if (options.adapter === 'leveldb') {
     const { mkdir } = await import('node:fs/promises');

@@ -2,8 +2,7 @@ import { SYSTEM_PATCHES, type SystemPatch } from '../patches/index.js';
 import type { Clock } from './clock.js';
 import { nowIso } from './drafts.js';
 import { DocstackError } from './errors.js';
-import { readRaw } from './reads.js';
-import type { Database } from './storage.js';
+import type { Storage } from './storage-facade.js';
 
 const RECORD_ID = '_local/~system-patches';
 
@@ -20,20 +19,19 @@ interface PatchRecord {
  * deployment pinned to a patch level must not run against another one unnoticed.
  */
 export async function applySystemPatches(
-  db: Database,
+  storage: Storage,
   expectedCount: number | undefined,
   clock: Clock,
   patches: readonly SystemPatch[] = SYSTEM_PATCHES,
 ): Promise<number> {
-  const record = await readRecord(db);
+  const record = await readRecord(storage);
   const done = new Set(record.applied.map((p) => p.id));
   for (const patch of patches) {
     if (done.has(patch.id)) continue;
     const now = nowIso(clock);
-    await patch.apply({ db, now });
+    await patch.apply({ storage, now });
     record.applied.push({ id: patch.id, at: now });
-    const res = await db.put(record as never);
-    record._rev = res.rev;
+    record._rev = await storage.put(record);
   }
   const count = record.applied.length;
   if (expectedCount !== undefined && count !== expectedCount) {
@@ -47,8 +45,8 @@ export async function applySystemPatches(
   return count;
 }
 
-async function readRecord(db: Database): Promise<PatchRecord> {
-  return (await readRaw<PatchRecord>(db, RECORD_ID)) ?? { _id: RECORD_ID, applied: [] };
+async function readRecord(storage: Storage): Promise<PatchRecord> {
+  return (await storage.get<PatchRecord>(RECORD_ID)) ?? { _id: RECORD_ID, applied: [] };
 }
 
 /** PATCH_COUNT from the options, else from the environment where there is one (Node). */

@@ -3,7 +3,7 @@ import { EventEmitter } from 'events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
-import { type ClientStack, createStack, DocstackError, type PluginEntry } from '../index.js';
+import { type ClientStack, createStack, destroyStore, DocstackError, type PluginEntry } from '../index.js';
 import { server as serverPreset } from '../plugins.config.js';
 import { createAuth } from './auth/index.js';
 import { loadConfig, type Env } from './config.js';
@@ -175,9 +175,8 @@ export class ServerNode extends EventEmitter {
       const stack = this.openStack;
       this.openStack = null;
       if (stack) {
-        const db = stack.db;
         await stack.close();
-        await destroy(db, this.options.adapter ?? 'leveldb');
+        await destroyStore({ name: stack.name, adapter: this.options.adapter ?? 'leveldb', dataDir: this.config.dataDir });
       }
       await this.openNodeStack();
       this.emit('reset');
@@ -213,9 +212,4 @@ export function createServerNode(options: ServerNodeOptions = {}): ServerNode {
 
 function randomPassword(): string {
   return globalThis.crypto.getRandomValues(new Uint8Array(18)).reduce((s, b) => s + b.toString(36).padStart(2, '0'), '').slice(0, 24);
-}
-
-async function destroy(db: ClientStack['db'], adapter: 'leveldb' | 'memory'): Promise<void> {
-  const PouchDB = (await import('pouchdb-core')).default;
-  await new PouchDB(db.name, { adapter } as PouchDB.Configuration.DatabaseConfiguration).destroy();
 }

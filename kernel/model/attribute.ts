@@ -1,6 +1,5 @@
 import { DocstackError } from '../errors.js';
 import { nowIso } from '../drafts.js';
-import { rangePages } from '../reads.js';
 import type { WriteRequest } from '../pipeline.js';
 import type { ClientStack } from '../stack.js';
 import { normalizeAttribute, type AttributeRuleContext } from './attribute-rules.js';
@@ -93,13 +92,12 @@ export async function checkDefaultValue(stack: ClientStack, classModel: ClassMod
 }
 
 async function hasDocuments(stack: ClientStack, model: ClassModel): Promise<boolean> {
-  const rows = await stack.db.allDocs({ startkey: `${model.name}-`, endkey: `${model.name}-\uffff`, limit: 1 });
-  return rows.rows.length > 0;
+  return (await stack.storage.range({ prefix: `${model.name}-`, limit: 1 })).length > 0;
 }
 
 /** Active raw documents of the class that lack the attribute, a page at a time. */
 async function forEachUnstamped(stack: ClientStack, className: string, attribute: AttributeModel, visit: (docs: Doc[]) => Promise<void>): Promise<void> {
-  for await (const page of rangePages(stack.db, `${className}-`, STAMP_BATCH)) {
+  for await (const page of stack.storage.pages(`${className}-`, STAMP_BATCH)) {
     const docs = page.filter((doc) => doc['~class'] === className && doc.active !== false && doc[attribute.name] === undefined);
     if (docs.length > 0) await visit(docs);
   }

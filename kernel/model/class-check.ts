@@ -61,6 +61,5 @@ function refuseBreakingAddition(className: string, next: AttributeModel, before:
 }
 
 async function hasDocuments(stack: ClientStack, className: string): Promise<boolean> {
-  const rows = await stack.db.allDocs({ startkey: `${className}-`, endkey: `${className}-\uffff`, limit: 1 });
-  return rows.rows.length > 0;
+  return (await stack.storage.range({ prefix: `${className}-`, limit: 1 })).length > 0;
 }

@@ -4,7 +4,6 @@ import { DocstackError } from '../errors.js';
 import { revNumber } from '../class-cache.js';
 import { whileObserved } from '../observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
-import { readRaw } from '../reads.js';
 import type { Selector } from '../selector.js';
 import type { ClientStack } from '../stack.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
@@ -72,7 +71,7 @@ export class Class extends EventEmitter {
     if (typeof description !== 'string') throw new DocstackError('DS_CLASS_INVALID', 'A class description is a string.', { path: 'description' });
     const model = buildClassModel(name, description, options, nowIso(stack.clock));
     if (model.parentClass !== null) await stack.requireClass(model.parentClass);
-    const existing = await readRaw(stack.db, name);
+    const existing = await stack.storage.get(name);
     if (existing) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
 
     const entries = Array.isArray(schema) ? schema.map((a) => [a.name, a] as const) : Object.entries(schema).map(([k, a]) => [k, { name: k, ...a }] as const);
@@ -85,8 +84,7 @@ export class Class extends EventEmitter {
     }
     await checkDefaults(stack, model);
     try {
-      const res = await stack.db.put(model as never);
-      model._rev = res.rev;
+      model._rev = await stack.storage.put(model);
     } catch (err) {
       if ((err as { status?: number }).status === 409) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
       throw err;
@@ -157,7 +155,7 @@ export class Class extends EventEmitter {
 
   /** Re-reads the class document. */
   async refresh(): Promise<ClassModel> {
-    const model = (await readRaw(this.stack.db, this.name)) as ClassModel | null;
+    const model = await this.stack.storage.get<ClassModel>(this.name);
     if (model && model._rev !== this.current._rev) {
       this.current = model;
       this.stack.classCache.set(model);
@@ -172,13 +170,12 @@ export class Class extends EventEmitter {
    */
   async saveModel(change: (model: ClassModel) => ClassModel | Promise<ClassModel>): Promise<ClassModel> {
     for (let attempt = 0; ; attempt++) {
-      const stored = (await readRaw(this.stack.db, this.name)) as ClassModel | null;
+      const stored = await this.stack.storage.get<ClassModel>(this.name);
       if (!stored || stored.active === false) throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named "${this.name}".`);
       const next = await change(structuredClone(stored));
       next['~updateTimestamp'] = nowIso(this.stack.clock);
       try {
-        const res = await this.stack.db.put(next as never);
-        next._rev = res.rev;
+        next._rev = await this.stack.storage.put(next);
         this.current = next;
         this.stack.classCache.set(next);
         this.emit('model', next);

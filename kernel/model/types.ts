@@ -81,6 +81,14 @@ export const DOMAIN_META = 'domain';
 /** The `~class` of the `class` meta-class document itself. */
 export const SELF_META = '~self';
 
+/**
+ * A class the engine owns (its documents are the engine's, not a user's): the meta-classes
+ * `class` and `domain`, `~self`, and the `~` system classes of the kernel and its plugins.
+ */
+export function isEngineClassName(name: string): boolean {
+  return name.startsWith('~') || name === CLASS_META || name === DOMAIN_META;
+}
+
 /** The class document: `_id` is the class name. */
 export interface ClassModel {
   _id: string;

@@ -29,7 +29,7 @@ export function metaClass(id: string, ofClass: string, description: string, sche
 export const metaModelPatch: SystemPatch = {
   id: '0001-meta-model',
   description: 'Creates the class meta-class (~class ~self); the domain meta-class is the domains plugin\'s patch.',
-  async apply({ db, now }) {
+  async apply({ storage, now }) {
     const docs = [
       metaClass(CLASS_META, SELF_META, 'The meta-class: every class document is one of these.', [
         attr('name', 'string', { mandatory: true, primaryKey: true, maxLength: 64 }),
@@ -44,11 +44,7 @@ export const metaModelPatch: SystemPatch = {
       ], now),
     ];
     // Only what is missing: a replica may already hold these documents.
-    const existing = await db.allDocs({ keys: docs.map((d) => d._id) });
-    const missing = docs.filter((_, i) => {
-      const row = existing.rows[i];
-      return !row || 'error' in row;
-    });
-    if (missing.length > 0) await db.bulkDocs(missing as never[]);
+    const existing = await storage.getMany(docs.map((d) => d._id));
+    for (const [i, doc] of docs.entries()) if (!existing[i]) await storage.put({ ...doc });
   },
 };

@@ -1,5 +1,4 @@
 import type { IngestItem } from '../../kernel/hooks.js';
-import { readRaw } from '../../kernel/reads.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { DOMAIN_ERRORS } from './errors.js';
 import { domainDocId, relationPrefix } from './model.js';
@@ -17,7 +16,7 @@ export async function admitRelation(stack: ClientStack, item: IngestItem): Promi
   if (!doc._id.startsWith(relationPrefix(domain))) {
     throw DOMAIN_ERRORS.relationInvalid(`A relation of "${domain}" must have an id starting with "${relationPrefix(domain)}".`, { path: '_id', details: { domain } });
   }
-  const found = await readRaw(stack.db, domainDocId(domain));
+  const found = await stack.storage.get(domainDocId(domain));
   if (!found || found.active === false) {
     throw DOMAIN_ERRORS.domainNotFound(`There is no domain named ${JSON.stringify(domain)} here.`, { details: { domain } });
   }

@@ -1,5 +1,4 @@
 import type { ClientStack } from '../../kernel/stack.js';
-import { readRaw } from '../../kernel/reads.js';
 import type { EndIndex } from './end-index.js';
 import type { RelationDoc } from './model.js';
 
@@ -35,25 +34,21 @@ export class RelationCatchUp {
   }
 
   private async scan(): Promise<void> {
-    const { db } = this.stack;
+    const { storage } = this.stack;
     const checkpoint = await this.read();
     let since = checkpoint.seq;
     for (;;) {
-      const page = await db.changes({ since, limit: PAGE, return_docs: true });
+      const page = await storage.changes({ since, limit: PAGE });
       const ids = [...new Set(page.results.map((c) => c.id).filter((id) => id.startsWith('~rel-')))];
       if (ids.length > 0) {
-        const rows = await db.allDocs({ keys: ids, include_docs: true });
-        for (const row of rows.rows) {
-          const relation = 'doc' in row ? (row.doc as unknown as RelationDoc | null) : null;
-          if (relation) await this.record(relation);
-        }
+        for (const relation of await storage.getMany<RelationDoc>(ids)) if (relation) await this.record(relation);
       }
-      since = page.last_seq;
+      since = page.lastSeq;
       if (page.results.length < PAGE) break;
     }
     if (since !== checkpoint.seq) {
       try {
-        await db.put({ ...checkpoint, seq: since } as never);
+        await storage.put({ ...checkpoint, seq: since });
       } catch (err) {
         if ((err as { status?: number }).status !== 409) throw err; // another scan saved as much
       }
@@ -73,6 +68,6 @@ export class RelationCatchUp {
   }
 
   private async read(): Promise<Checkpoint> {
-    return (await readRaw<Checkpoint>(this.stack.db, CHECKPOINT_ID)) ?? { _id: CHECKPOINT_ID, seq: 0 };
+    return (await this.stack.storage.get<Checkpoint>(CHECKPOINT_ID)) ?? { _id: CHECKPOINT_ID, seq: 0 };
   }
 }

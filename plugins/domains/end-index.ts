@@ -1,7 +1,6 @@
 import type { Clock } from '../../kernel/clock.js';
 import { DocstackError } from '../../kernel/errors.js';
-import { readRaw } from '../../kernel/reads.js';
-import type { Database } from '../../kernel/storage.js';
+import type { Storage } from '../../kernel/storage-facade.js';
 import type { End, RelationDoc } from './model.js';
 
 /** One relation at one end: the relation's id and the document at the other end. */
@@ -32,7 +31,7 @@ const MAX_ATTEMPTS = 10;
  */
 export class EndIndex {
   constructor(
-    private readonly db: Database,
+    private readonly storage: Storage,
     private readonly clock: Clock,
   ) {}
 
@@ -95,7 +94,7 @@ export class EndIndex {
 
   private async write(doc: EndDoc): Promise<boolean> {
     try {
-      await this.db.put(doc as never);
+      await this.storage.put(doc);
       return true;
     } catch (err) {
       if ((err as { status?: number }).status === 409) return false;
@@ -105,16 +104,15 @@ export class EndIndex {
 
   private async read(domain: string, end: End, docId: string): Promise<EndDoc> {
     const id = this.idOf(domain, end, docId);
-    return (await readRaw<EndDoc>(this.db, id)) ?? { _id: id, entries: [] };
+    return (await this.storage.get<EndDoc>(id)) ?? { _id: id, entries: [] };
   }
 
   /** Drops entries whose relation is inactive, or missing past the grace period (a crash leftover). */
   private async filterLive(entries: EndEntry[]): Promise<EndEntry[]> {
     if (entries.length === 0) return entries;
-    const rows = await this.db.allDocs({ keys: entries.map((e) => e.relationId), include_docs: true });
+    const docs = await this.storage.getMany<RelationDoc>(entries.map((e) => e.relationId));
     return entries.filter((entry, i) => {
-      const row = rows.rows[i];
-      const doc = row && 'doc' in row ? (row.doc as unknown as RelationDoc | null) : null;
+      const doc = docs[i];
       if (doc) return doc.active !== false;
       return this.clock.now() - entry.at < PENDING_GRACE_MS;
     });

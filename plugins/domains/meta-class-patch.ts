@@ -10,18 +10,16 @@ import { CLASS_META, DOMAIN_META } from '../../kernel/model/types.js';
 export const domainMetaClassPatch: SystemPatch = {
   id: 'domains/0001-domain-meta-class',
   description: 'Creates the domain meta-class: typed relations between two classes.',
-  async apply({ db, now }) {
-    const existing = await db.allDocs({ keys: [DOMAIN_META] });
-    const row = existing.rows[0];
-    if (row && !('error' in row)) return;
-    await db.put(
-      metaClass(DOMAIN_META, CLASS_META, 'The meta-class of domains: typed relations between two classes.', [
+  async apply({ storage, now }) {
+    if (await storage.get(DOMAIN_META)) return;
+    await storage.put({
+      ...metaClass(DOMAIN_META, CLASS_META, 'The meta-class of domains: typed relations between two classes.', [
         attr('name', 'string', { mandatory: true, primaryKey: true, maxLength: 64 }),
         attr('description', 'string'),
         attr('relation', 'enum', { mandatory: true, values: [{ value: '1:1' }, { value: '1:N' }, { value: 'N:1' }, { value: 'N:N' }] }),
         attr('sourceClass', 'string', { mandatory: true }),
         attr('targetClass', 'string', { mandatory: true }),
-      ], now) as never,
-    );
+      ], now),
+    });
   },
 };

@@ -1,7 +1,6 @@
 import { nowIso } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
 import type { Doc } from '../../kernel/model/types.js';
-import { rangePages, readRaw } from '../../kernel/reads.js';
 import { compileSelector, projectFields, type Selector } from '../../kernel/selector.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { RelationCatchUp } from './catch-up.js';
@@ -27,7 +26,7 @@ export class RelationStore {
   private readonly catchUp: RelationCatchUp;
 
   constructor(private readonly stack: ClientStack) {
-    this.ends = new EndIndex(stack.db, stack.clock);
+    this.ends = new EndIndex(stack.storage, stack.clock);
     this.catchUp = new RelationCatchUp(stack, this.ends);
   }
 
@@ -98,7 +97,7 @@ export class RelationStore {
       '~createTimestamp': nowIso(this.stack.clock),
     };
     try {
-      relation._rev = (await this.stack.db.put(relation as never)).rev;
+      relation._rev = await this.stack.storage.put(relation);
     } catch (err) {
       await this.ends.remove(domain.name, 'source', sourceId, id);
       await this.ends.remove(domain.name, 'target', targetId, id);
@@ -113,15 +112,16 @@ export class RelationStore {
     await this.ready();
     const entry = (await this.ends.live(domain.name, 'source', sourceId)).find((e) => e.otherId === targetId);
     if (!entry) return null;
-    const doc = (await readRaw(this.stack.db, entry.relationId)) as unknown as RelationDoc | null;
+    const doc = await this.stack.storage.get<RelationDoc>(entry.relationId);
     return doc && doc.active ? doc : null;
   }
 
   /** Deactivates a relation (kept, `active: false`) and frees both ends. */
   async remove(relation: RelationDoc): Promise<void> {
-    const current = (await this.stack.db.get(relation._id)) as unknown as RelationDoc;
+    const current = await this.stack.storage.get<RelationDoc>(relation._id);
+    if (!current) throw new DocstackError('DS_RELATION_NOT_FOUND', `There is no relation ${JSON.stringify(relation._id)}.`, { details: { id: relation._id } });
     if (current.active) {
-      await this.stack.db.put({ ...current, active: false, '~updateTimestamp': nowIso(this.stack.clock) } as never);
+      await this.stack.storage.put({ ...current, active: false, '~updateTimestamp': nowIso(this.stack.clock) });
     }
     await this.ends.remove(current['~domain'], 'source', current.sourceId, current._id);
     await this.ends.remove(current['~domain'], 'target', current.targetId, current._id);
@@ -134,7 +134,7 @@ export class RelationStore {
     await this.ready();
     const out: RelationDoc[] = [];
     for (const entry of await this.ends.live(domain.name, end, docId)) {
-      const doc = (await readRaw(this.stack.db, entry.relationId)) as unknown as RelationDoc | null;
+      const doc = await this.stack.storage.get<RelationDoc>(entry.relationId);
       if (doc?.active) out.push(doc);
     }
     return out;
@@ -146,7 +146,7 @@ export class RelationStore {
     const out: Doc[] = [];
     if (limit <= 0) return out;
     let toSkip = skip;
-    for await (const page of rangePages(this.stack.db, relationPrefix(domain.name))) {
+    for await (const page of this.stack.storage.pages(relationPrefix(domain.name))) {
       for (const doc of match(page.filter((d) => d.active !== false))) {
         if (toSkip > 0) {
           toSkip--;

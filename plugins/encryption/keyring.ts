@@ -1,7 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
 import { Class } from '../../kernel/model/class.js';
 import type { Doc } from '../../kernel/model/types.js';
-import { readRaw } from '../../kernel/reads.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import {
   deriveKek,
@@ -68,7 +67,7 @@ export class Keyring {
   /** The stored keyring, or null before the first unlock of this database. */
   async read(fresh = false): Promise<KeyringDoc | null> {
     if (!fresh && this.cached) return this.cached;
-    this.cached = (await readRaw(this.stack.db, KEYRING_ID)) as KeyringDoc | null;
+    this.cached = await this.stack.storage.get<KeyringDoc>(KEYRING_ID);
     return this.cached;
   }
 

@@ -2,7 +2,6 @@ import { DocstackError } from '../../kernel/errors.js';
 import type { ClassModel, Doc } from '../../kernel/model/types.js';
 import { isSealed } from './sealed.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import { rangePages } from '../../kernel/reads.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { generateDataKey } from './crypto.js';
 import type { Keyring } from './keyring.js';
@@ -73,7 +72,7 @@ async function classesWithEncryption(stack: ClientStack): Promise<ClassModel[]> 
 /** Raw active documents of a class (stored form, ciphertext included) that match, up to `limit`. */
 async function findWhere(stack: ClientStack, model: ClassModel, match: (d: Doc, m: ClassModel) => boolean, limit: number): Promise<Doc[]> {
   const out: Doc[] = [];
-  for await (const page of rangePages(stack.db, `${model.name}-`)) {
+  for await (const page of stack.storage.pages(`${model.name}-`)) {
     for (const doc of page) {
       if (doc.active !== false && doc['~class'] === model.name && match(doc, model)) out.push(doc);
       if (out.length >= limit) return out;

@@ -33,9 +33,9 @@ export async function purgeEphemeral(stack: ClientStack): Promise<number> {
     const model = await stack.classCache.get(name);
     if (!model?.ephemeral || model.active === false) continue;
     for (;;) {
-      const page = await stack.db.allDocs({ startkey: `${name}-`, endkey: `${name}-\uffff`, limit: PURGE_CHUNK });
-      if (page.rows.length === 0) break;
-      const removed = await stack.purgeDocuments(page.rows.map((row) => row.id));
+      const page = await stack.storage.range({ prefix: `${name}-`, limit: PURGE_CHUNK });
+      if (page.length === 0) break;
+      const removed = await stack.purgeDocuments(page.map((row) => row.id));
       purged += removed;
       if (removed === 0) break; // nothing could be removed (a concurrent writer): do not spin
     }

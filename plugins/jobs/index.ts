@@ -56,7 +56,7 @@ export const jobsPlugin = definePlugin({
     const handlers = createHandlerRegistry(kernel);
     const jobs = new JobStore(stack);
     const runs = new RunStore(stack);
-    const runner = new JobRunner({ stack, jobs, runs, handlers, locks: new JobLocks(stack.db, stack.clock) });
+    const runner = new JobRunner({ stack, jobs, runs, handlers, locks: new JobLocks(stack.storage, stack.clock) });
     const scheduler = options.scheduler ? new Scheduler({ stack, jobs, runs, runner, platform: options.platform, tickMs: options.tickMs }) : null;
     const api = createJobsApi({ stack, jobs, runs, runner, handlers, changed: () => scheduler?.poke() });
 

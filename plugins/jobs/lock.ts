@@ -1,6 +1,5 @@
 import type { Clock } from '../../kernel/clock.js';
-import type { Database } from '../../kernel/storage.js';
-import { readRaw } from '../../kernel/reads.js';
+import type { Storage } from '../../kernel/storage-facade.js';
 
 const PREFIX = '_local/~job-lock/';
 /**
@@ -35,7 +34,7 @@ export interface Lease {
  */
 export class JobLocks {
   constructor(
-    private readonly db: Database,
+    private readonly storage: Storage,
     /** the stack's clock: expiry times are written and compared on it */
     private readonly clock: Clock,
     private readonly leaseMs = DEFAULT_LEASE_MS,
@@ -46,7 +45,7 @@ export class JobLocks {
     const id = `${PREFIX}${job}`;
     const fresh: LockDoc = { _id: id, owner, expiresAt: this.clock.now() + this.leaseMs };
     try {
-      fresh._rev = (await this.db.put(fresh as never)).rev;
+      fresh._rev = await this.storage.put(fresh);
       return this.lease(fresh);
     } catch (err) {
       if (!isConflict(err)) throw err;
@@ -55,7 +54,7 @@ export class JobLocks {
     if (held && held.expiresAt > this.clock.now()) return null;
     try {
       // expired (its holder crashed) or released meanwhile: take it over, unless someone beats us
-      fresh._rev = (await this.db.put({ ...fresh, ...(held ? { _rev: held._rev } : {}) } as never)).rev;
+      fresh._rev = await this.storage.put({ ...fresh, ...(held ? { _rev: held._rev } : {}) });
       return this.lease(fresh);
     } catch (err) {
       if (isConflict(err)) return null;
@@ -70,7 +69,7 @@ export class JobLocks {
     const renew = async () => {
       try {
         const next = { ...current, expiresAt: this.clock.now() + this.leaseMs };
-        current = { ...next, _rev: (await this.db.put(next as never)).rev };
+        current = { ...next, _rev: await this.storage.put(next) };
       } catch {
         // taken over after we looked dead (a long stall), or storage closing: stop renewing
         lost = true;
@@ -88,7 +87,7 @@ export class JobLocks {
         if (lost) return;
         try {
           const held = await this.read(current._id);
-          if (held?.owner === current.owner) await this.db.remove(held._id, held._rev!);
+          if (held?.owner === current.owner) await this.storage.remove(held._id, held._rev!);
         } catch {
           // storage closed under us: the lease simply expires
         }
@@ -97,6 +96,6 @@ export class JobLocks {
   }
 
   private read(id: string): Promise<LockDoc | null> {
-    return readRaw<LockDoc>(this.db, id);
+    return this.storage.get<LockDoc>(id);
   }
 }

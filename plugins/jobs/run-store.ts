@@ -1,5 +1,4 @@
 import { nowIso } from '../../kernel/drafts.js';
-import type { Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { RUN_CLASS, type JobRunDoc } from './types.js';
 
@@ -33,19 +32,16 @@ export class RunStore {
   /** Active run records of a job, newest first, page by page. */
   async *newestOf(job: string): AsyncGenerator<JobRunDoc> {
     const classModel = await this.stack.requireClass(RUN_CLASS);
-    const low = `${RUN_CLASS}-${job}~`;
-    let startkey = `${low}\uffff`;
-    let skip = 0;
+    const prefix = `${RUN_CLASS}-${job}~`;
+    let cursor: string | undefined;
     for (;;) {
-      const page = await this.stack.db.allDocs({ startkey, endkey: low, descending: true, include_docs: true, limit: PAGE, skip });
-      for (const row of page.rows) {
-        const doc = row.doc as unknown as Doc | undefined;
-        if (!doc || doc['~class'] !== RUN_CLASS || doc.active === false) continue;
+      const page = await this.stack.storage.range({ prefix, start: cursor, skip: cursor === undefined ? 0 : 1, descending: true, includeDocs: true, limit: PAGE });
+      for (const { doc } of page) {
+        if (doc['~class'] !== RUN_CLASS || doc.active === false) continue;
         yield (await this.stack.hooks.afterRead.promise(doc, { stack: this.stack, classModel })) as JobRunDoc;
       }
-      if (page.rows.length < PAGE) return;
-      startkey = page.rows[page.rows.length - 1].id;
-      skip = 1;
+      if (page.length < PAGE) return;
+      cursor = page[page.length - 1].id;
     }
   }
 

@@ -46,14 +46,13 @@ async function nextBatch(stack: ClientStack, params: SweepParams, cursor: string
   const docs: Doc[] = [];
   const endkey = `${params.className}-\uffff`;
   for (;;) {
-    const page = await stack.db.allDocs({ startkey: cursor, endkey, include_docs: true, limit: params.batchSize });
-    for (const row of page.rows) {
-      cursor = `${row.id}\u0000`;
-      const doc = row.doc as unknown as Doc | undefined;
-      if (doc && isSweepable(doc, params, cutoff)) docs.push(doc);
+    const page = await stack.storage.range({ start: cursor, end: endkey, includeDocs: true, limit: params.batchSize });
+    for (const { id, doc } of page) {
+      cursor = `${id}\u0000`;
+      if (isSweepable(doc, params, cutoff)) docs.push(doc);
       if (docs.length === params.batchSize) return { docs, next: cursor };
     }
-    if (page.rows.length < params.batchSize) return { docs, next: null };
+    if (page.length < params.batchSize) return { docs, next: null };
   }
 }
 

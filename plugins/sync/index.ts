@@ -6,7 +6,8 @@ import { DocstackError } from '../../kernel/errors.js';
 import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { ClientStack } from '../../kernel/stack.js';
-import { registerPouchPlugin } from '../../kernel/storage.js';
+import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
+import type { ReplicationTarget } from '../../kernel/storage-replication.js';
 import { authenticatedFetch, type SyncAuth } from './auth.js';
 import { syncErrorList } from './errors.js';
 
@@ -78,17 +79,15 @@ function registerPouchPluginsOnce(): void {
  * A refused document answers `forbidden`: the replicator reports it as `denied` and goes on.
  * A key clash is reported (`index:conflict`), not refused: the node has already decided.
  */
-function ingestingTarget(stack: ClientStack): unknown {
-  const target = Object.create(stack.db) as { bulkDocs: unknown };
-  target.bulkDocs = async (request: { docs: unknown[]; new_edits?: boolean } | unknown[], options?: { new_edits?: boolean }) => {
-    const docs = Array.isArray(request) ? request : request.docs;
-    const newEdits = (Array.isArray(request) ? options?.new_edits : request.new_edits) ?? true;
-    const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report' });
-    // every refusal is named `forbidden` for the replicator (it reports `denied` and goes on):
-    // any other name makes it throw and stop the whole sync on one document the peer holds
-    return results.map(bulkDocsLine).map((line) => (line.error ? { ...line, name: 'forbidden', message: line.reason } : line));
-  };
-  return target;
+function ingestingTarget(stack: ClientStack): ReplicationTarget {
+  return stack.storage.replication.target({
+    bulkDocs: async (docs, newEdits) => {
+      const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report' });
+      // every refusal is named `forbidden` for the replicator (it reports `denied` and goes on):
+      // any other name makes it throw and stop the whole sync on one document the peer holds
+      return results.map(bulkDocsLine).map((line) => (line.error ? { ...line, error: line.error, name: 'forbidden', message: line.reason } : { ok: true as const, id: line.id, rev: line.rev! }));
+    },
+  });
 }
 
 function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchSync>): SyncHandle {

@@ -1,5 +1,4 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { readRaw } from '../../kernel/reads.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, Doc } from '../../kernel/model/types.js';
 
@@ -50,11 +49,12 @@ async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): P
         await Promise.all([...ids].map(async (id) => targets.set(id, await getTarget(ctx.stack, id))));
         return targets;
       }
-      const rows = await ctx.stack.db.allDocs({ keys: [...ids], include_docs: true });
-      for (const row of rows.rows) {
-        const doc = 'doc' in row ? (row.doc as unknown as Doc | null | undefined) : undefined;
-        targets.set(row.key, doc ? { _id: doc._id, '~class': doc['~class'], active: doc.active } : null);
-      }
+      const list = [...ids];
+      const docs = await ctx.stack.storage.getMany(list);
+      list.forEach((id, i) => {
+        const doc = docs[i];
+        targets.set(id, doc ? { _id: doc._id, '~class': doc['~class'], active: doc.active } : null);
+      });
       return targets;
     })();
     state.byClass.set(className, pending);
@@ -111,7 +111,7 @@ function refuseTarget(fk: AttributeModel, target: Target, id: string, path: stri
  * without it, Attribute.create saved a default naming a missing document and then failed
  * half-way while stamping it onto the existing documents.
  */
-export async function checkForeignKeyValue(stack: Pick<WriteContext['stack'], 'db'>, fk: AttributeModel, value: unknown): Promise<void> {
+export async function checkForeignKeyValue(stack: Pick<WriteContext['stack'], 'storage'>, fk: AttributeModel, value: unknown): Promise<void> {
   if (fk.type !== 'foreign_key') return;
   const ids = idsOf(value);
   for (let i = 0; i < ids.length; i++) {
@@ -119,6 +119,6 @@ export async function checkForeignKeyValue(stack: Pick<WriteContext['stack'], 'd
   }
 }
 
-function getTarget(stack: Pick<WriteContext['stack'], 'db'>, id: string): Promise<Target> {
-  return readRaw(stack.db, id);
+function getTarget(stack: Pick<WriteContext['stack'], 'storage'>, id: string): Promise<Target> {
+  return stack.storage.get(id);
 }

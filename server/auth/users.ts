@@ -57,8 +57,7 @@ export async function ensureAuthClasses(stack: ClientStack): Promise<void> {
 
 /** Is there any ~User document at all (inactive ones included)? A key-range read, not a scan. */
 export async function hasAnyUser(stack: ClientStack): Promise<boolean> {
-  const rows = await stack.db.allDocs({ startkey: `${USER_CLASS}-`, endkey: `${USER_CLASS}-\uffff`, limit: 1 });
-  return rows.rows.length > 0;
+  return (await stack.storage.range({ prefix: `${USER_CLASS}-`, limit: 1 })).length > 0;
 }
 
 export async function findUser(stack: ClientStack, username: string): Promise<Doc | null> {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ClientStack } from '../../index.js';
+import type { ClientStack, ReplicationChangesOptions } from '../../index.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
 import { readableBy } from './policy.js';
 import { isIdKey, parseSince } from './shapes.js';
@@ -13,21 +13,22 @@ const MAX_HIDDEN_PAGES = 50;
 type ChangesResult = { results: Array<{ id: string; seq: number | string }>; last_seq: number | string; pending?: number };
 
 /** The options of a `_changes` request, or an Error saying what is malformed. */
-function changesOptions(req: Request): Record<string, unknown> | Error {
+function changesOptions(req: Request): ReplicationChangesOptions | Error {
   const q = { ...(req.query as Record<string, unknown>), ...(req.method === 'POST' && req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) };
   const since = parseSince(q.since);
   if (since instanceof Error) return since;
-  const options: Record<string, unknown> = {
+  const options: ReplicationChangesOptions = {
     since,
     style: q.style === 'all_docs' ? 'all_docs' : 'main_only',
-    return_docs: true,
   };
   const limit = intParam(q.limit);
   if (limit !== undefined) options.limit = Math.max(limit, 1);
-  for (const key of ['include_docs', 'conflicts', 'descending', 'attachments', 'seq_interval'] as const) {
-    const value = key === 'seq_interval' ? intParam(q[key]) : boolParam(q[key]);
+  for (const key of ['include_docs', 'conflicts', 'descending', 'attachments'] as const) {
+    const value = boolParam(q[key]);
     if (value !== undefined) options[key] = value;
   }
+  const seqInterval = intParam(q.seq_interval);
+  if (seqInterval !== undefined) options.seq_interval = seqInterval;
   // `filter=_doc_ids` with the ids in the POST body (what PouchDB sends for doc_ids)
   const docIds = jsonParam(q.doc_ids);
   if (docIds !== undefined && !(Array.isArray(docIds) && docIds.length <= 10_000 && docIds.every(isIdKey))) return new Error('doc_ids must be a list of document ids.');
@@ -39,10 +40,10 @@ function changesOptions(req: Request): Record<string, unknown> | Error {
  * One page of changes without server-private documents. A page whose changes were all hidden
  * is not answered empty (PouchDB reads an empty page as "caught up"): the next page is read.
  */
-async function visibleChanges(stack: ClientStack, options: Record<string, unknown>, readable: (id: string) => boolean): Promise<ChangesResult> {
+async function visibleChanges(stack: ClientStack, options: ReplicationChangesOptions, readable: (id: string) => boolean): Promise<ChangesResult> {
   let since = options.since;
   for (let page = 0; ; page++) {
-    const raw = (await stack.db.changes({ ...options, since } as never)) as unknown as ChangesResult;
+    const raw: ChangesResult = await stack.storage.replication.changes({ ...options, since });
     const results = raw.results.filter((r) => readable(r.id));
     if (results.length > 0 || raw.results.length === 0 || page >= MAX_HIDDEN_PAGES || options.descending) {
       return { ...raw, results };
@@ -73,7 +74,7 @@ export async function handleChanges(stack: ClientStack, req: Request, res: Respo
   }
 }
 
-async function waitForChange(stack: ClientStack, req: Request, res: Response, options: Record<string, unknown>, lastSeq: number | string, readable: (id: string) => boolean): Promise<void> {
+async function waitForChange(stack: ClientStack, req: Request, res: Response, options: ReplicationChangesOptions, lastSeq: number | string, readable: (id: string) => boolean): Promise<void> {
   const heartbeat = intParam(req.query.heartbeat);
   const timeout = Math.min(intParam(req.query.timeout) ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   res.status(200).type('application/json');
@@ -81,7 +82,7 @@ async function waitForChange(stack: ClientStack, req: Request, res: Response, op
   await new Promise<void>((resolve) => {
     let done = false;
     const timers: NodeJS.Timeout[] = [];
-    const feed = stack.db.changes({ since: options.since, live: true, return_docs: false } as never);
+    const feed = stack.storage.replication.live(options.since);
     const finish = async (answer: boolean) => {
       if (done) return;
       done = true;

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ClientStack, DocstackError } from '../../index.js';
+import type { ClientStack, DocstackError, ReplicationAllDocsOptions, ReplicationGetOptions } from '../../index.js';
 import { acceptBulkDocs } from './accept.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
 import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
@@ -31,7 +31,7 @@ const badRequest = (res: Response, reason: string) => sendError(res, 400, 'bad_r
 export const revsDiff: Handler = async (stack, req, res) => {
   const malformed = malformedRevsDiff(req.body);
   if (malformed) return badRequest(res, malformed);
-  res.json(await stack.db.revsDiff(body(req) as never));
+  res.json(await stack.storage.replication.revsDiff(body(req) as Record<string, string[]>));
 };
 
 export const bulkGet: Handler = async (stack, req, res) => {
@@ -42,12 +42,12 @@ export const bulkGet: Handler = async (stack, req, res) => {
   const readable = readableBy(res);
   const visible = docs.filter((d) => readable(d.id));
   // PouchDB's bulkGet never answers an empty list: nothing visible is answered here, at once
-  const result = visible.length === 0 ? { results: [] } : (await stack.db.bulkGet({
+  const result: { results: unknown[] } = visible.length === 0 ? { results: [] } : await stack.storage.replication.bulkGet({
     docs: visible,
     revs: boolParam(req.query.revs) ?? false,
     latest: boolParam(req.query.latest) ?? false,
     attachments: boolParam(req.query.attachments) ?? false,
-  } as never)) as { results: unknown[] };
+  });
   // hidden ids answer as missing, in the place the client asked for them
   const answers = new Map(visible.map((d, i) => [d, result.results[i]]));
   const results = docs.map((d) => answers.get(d) ?? { id: d?.id, docs: [{ error: { id: d?.id, rev: d?.rev, error: 'not_found', reason: 'missing' } }] });
@@ -56,7 +56,7 @@ export const bulkGet: Handler = async (stack, req, res) => {
 
 export const allDocs: Handler = async (stack, req, res) => {
   const q = { ...(req.query as Record<string, unknown>), ...body(req) };
-  const options: Record<string, unknown> = {};
+  const options: ReplicationAllDocsOptions = {};
   for (const key of ['include_docs', 'conflicts', 'descending', 'inclusive_end', 'update_seq', 'attachments'] as const) {
     const value = boolParam(q[key]);
     if (value !== undefined) options[key] = value;
@@ -66,15 +66,15 @@ export const allDocs: Handler = async (stack, req, res) => {
     if (value !== undefined) options[key] = value;
   }
   for (const [from, to] of [['startkey', 'startkey'], ['start_key', 'startkey'], ['endkey', 'endkey'], ['end_key', 'endkey'], ['key', 'key']] as const) {
-    if (q[from] !== undefined) options[to] = jsonParam(q[from]);
-  }
-  for (const key of ['startkey', 'endkey', 'key'] as const) {
-    if (options[key] !== undefined && !isIdKey(options[key])) return badRequest(res, `_all_docs: ${key} must be a document id (a string).`);
+    if (q[from] === undefined) continue;
+    const value = jsonParam(q[from]);
+    if (!isIdKey(value)) return badRequest(res, `_all_docs: ${to} must be a document id (a string).`);
+    options[to] = value;
   }
   const keys = jsonParam(q.keys);
   if (keys !== undefined && !(Array.isArray(keys) && keys.length <= 10_000 && keys.every(isIdKey))) return badRequest(res, '_all_docs: keys must be a JSON list of document ids.');
   if (Array.isArray(keys)) options.keys = keys;
-  const result = (await stack.db.allDocs(options as never)) as unknown as { rows: Row[] };
+  const result: { rows: Row[] } = await stack.storage.replication.allDocs(options);
   const readable = readableBy(res);
   result.rows = result.rows.map((row) => (row.id && !readable(row.id) ? { key: row.key, error: 'not_found' } : row)).filter((row) => !(row.error && !options.keys));
   res.json(result);
@@ -94,7 +94,7 @@ export const getDoc: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
   if (!readableBy(res)(id)) return notFound(res);
   const q = req.query as Record<string, unknown>;
-  const options: Record<string, unknown> = {};
+  const options: ReplicationGetOptions = {};
   for (const key of ['revs', 'revs_info', 'conflicts', 'latest', 'attachments', 'deleted_conflicts', 'local_seq'] as const) {
     const value = boolParam(q[key]);
     if (value !== undefined) options[key] = value;
@@ -103,17 +103,18 @@ export const getDoc: Handler = async (stack, req, res) => {
     if (!isRev(q.rev)) return badRequest(res, 'rev must be a revision such as "1-abc".');
     options.rev = q.rev;
   }
+  const { replication } = stack.storage;
   if (q.open_revs !== undefined) {
     const openRevs = parseOpenRevs(q.open_revs);
     if (openRevs instanceof Error) return badRequest(res, openRevs.message);
-    options.open_revs = openRevs;
+    return void res.json(await replication.openRevs(id, openRevs, options));
   }
   // PouchDB never answers `latest` for a revision it does not have: look it up first
-  if (options.latest && options.rev && !options.open_revs) {
-    const [found] = (await stack.db.get(id, { open_revs: [options.rev] } as never)) as unknown as Array<{ ok?: unknown }>;
-    if (!found?.ok) return notFound(res);
+  if (options.latest && options.rev) {
+    const [found] = await replication.openRevs(id, [options.rev]);
+    if (!found || !('ok' in found)) return notFound(res);
   }
-  res.json(await stack.db.get(id, options as never));
+  res.json(await replication.get(id, options));
 };
 
 /** `PUT /:id`: one document, through the same checks as `_bulk_docs`. */
@@ -134,7 +135,7 @@ export const putDoc: Handler = async (stack, req, res) => {
 export const getLocal: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
   if (isReservedLocalId(id)) return notFound(res);
-  res.json(await stack.db.get(`_local/${id}`));
+  res.json(await stack.storage.replication.getLocal(id));
 };
 
 /** The engine's own `_local/~…` documents go through the one authorization check like any write. */
@@ -154,8 +155,7 @@ export const putLocal: Handler = async (stack, req, res) => {
   if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body) || depthExceeds(req.body)) return badRequest(res, 'A checkpoint must be a JSON object of modest depth.');
   if ((req.body as Record<string, unknown>)._attachments !== undefined) return badRequest(res, 'Checkpoints carry no attachments.');
   if ((req.body as Record<string, unknown>)._rev !== undefined && !isRev((req.body as Record<string, unknown>)._rev) && !/^0-[0-9]{1,16}$/.test(String((req.body as Record<string, unknown>)._rev))) return badRequest(res, '_rev must be a revision.');
-  const result = await stack.db.put({ ...body(req), _id: `_local/${id}` } as never);
-  res.status(201).json(result);
+  res.status(201).json(await stack.storage.replication.putLocal(id, body(req)));
 };
 
 export const deleteLocal: Handler = async (stack, req, res) => {
@@ -163,6 +163,5 @@ export const deleteLocal: Handler = async (stack, req, res) => {
   if (refuseLocalWrite(res, id)) return;
   const rev = typeof req.query.rev === 'string' ? req.query.rev : undefined;
   if (req.query.rev !== undefined && (typeof rev !== 'string' || !/^[0-9]{1,16}-[0-9a-zA-Z]{1,64}$/.test(rev))) return badRequest(res, 'rev must be a revision.');
-  const current = await stack.db.get(`_local/${id}`);
-  res.json(await stack.db.remove({ _id: `_local/${id}`, _rev: rev ?? current._rev } as never));
+  res.json(await stack.storage.replication.removeLocal(id, rev));
 };

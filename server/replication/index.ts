@@ -6,6 +6,7 @@ import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, put
 import { sendError } from './http.js';
 
 const NODE_ID_DOC = '_local/~replication-node';
+type NodeIdDoc = { _id: string; uuid: string };
 // one id per stack store, read once: PouchDB names its checkpoints after the peers' ids, so it
 // must survive restarts or every replication would start again from zero
 const nodeIds = new WeakMap<ClientStack, Promise<string>>();
@@ -14,13 +15,13 @@ function nodeIdOf(stack: ClientStack): Promise<string> {
   let id = nodeIds.get(stack);
   if (!id) {
     id = (async () => {
-      try {
-        return ((await stack.db.get(NODE_ID_DOC)) as unknown as { uuid: string }).uuid;
-      } catch {
-        const uuid = globalThis.crypto.randomUUID().replace(/-/g, '');
-        await stack.db.put({ _id: NODE_ID_DOC, uuid } as never).catch(() => undefined);
-        return ((await stack.db.get(NODE_ID_DOC)) as unknown as { uuid: string }).uuid;
-      }
+      const stored = await stack.storage.get<NodeIdDoc>(NODE_ID_DOC);
+      if (stored) return stored.uuid;
+      const uuid = globalThis.crypto.randomUUID().replace(/-/g, '');
+      await stack.storage.put({ _id: NODE_ID_DOC, uuid }).catch(() => undefined); // another request's won
+      const saved = await stack.storage.get<NodeIdDoc>(NODE_ID_DOC);
+      if (!saved) throw new Error('The node id could not be stored.');
+      return saved.uuid;
     })();
     id.catch(() => nodeIds.delete(stack));
     nodeIds.set(stack, id);
@@ -67,7 +68,7 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
   });
 
   const info = on(async (stack, req, res) => {
-    const { doc_count: docCount, update_seq: updateSeq } = await stack.db.info();
+    const { docCount, updateSeq } = await stack.storage.info();
     // never the storage path: it would tell a peer where the node keeps its files
     res.json({ db_name: req.params.name, doc_count: docCount, update_seq: updateSeq, purge_seq: 0, instance_start_time: '0' });
   });

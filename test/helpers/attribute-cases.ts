@@ -6,9 +6,9 @@ import { expect } from 'vitest';
 import { Attribute, Class, type AttributeConfig, type ClientStack, type ErrorCode } from '../../index.js';
 import { expectRefused } from './stack.js';
 
-export const classDoc = (stack: ClientStack, name: string) => stack.db.get(name);
+export const classDoc = (stack: ClientStack, name: string) => stack.storage.get(name);
 export const classExists = async (stack: ClientStack, name: string) => {
-  const stored = await stack.db.get(name).then(() => true, (err: { status?: number }) => (err.status === 404 ? false : Promise.reject(err)));
+  const stored = (await stack.storage.get(name)) !== null;
   return stored || (await stack.listClasses()).includes(name);
 };
 

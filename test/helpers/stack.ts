@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { createStack, DocstackError, type ClientStack, type ErrorCode, type PluginEntry, type StackOptions } from '../../index.js';
 import { browser, type BrowserStack } from '../../plugins.config.js';
+import { rawDatabase } from '../../kernel/raw-database.js';
 
 let counter = 0;
 const open: ClientStack[] = [];
@@ -36,6 +37,13 @@ export async function kernelStack(options: Partial<StackOptions> = {}): Promise<
   open.push(stack);
   return stack;
 }
+
+/**
+ * The PouchDB store under a stack, for what only a test does: forge a stored state the engine
+ * would refuse to write, spy on storage calls, replicate two stores directly. Plugins and the
+ * server use `stack.storage`; read through it here too where it is enough.
+ */
+export const rawDb = rawDatabase;
 
 /** Closes with the other stacks after the test (for stacks opened by hand). */
 export function track<S extends ClientStack>(stack: S): S {

@@ -19,7 +19,7 @@ describe('Class.create', () => {
       defaultScope: 'finance',
       tenants: ['acme'],
     });
-    const stored = (await stack.db.get('Invoice')) as Record<string, unknown>;
+    const stored = (await stack.storage.get('Invoice')) as Record<string, unknown>;
     expect(stored).toMatchObject({
       _id: 'Invoice',
       '~class': 'class',

@@ -65,7 +65,7 @@ describe('the stack clock', () => {
     const keyId = keyIdOf('Person', ['p1']);
     // a writer claimed the key and has not written its document yet
     await stack.primaryKeys.claim([{ keyId, docId: 'Person-being-written', className: 'Person', attributes: ['code'] }]);
-    expect(((await stack.db.get(keyId)) as unknown as { claimedAt: number }).claimedAt).toBe(clock.now());
+    expect((await stack.storage.get<{ claimedAt: number }>(keyId))?.claimedAt).toBe(clock.now());
 
     clock.advance(PENDING_CLAIM_GRACE_MS - 1);
     await expectRefused(stack.createDoc({ '~class': 'Person', code: 'p1' }), 'DS_UNIQUE_VIOLATION');
@@ -83,7 +83,7 @@ describe('the stack clock', () => {
     const [ann, car, other] = [await stack.createDoc({ '~class': 'Person' }), await stack.createDoc({ '~class': 'Car' }), await stack.createDoc({ '~class': 'Car' })];
     // another writer added ann's one relation at its end and has not written the relation yet
     const pending = { relationId: '~rel-owns-being-written', otherId: other._id, at: clock.now() };
-    await stack.db.put({ _id: `_local/~rel/owns/source/${ann._id}`, entries: [pending] } as never);
+    await stack.storage.put({ _id: `_local/~rel/owns/source/${ann._id}`, entries: [pending] });
 
     clock.advance(PENDING_GRACE_MS - 1);
     await expectRefused(owns.addRelation(ann._id, car._id), 'DS_RELATION_CARDINALITY');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStack, definePlugin, DocstackError, getApi, jobsPlugin, KEYS, validationPlugin, withPlugin, withoutPlugins, type Plugin, type PluginEntry } from '../../index.js';
 import { browser, server } from '../../plugins.config.js';
-import { browserWithout, refusal, track, uniqueName } from '../helpers/stack.js';
+import { browserWithout, rawDb, refusal, track, uniqueName } from '../helpers/stack.js';
 
 const open = <const P extends readonly PluginEntry[]>(plugins: P) => createStack({ name: uniqueName('plugins'), adapter: 'memory', plugins }).then(track);
 
@@ -126,7 +126,7 @@ describe('the write pipeline', () => {
     expect(events).toEqual(['beforeValidate:create:local', 'validate:yes', 'beforeWrite', 'afterRead', 'afterWrite:1-']);
     // the caller gets the validated draft read back like any read (afterRead), never the stored form
     expect(created.sealed).toBe(false);
-    const raw = (await stack.db.get(created._id)) as Record<string, unknown>;
+    const raw = (await stack.storage.get(created._id)) as Record<string, unknown>;
     expect(raw.sealed).toBe(true);
     const read = await stack.getDocument(created._id);
     expect(read?.sealed).toBe(false);
@@ -178,7 +178,7 @@ describe('the write pipeline', () => {
     const plain = await open(browserWithout('encryption'));
     const local = await refusal(Class.create(plain, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true } }));
     expect(local).toMatchObject({ code: 'DS_ATTRIBUTE_CONFIG_INVALID', path: 'pin' });
-    const classDoc = await full.db.get('Secret', { revs: true });
+    const classDoc = await rawDb(full).get('Secret', { revs: true });
     expect(await plain.ingest([classDoc])).toEqual([expect.objectContaining({ id: 'Secret', ok: true })]);
     for (const write of [
       () => plain.createDoc({ '~class': 'Secret', pin: '1234', label: 'x' }),
@@ -203,7 +203,7 @@ describe('the write pipeline', () => {
     const sealed = await open([...browserWithout('encryption'), sealer]);
     await Class.create(sealed, 'Secret', 'class', '', { pin: { type: 'string', encrypted: true } });
     const doc = await sealed.createDoc({ '~class': 'Secret', pin: '1234' });
-    expect(((await sealed.db.get(doc._id)) as Record<string, unknown>).pin).toEqual({ '~enc': 1, ct: 'opaque' });
+    expect(((await sealed.storage.get(doc._id)) as Record<string, unknown>).pin).toEqual({ '~enc': 1, ct: 'opaque' });
   });
 
   it('emits a change event per stored document and passes depth to hooks', async () => {

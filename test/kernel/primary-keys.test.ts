@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Class, createStack, type ClientStack } from '../../index.js';
-import { kernelStack, refusal, track, uniqueName } from '../helpers/stack.js';
+import { kernelStack, rawDb, refusal, track, uniqueName } from '../helpers/stack.js';
 
 let stack: ClientStack;
 let people: Class;
@@ -75,7 +75,7 @@ describe('primary keys', () => {
 
   it('looks keys up by index, never by scanning the class', async () => {
     await stack.createDocs(Array.from({ length: 50 }, (_, i) => ({ '~class': 'Person', country: 'DE', nationalId: String(i) })));
-    const scan = vi.spyOn(stack.db, 'allDocs'); // class scans are allDocs key ranges
+    const scan = vi.spyOn(rawDb(stack), 'allDocs'); // class scans are allDocs key ranges
     const found = await people.getByPrimaryKeys({ country: 'DE', nationalId: '33' });
     expect(found?.nationalId).toBe('33');
     expect(scan).not.toHaveBeenCalled();
@@ -83,14 +83,14 @@ describe('primary keys', () => {
   });
 
   it('honours a claim whose document is not written yet (a concurrent writer mid-way)', async () => {
-    await stack.db.put({ _id: '_local/~pk/Person/["IT","6"]', docId: 'Person-being-written', claimedAt: Date.now() } as never);
+    await stack.storage.put({ _id: '_local/~pk/Person/["IT","6"]', docId: 'Person-being-written', claimedAt: Date.now() });
     expect((await refusal(stack.createDoc({ '~class': 'Person', country: 'IT', nationalId: '6' }))).code).toBe('DS_UNIQUE_VIOLATION');
     expect(await active()).toBe(0);
   });
 
   it('takes over a stale key entry left by a crash between the two writes', async () => {
     const longAgo = Date.now() - 10 * 60_000;
-    await stack.db.put({ _id: '_local/~pk/Person/["IT","5"]', docId: 'Person-never-written', claimedAt: longAgo } as never);
+    await stack.storage.put({ _id: '_local/~pk/Person/["IT","5"]', docId: 'Person-never-written', claimedAt: longAgo });
     const doc = await stack.createDoc({ '~class': 'Person', country: 'IT', nationalId: '5' });
     expect((await people.getByPrimaryKeys({ country: 'IT', nationalId: '5' }))?._id).toBe(doc._id);
   });

@@ -9,7 +9,7 @@ afterEach(() => {
 describe('opening a stack', () => {
   it('creates the bootstrap meta-model: class (~class ~self); domain is the domains plugin\'s', async () => {
     const stack = await kernelStack();
-    const meta = (await stack.db.get('class')) as Record<string, unknown>;
+    const meta = (await stack.storage.get('class')) as Record<string, unknown>;
     expect(meta['~class']).toBe('~self');
     expect(meta.name).toBe('class');
     expect(stack.patchCount).toBe(1);
@@ -20,12 +20,12 @@ describe('opening a stack', () => {
     const dataDir = await tempDir();
     const name = uniqueName('patches');
     const first = await createStack({ name, adapter: 'leveldb', dataDir, plugins: [] });
-    const rev = ((await first.db.get('class')) as { _rev: string })._rev;
+    const rev = (await first.storage.get('class'))?._rev;
     await first.close();
     const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: [] }));
-    expect(((await second.db.get('class')) as { _rev: string })._rev).toBe(rev);
-    const record = (await second.db.get('_local/~system-patches')) as unknown as { applied: { id: string }[] };
-    expect(record.applied.map((p) => p.id)).toEqual(['0001-meta-model']);
+    expect((await second.storage.get('class'))?._rev).toBe(rev);
+    const record = await second.storage.get<{ applied: { id: string }[] }>('_local/~system-patches');
+    expect(record?.applied.map((p) => p.id)).toEqual(['0001-meta-model']);
   });
 
   it('refuses to open when PATCH_COUNT differs from the applied patches (env and option)', async () => {
@@ -73,7 +73,7 @@ describe('opening a stack', () => {
     await stack.createDocs(Array.from({ length: 2500 }, (_, i) => ({ '~class': 'Early', n: i })));
     await Class.create(stack, 'Late', 'class');
     expect(await userClasses(stack)).toEqual(['Early', 'Late', 'class']);
-    const index = (await stack.db.get('_local/~index/class-names')) as unknown as { seq: number };
-    expect(index.seq).toBe((await stack.db.info()).update_seq);
+    const index = await stack.storage.get<{ seq: number }>('_local/~index/class-names');
+    expect(index?.seq).toBe((await stack.storage.info()).updateSeq);
   });
 });

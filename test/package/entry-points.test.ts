@@ -40,3 +40,35 @@ describe('the server node uses the engine as a user of the package would', () =>
     expect(relativeImports(file, "import { createStack } from '../../index.js';")).toEqual(['index.ts']);
   });
 });
+
+/** The store's own modules: the PouchDB store (`Database`, openDatabase) and the test-only accessor. */
+const STORAGE_INTERNALS = new Set(['kernel/storage.ts', 'kernel/raw-database.ts']);
+
+/** Where a file reaches the raw store: `stack.db` / `KEYS.db`, `{ db } = stack`, or an import of the store's modules. */
+function storageBypasses(file: string, text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/\b(?:stack|KEYS)\.db\b|\{[^{}]*\bdb\b[^{}]*\}\s*=\s*[\w.]*\bstack\b/g)) found.push(`${relative(ROOT, file)}: ${match[0]}`);
+  for (const target of relativeImports(file, text)) if (STORAGE_INTERNALS.has(target)) found.push(`${relative(ROOT, file)} → ${target}`);
+  return found;
+}
+
+describe('plugins and the server reach storage only through the facade (stack.storage)', () => {
+  it('no file under plugins/ or server/ mentions stack.db or imports the store\'s own modules', async () => {
+    const offenders: string[] = [];
+    for (const dir of ['plugins', 'server']) {
+      for (const file of await sources(join(ROOT, dir))) offenders.push(...storageBypasses(file, await readFile(file, 'utf8')));
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the check sees a raw-store access (it can fail)', () => {
+    const file = join(ROOT, 'plugins/acme/index.ts');
+    expect(storageBypasses(file, 'const rows = await stack.db.allDocs({});')).toEqual(['plugins/acme/index.ts: stack.db']);
+    expect(storageBypasses(file, 'const db = container.resolve(KEYS.db);')).toHaveLength(1);
+    expect(storageBypasses(file, 'const { db, clock } = this.stack;')).toHaveLength(1);
+    expect(storageBypasses(file, "import type { Database } from '../../kernel/storage.js';")).toEqual(['plugins/acme/index.ts → kernel/storage.ts']);
+    expect(storageBypasses(file, "import { rawDatabase } from '../../kernel/raw-database.js';")).toEqual(['plugins/acme/index.ts → kernel/raw-database.ts']);
+    // the facade itself, and URLs that merely contain /db/, are fine
+    expect(storageBypasses(file, "import type { Storage } from '../../kernel/storage-facade.js';\nconst url = 'http://host/db/docstack';\nawait stack.storage.get(id);")).toEqual([]);
+  });
+});

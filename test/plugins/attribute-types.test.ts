@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createError, createStack, definePlugin, type ClientStack } from '../../index.js';
 import { browser } from '../../plugins.config.js';
 import { refusedAttribute, refusedClass, schemaCases } from '../helpers/attribute-cases.js';
-import { expectRefused, kernelStack, track, uniqueName } from '../helpers/stack.js';
+import { expectRefused, kernelStack, rawDb, track, uniqueName } from '../helpers/stack.js';
 
 const pluginCases = schemaCases.filter((c) => c.plugin !== undefined);
 
@@ -80,7 +80,7 @@ describe('a type a third-party plugin defines (defineAttribute)', () => {
     await Class.create(full, 'Member', 'class', '', { mail: { type: 'email' }, note: { type: 'string' } });
     const doc = await full.createDoc({ '~class': 'Member', mail: 'ann@example.org', note: 'x' });
     const bare = await kernelStack();
-    const results = await bare.ingest([await full.db.get('Member', { revs: true }), await full.db.get(doc._id, { revs: true })]);
+    const results = await bare.ingest([await rawDb(full).get('Member', { revs: true }), await rawDb(full).get(doc._id, { revs: true })]);
     expect(results.map((r) => r.ok)).toEqual([true, false]);
     expect(results[1]).toMatchObject({ code: 'DS_CAPABILITY_MISSING', status: 409 });
     await expect(Class.create(bare, 'Other', 'class', '', { mail: { type: 'email' } })).rejects.toMatchObject({ code: 'DS_ATTRIBUTE_TYPE_UNKNOWN' });

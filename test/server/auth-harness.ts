@@ -3,8 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import PouchDB from 'pouchdb-core';
-import { createStack, type ClientStack } from '../../index.js';
+import { createStack, destroyStore, type ClientStack } from '../../index.js';
 import { server as serverPreset } from '../../plugins.config.js';
 import { createAuth, sendError, type AuthOptions } from '../../server/auth/index.js';
 import { loadConfig } from '../../server/config.js';
@@ -54,9 +53,8 @@ export async function startHarness(options: { config?: Partial<ServerConfig>; au
     keys: () => ({ privateKey: pair.privateKey, publicKey: pair.publicKey }),
     // like ServerNode.resetStack: close, destroy, open again empty, auth init
     resetStack: async () => {
-      const name = stack.db.name;
       await stack.close();
-      await new PouchDB(name, { adapter: 'memory' } as PouchDB.Configuration.DatabaseConfiguration).destroy();
+      await destroyStore({ name: stackName, adapter: 'memory' });
       stack = await createStack({ name: stackName, adapter: 'memory', plugins: serverPreset });
       await auth.init();
     },

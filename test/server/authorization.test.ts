@@ -85,10 +85,7 @@ function put(token: string, doc: Record<string, unknown>) {
   return request('PUT', `/db/docstack/${path}`, token, doc);
 }
 
-const stored = (id: string) => stack.db.get(id).then(
-  (d) => d as unknown as Record<string, unknown>,
-  () => null,
-);
+const stored = (id: string) => stack.storage.get<Record<string, unknown>>(id);
 
 /** With `new_edits: false` a stored document gets no line (CouchDB's and PouchDB's answer): only refusals do. */
 async function expectAccepted(lines: BulkLine[], id: string): Promise<void> {

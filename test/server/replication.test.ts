@@ -47,7 +47,7 @@ describe('replication endpoint with stock PouchDB', () => {
     await client.put({ ...local, title: 'client edit' });
     await client.sync(remoteDb(server.url));
     const [onServer, onClient] = await Promise.all([
-      server.stack.db.get(doc._id, { conflicts: true }),
+      server.stack.storage.replication.get(doc._id, { conflicts: true }),
       client.get(doc._id, { conflicts: true }),
     ]);
     expect(onServer._rev).toBe(onClient._rev);
@@ -101,7 +101,7 @@ describe('replication endpoint with stock PouchDB', () => {
     expect(result.doc_write_failures).toBe(3);
     expect(denied.map((d) => d.name)).toEqual(['forbidden', 'forbidden', 'forbidden']);
     for (const bad of [tooLong, missing, unknownClass]) {
-      await expect(server.stack.db.get(bad._id as string)).rejects.toMatchObject({ status: 404 });
+      expect(await server.stack.storage.get(bad._id as string)).toBeNull();
     }
     expect(await server.stack.getDocument(good._id as string)).toMatchObject({ title: 'item 1' });
   });
@@ -131,7 +131,7 @@ describe('replication endpoint with stock PouchDB', () => {
     const result = (await client.replicate.to(remoteDb(server.url)).on('denied', (e) => denied.push(e as never))) as unknown as Replication;
     expect(result.doc_write_failures).toBe(1);
     expect(denied[0]?.code).toBe('DS_EPHEMERAL_REPLICATED');
-    await expect(server.stack.db.get('Presence-1')).rejects.toMatchObject({ status: 404 });
+    expect(await server.stack.storage.get('Presence-1')).toBeNull();
   });
 
   it('stores an encrypted payload exactly as it was pushed', async () => {
@@ -142,7 +142,7 @@ describe('replication endpoint with stock PouchDB', () => {
     await client.put({ _id: 'Secret-1', '~class': 'Secret', label: 'visible', pin: sealed, '~createTimestamp': new Date().toISOString(), active: true });
     const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
     expect(result).toMatchObject({ docs_written: 1, doc_write_failures: 0 });
-    const stored = (await server.stack.db.get('Secret-1')) as Record<string, unknown>;
+    const stored = (await server.stack.storage.get('Secret-1')) as Record<string, unknown>;
     expect(stored.pin).toEqual(sealed);
     expect(stored._rev).toBe((await client.get('Secret-1'))._rev);
   });
@@ -160,7 +160,7 @@ describe('replication endpoint with stock PouchDB', () => {
     await client.remove(await client.get(doc._id as string));
     const removed = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
     expect(removed.doc_write_failures).toBe(0);
-    await expect(server.stack.db.get(doc._id as string)).rejects.toMatchObject({ status: 404 });
+    expect(await server.stack.storage.get(doc._id as string)).toBeNull();
 
     const now = new Date().toISOString();
     const classDoc = { _id: 'Note', '~class': 'class', name: 'Note', description: '', parentClass: null, schema: { text: { name: 'text', type: 'string', mandatory: true } }, triggers: [], simple: false, ephemeral: false, tenants: [], defaultScope: null, active: true, '~createTimestamp': now };
@@ -169,7 +169,7 @@ describe('replication endpoint with stock PouchDB', () => {
     const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
     expect(result.doc_write_failures).toBe(1);
     expect(await server.stack.getDocument('Note-1')).toMatchObject({ text: 'hello' });
-    await expect(server.stack.db.get('Bad')).rejects.toMatchObject({ status: 404 });
+    expect(await server.stack.storage.get('Bad')).toBeNull();
   });
 
   it('never serves or accepts server-private documents (users, sessions)', async () => {
@@ -183,6 +183,6 @@ describe('replication endpoint with stock PouchDB', () => {
     await client.put({ _id: '~User-evil', '~class': '~User', username: 'evil', hash: 'x', '~createTimestamp': new Date().toISOString(), active: true });
     const result = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
     expect(result.doc_write_failures).toBe(1);
-    await expect(server.stack.db.get('~User-evil')).rejects.toMatchObject({ status: 404 });
+    expect(await server.stack.storage.get('~User-evil')).toBeNull();
   });
 });

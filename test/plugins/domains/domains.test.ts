@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Class, createStack, Domain } from '../../../index.js';
 import { browser, type BrowserStack } from '../../../plugins.config.js';
-import { expectRefused, memoryStack, tempDir, track, uniqueName } from '../../helpers/stack.js';
+import { expectRefused, memoryStack, rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
 
 async function people(stack?: BrowserStack) {
   const s = stack ?? (await memoryStack());
@@ -55,7 +55,7 @@ describe('relations', () => {
     const ann = await person('ann');
     const c1 = await car('C1');
     const rel = await owns.addRelation(ann, c1._id);
-    const stored = (await stack.db.get(rel._id)) as Record<string, unknown>;
+    const stored = (await stack.storage.get(rel._id)) as Record<string, unknown>;
     expect(stored).toMatchObject({ '~domain': 'owns', sourceClass: 'Person', targetClass: 'Car', sourceId: ann._id, targetId: c1._id, active: true });
     expect(stored['~class']).toBeUndefined();
     const gone = await car('C2');
@@ -177,7 +177,7 @@ describe('relations', () => {
 describe('relations that arrive by replication', () => {
   it('count for cardinality on the receiving stack', async () => {
     const replication = (await import('pouchdb-replication')).default;
-    const { registerPouchPlugin } = await import('../../../kernel/storage.js');
+    const { registerPouchPlugin } = await import('../../../kernel/pouch-plugins.js');
     registerPouchPlugin(replication);
     const a = await memoryStack();
     const { person, car } = await people(a);
@@ -185,7 +185,7 @@ describe('relations that arrive by replication', () => {
     const [ann, c1] = [await person('ann'), await car('C1')];
     await owns.addRelation(ann, c1._id);
     const b = await memoryStack();
-    await (a.db as unknown as { replicate: { to(db: unknown): Promise<unknown> } }).replicate.to(b.db);
+    await (rawDb(a) as unknown as { replicate: { to(db: unknown): Promise<unknown> } }).replicate.to(rawDb(b));
     const bob = await b.createDoc({ '~class': 'Person', name: 'bob' });
     const onB = await b.useDomain('owns');
     // the car already has its one owner, by a relation B never wrote itself

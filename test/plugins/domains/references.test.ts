@@ -22,13 +22,13 @@ describe('reference attributes: placement', () => {
     await Attribute.create(person, 'parking', 'reference', '', { domain: 'parks' });
     await Attribute.create(person, 'spouseCar', 'reference', '', { domain: 'married' });
     await Attribute.create(car, 'spouse', 'reference', '', { domain: 'married' });
-    const before = ((await stack.db.get('Person')) as { _rev: string })._rev;
+    const before = (await stack.storage.get('Person'))?._rev;
     await expectRefused(Attribute.create(person, 'cars', 'reference', '', { domain: 'owns' }), 'DS_ATTRIBUTE_REFERENCE_PLACEMENT', 'cars');
     await expectRefused(Attribute.create(car, 'parker', 'reference', '', { domain: 'parks' }), 'DS_ATTRIBUTE_REFERENCE_PLACEMENT', 'parker');
     await expectRefused(Attribute.create(person, 'driven', 'reference', '', { domain: 'drives' }), 'DS_ATTRIBUTE_REFERENCE_PLACEMENT', 'driven');
     await expectRefused(Attribute.create(person, 'many', 'reference', '', { domain: 'parks', isArray: true }), 'DS_ATTRIBUTE_REFERENCE_ARRAY', 'many');
     await expectRefused(Attribute.create(person, 'ghost', 'reference', '', { domain: 'nope' }), 'DS_DOMAIN_NOT_FOUND', 'ghost');
-    expect(((await stack.db.get('Person')) as { _rev: string })._rev).toBe(before);
+    expect((await stack.storage.get('Person'))?._rev).toBe(before);
   });
 
   it('are refused on a stack without the domains plugin', async () => {

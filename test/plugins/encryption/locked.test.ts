@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStack } from '../../../index.js';
 import { browser } from '../../../plugins.config.js';
-import { browserWithout, expectRefused, memoryStack, track, uniqueName } from '../../helpers/stack.js';
+import { browserWithout, expectRefused, memoryStack, rawDb, track, uniqueName } from '../../helpers/stack.js';
 import { PASSPHRASE, secretClasses } from './setup.js';
 
 async function withSecret() {
@@ -26,10 +26,10 @@ describe('passphrase and integrity', () => {
 
   it('a tampered ciphertext fails to open with a clear error', async () => {
     const { stack, doc } = await withSecret();
-    const raw = (await stack.db.get(doc._id)) as Record<string, { ct: string }>;
+    const raw = (await stack.storage.get(doc._id)) as Record<string, { ct: string }>;
     const ct = raw.pin.ct;
     raw.pin.ct = (ct[0] === 'A' ? 'B' : 'A') + ct.slice(1);
-    await stack.db.put(raw as never);
+    await rawDb(stack).put(raw);
     stack.lock(); // forget decrypted values
     await stack.unlock(PASSPHRASE);
     const err = await expectRefused(stack.getDocument(doc._id), 'DS_ENCRYPTION_INTEGRITY', 'pin');
@@ -39,10 +39,10 @@ describe('passphrase and integrity', () => {
   it('a ciphertext moved to another document or attribute fails to open', async () => {
     const { stack, doc } = await withSecret();
     const other = await stack.createDoc({ '~class': 'Secret', label: 'other', pin: '0000' });
-    const source = (await stack.db.get(doc._id)) as Record<string, unknown>;
-    const target = (await stack.db.get(other._id)) as Record<string, unknown>;
-    await stack.db.put({ ...target, pin: source.pin } as never);
-    await stack.db.put({ ...source, label: 'x', tags: source.pin } as never);
+    const source = (await stack.storage.get(doc._id)) as Record<string, unknown>;
+    const target = (await stack.storage.get(other._id)) as Record<string, unknown>;
+    await rawDb(stack).put({ ...target, pin: source.pin });
+    await rawDb(stack).put({ ...source, label: 'x', tags: source.pin });
     stack.lock();
     await stack.unlock(PASSPHRASE);
     await expectRefused(stack.getDocument(other._id), 'DS_ENCRYPTION_INTEGRITY', 'pin');
@@ -83,13 +83,13 @@ describe('a locked stack', () => {
 
   it('updates other attributes keeping the stored ciphertext unchanged (also when the read document is written back)', async () => {
     const { stack, doc } = await withSecret();
-    const before = (await stack.db.get(doc._id)) as Record<string, unknown>;
+    const before = (await stack.storage.get(doc._id)) as Record<string, unknown>;
     stack.lock();
     await stack.updateDoc(doc._id, { label: 'changed while locked' });
     const read = await stack.getDocument(doc._id);
     const secrets = await stack.getClass('Secret');
     await secrets.addOrUpdateCard({ ...read!, label: 'written back' }); // markers in the input
-    const after = (await stack.db.get(doc._id)) as Record<string, unknown>;
+    const after = (await stack.storage.get(doc._id)) as Record<string, unknown>;
     expect(after.pin).toEqual(before.pin);
     expect(after.tags).toEqual(before.tags);
     expect(after.label).toBe('written back');
@@ -100,10 +100,10 @@ describe('a locked stack', () => {
   it('refuses a new value for an encrypted attribute, storing nothing', async () => {
     const { stack, doc } = await withSecret();
     stack.lock();
-    const before = (await stack.db.get(doc._id)) as Record<string, unknown>;
+    const before = (await stack.storage.get(doc._id)) as Record<string, unknown>;
     await expectRefused(stack.updateDoc(doc._id, { pin: '9999' }), 'DS_ENCRYPTION_LOCKED');
     await expectRefused(stack.createDoc({ '~class': 'Secret', pin: '5555' }), 'DS_ENCRYPTION_LOCKED');
-    expect(await stack.db.get(doc._id)).toEqual(before);
+    expect(await stack.storage.get(doc._id)).toEqual(before);
     expect(await stack.findDocuments('Secret')).toHaveLength(1);
     // documents without encrypted values are still written while locked
     await stack.createDoc({ '~class': 'Secret', label: 'clear only' });
@@ -116,14 +116,14 @@ describe('a forged payload written locally', () => {
 
   it('is validated as the value it is (refused), locked, unlocked, on create and on update', async () => {
     const { stack, doc } = await withSecret();
-    const before = await stack.db.get(doc._id);
+    const before = await stack.storage.get(doc._id);
     for (const locked of [false, true]) {
       if (locked) stack.lock();
       await expectRefused(stack.createDoc({ '~class': 'Secret', label: 'x', pin: forged as never }), 'DS_VALIDATION_TYPE', 'pin');
       const err = await expectRefused(stack.updateDoc(doc._id, { pin: forged }), 'DS_VALIDATION_TYPE', 'pin');
       expect(err.path).toBe('pin');
     }
-    expect(await stack.db.get(doc._id)).toEqual(before);
+    expect(await stack.storage.get(doc._id)).toEqual(before);
     expect(await stack.findDocuments('Secret')).toHaveLength(1);
   });
 
@@ -133,7 +133,7 @@ describe('a forged payload written locally', () => {
     // the class comes from a peer: this stack cannot define `encrypted` itself
     const stack = await memoryStack({ plugins: browserWithout('encryption') });
     await expectRefused(secretClasses(stack), 'DS_ATTRIBUTE_CONFIG_INVALID');
-    const classes = await Promise.all(['Person', 'Secret'].map((id) => full.db.get(id, { revs: true })));
+    const classes = await Promise.all(['Person', 'Secret'].map((id) => rawDb(full).get(id, { revs: true })));
     expect((await stack.ingest(classes)).every((r) => r.ok)).toBe(true);
     await expectRefused(stack.createDoc({ '~class': 'Secret', label: 'x', pin: forged as never }), 'DS_CAPABILITY_MISSING', 'pin');
     expect(await stack.findDocuments('Secret')).toEqual([]);

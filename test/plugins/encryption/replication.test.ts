@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createStack } from '../../../index.js';
 import { browser, server, type BrowserStack } from '../../../plugins.config.js';
-import { expectRefused, tempDir, track, uniqueName } from '../../helpers/stack.js';
+import { expectRefused, rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { PASSPHRASE, replicate, secretClasses } from './setup.js';
 
 async function filesContain(dir: string, needle: string): Promise<boolean> {
@@ -65,7 +65,7 @@ describe('encryption across replication', () => {
     await expectRefused(bob.keyring.importScope(bundle, { passphrase: 'guess' }), 'DS_ENCRYPTION_PASSPHRASE');
     await bob.keyring.importScope(bundle, { passphrase: 'agreed with bob' });
     // bob receives alice's documents (not her keyring: he keeps his own)
-    await (alice.db as unknown as { replicate: { to(db: unknown, o: unknown): Promise<unknown> } }).replicate.to(bob.db, {
+    await (rawDb(alice) as unknown as { replicate: { to(db: unknown, o: unknown): Promise<unknown> } }).replicate.to(rawDb(bob), {
       filter: (d: { _id: string }) => !d._id.startsWith('~Keyring-'),
     });
     expect((await bob.getDocument(doc._id))?.pin).toBe('4242');

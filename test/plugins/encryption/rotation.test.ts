@@ -8,7 +8,7 @@ describe('scope key rotation', () => {
     await stack.unlock(PASSPHRASE);
     await secretClasses(stack);
     const docs = await stack.createDocs(Array.from({ length: 240 }, (_, i) => ({ '~class': 'Secret', label: `d${i}`, pin: `p${i}`, scores: [i] })));
-    const oldKid = ((await stack.db.get(docs[0]._id)) as Record<string, { kid: string }>).pin.kid;
+    const oldKid = ((await stack.storage.get(docs[0]._id)) as Record<string, { kid: string }>).pin.kid;
     const progress: { done: number; total: number }[] = [];
     stack.on('keyring:rotation', (p: { done: number; total: number }) => progress.push(p));
 
@@ -40,8 +40,8 @@ describe('scope key rotation', () => {
     expect(progress[0]).toMatchObject({ done: 0, total: result.total });
     expect(progress.length).toBeGreaterThan(2);
     expect(progress.at(-1)?.done).toBe(result.total);
-    const all = await stack.db.allDocs({ startkey: 'Secret-', endkey: 'Secret-\uffff', include_docs: true });
-    for (const row of all.rows) {
+    const all = await stack.storage.range({ prefix: 'Secret-', includeDocs: true });
+    for (const row of all) {
       const raw = row.doc as unknown as Record<string, { kid?: string }>;
       if (raw.pin) expect(raw.pin.kid).toBe(result.kid);
     }

@@ -28,7 +28,7 @@ describe('encrypted attributes', () => {
     const { stack, values } = await unlocked();
     const created = await stack.createDoc({ '~class': 'Secret', ...values });
     expect(created).toMatchObject(values); // the caller gets plaintext back
-    const raw = (await stack.db.get(created._id)) as Record<string, unknown>;
+    const raw = (await stack.storage.get(created._id)) as Record<string, unknown>;
     expect(raw.label).toBe('visible');
     for (const name of Object.keys(values).filter((k) => k !== 'label')) {
       expect(raw[name]).toEqual({ '~enc': 1, scope: 'default', kid: expect.any(String), iv: expect.any(String), ct: expect.any(String) });
@@ -51,9 +51,9 @@ describe('encrypted attributes', () => {
   it('an update keeps the ciphertext of unchanged values and re-seals changed ones', async () => {
     const { stack, values } = await unlocked();
     const doc = await stack.createDoc({ '~class': 'Secret', ...values });
-    const before = (await stack.db.get(doc._id)) as Record<string, { iv?: string }>;
+    const before = (await stack.storage.get(doc._id)) as Record<string, { iv?: string }>;
     await stack.updateDoc(doc._id, { label: 'renamed', count: 8 });
-    const after = (await stack.db.get(doc._id)) as Record<string, { iv?: string }>;
+    const after = (await stack.storage.get(doc._id)) as Record<string, { iv?: string }>;
     expect(after.pin).toEqual(before.pin);
     expect(after.count.iv).not.toBe(before.count.iv);
     expect(await stack.getDocument(doc._id)).toMatchObject({ label: 'renamed', count: 8, pin: '12-34' });
@@ -76,8 +76,8 @@ describe('encrypted attributes', () => {
     await secretClasses(stack, { defaultScope: 'hr' });
     const inHr = await stack.createDoc({ '~class': 'Secret', pin: '1' });
     const inTeam = await stack.createDoc({ '~class': 'Secret', pin: '2', '~scope': 'team' });
-    expect(((await stack.db.get(inHr._id)) as Record<string, { scope: string }>).pin.scope).toBe('hr');
-    expect(((await stack.db.get(inTeam._id)) as Record<string, { scope: string }>).pin.scope).toBe('team');
+    expect(((await stack.storage.get(inHr._id)) as Record<string, { scope: string }>).pin.scope).toBe('hr');
+    expect(((await stack.storage.get(inTeam._id)) as Record<string, { scope: string }>).pin.scope).toBe('team');
     expect(await stack.keyring.scopes()).toEqual(['default', 'hr', 'team']);
     await expectRefused(stack.keyring.createScope('team'), 'DS_ENCRYPTION_SCOPE_EXISTS');
   });

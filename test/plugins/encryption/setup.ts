@@ -1,6 +1,7 @@
 import replication from 'pouchdb-replication';
 import { Class, type ClientStack } from '../../../index.js';
-import { registerPouchPlugin } from '../../../kernel/storage.js';
+import { rawDb } from '../../helpers/stack.js';
+import { registerPouchPlugin } from '../../../kernel/pouch-plugins.js';
 
 registerPouchPlugin(replication);
 
@@ -28,5 +29,5 @@ export async function secretClasses(stack: ClientStack, options: { defaultScope?
 
 /** PouchDB replication between two stacks' databases, one way, to completion. */
 export async function replicate(from: ClientStack, to: ClientStack): Promise<void> {
-  await (from.db as unknown as { replicate: { to(db: unknown): Promise<unknown> } }).replicate.to(to.db);
+  await (rawDb(from) as unknown as { replicate: { to(db: unknown): Promise<unknown> } }).replicate.to(rawDb(to));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStack } from '../../../index.js';
 import type { JobRunDoc, JobTickEvent } from '../../../plugins/jobs/index.js';
-import { tempDir, track, uniqueName } from '../../helpers/stack.js';
+import { rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { jobsPlugins, jobsStack, nextTicks, waitFor } from './helpers.js';
 import type { JobsStack } from './helpers.js';
 
@@ -54,8 +54,8 @@ describe('jobs: the scheduler', () => {
     const first = track(await createStack({ name, adapter: 'memory', plugins: plugins(false) }));
     const job = await first.jobs.define({ name: 'yearly', handler: 'tick', schedule: '0 0 1 1 *' });
     // as if defined three years ago: three New Year slots missed while no scheduler ran
-    const raw = await first.db.get(job._id);
-    await first.db.put({ ...raw, '~createTimestamp': new Date(Date.now() - 3 * 365 * 86_400_000).toISOString() } as never);
+    const raw = await rawDb(first).get(job._id);
+    await rawDb(first).put({ ...raw, '~createTimestamp': new Date(Date.now() - 3 * 365 * 86_400_000).toISOString() } as never);
     await first.close();
 
     const second = track(await createStack({ name, adapter: 'memory', plugins: plugins(true) }));

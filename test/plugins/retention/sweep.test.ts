@@ -4,7 +4,7 @@ import { Class, createStack, definePlugin } from '../../../index.js';
 import { jobsPlugin, registerJobHandler, RUN_CLASS } from '../../../plugins/jobs/index.js';
 import { RETENTION_SWEEP, retentionPlugin } from '../../../plugins/retention/index.js';
 import { sweep } from '../../../plugins/retention/sweep.js';
-import { browserWithout, expectRefused, memoryStack, uniqueName } from '../../helpers/stack.js';
+import { browserWithout, expectRefused, memoryStack, rawDb, uniqueName } from '../../helpers/stack.js';
 
 const DAY_MS = 86_400_000;
 
@@ -21,8 +21,8 @@ async function seedLogs(stack: BrowserStack, old: number, ageDays = 40): Promise
   const docs = await stack.createDocs(Array.from({ length: 10 }, (_, i) => ({ '~class': 'Log', key: `k${i}`, text: `line ${i}` })));
   const aged = docs.slice(0, old).map((d) => d._id);
   for (const id of aged) {
-    const raw = await stack.db.get(id);
-    await stack.db.put({ ...raw, '~createTimestamp': new Date(Date.now() - ageDays * DAY_MS).toISOString() } as never);
+    const raw = await rawDb(stack).get(id);
+    await rawDb(stack).put({ ...raw, '~createTimestamp': new Date(Date.now() - ageDays * DAY_MS).toISOString() } as never);
   }
   return aged;
 }
@@ -58,8 +58,7 @@ describe('retention: the example job plugin', () => {
     const run = await stack.jobs.run('purge-logs');
     expect(run).toMatchObject({ status: 'SUCCESS', result: { swept: 7, batches: 3 } });
     for (const id of aged) expect(await stack.getDocument(id, { includeInactive: true })).toBeNull();
-    const rows = await stack.db.allDocs({ startkey: 'Log-', endkey: 'Log-\uffff' });
-    expect(rows.rows).toHaveLength(3);
+    expect(await stack.storage.range({ prefix: 'Log-' })).toHaveLength(3);
     // k1 was purged with its key entry: the key is free again
     await stack.createDoc({ '~class': 'Log', key: 'k1', text: 'again' });
     expect((await (await stack.getClass('Log')).getByPrimaryKeys({ key: 'k1' }))?.text).toBe('again');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Class, createStack } from '../../../index.js';
 import { browser, withoutPlugins, type BrowserStack } from '../../../plugins.config.js';
-import { tempDir, track, uniqueName } from '../../helpers/stack.js';
+import { rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { ITEM_SCHEMA, startNode, TOKEN, type TestNode } from './harness.js';
 
 const nodes: TestNode[] = [];
@@ -72,7 +72,7 @@ describe('stack.sync', () => {
     const { server, client } = await setup();
     const [good] = await server.stack.createDocs([{ '~class': 'Item', title: 'pulled', n: 5 }]);
     // written around the node's pipeline, as a faulty or hostile node could serve it
-    await server.stack.db.put({ _id: 'Item-raw', '~class': 'Item', title: 42 } as never);
+    await rawDb(server.stack).put({ _id: 'Item-raw', '~class': 'Item', title: 42 });
     const events: { id: string; origin: string }[] = [];
     client.on('change', (e: { id: string; origin: string }) => events.push(e));
     const handle = client.sync({ remote: server.url, auth: { token: TOKEN } });
@@ -90,7 +90,7 @@ describe('stack.sync', () => {
     const client = (track(await createStack({ name: uniqueName('sync'), adapter: 'memory', plugins: withoutPlugins(browser, 'encryption') }))) as unknown as Pick<BrowserStack, 'sync' | 'getDocument'>;
     await Class.create(server.stack, 'Note', 'class', '', { body: { type: 'string', encrypted: true } });
     // sealed by a client that holds the key; this client has no encryption plugin to check it
-    await server.stack.db.put({ _id: 'Note-1', '~class': 'Note', '~createTimestamp': new Date().toISOString(), active: true, body: { '~enc': 1, iv: 'AAAA', ct: 'AAAA' } } as never);
+    await rawDb(server.stack).put({ _id: 'Note-1', '~class': 'Note', '~createTimestamp': new Date().toISOString(), active: true, body: { '~enc': 1, iv: 'AAAA', ct: 'AAAA' } } as never);
     const [item] = await server.stack.createDocs([{ '~class': 'Item', title: 'after the note', n: 6 }]);
     const refused: { id: string; code?: string }[] = [];
     const handle = client.sync({ remote: server.url, auth: { token: TOKEN } });

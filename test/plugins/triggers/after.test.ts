@@ -41,7 +41,7 @@ describe('after-triggers write other documents', () => {
     registerTriggerHandler(t.stack, 'test.capture', (doc) => void seen.push(doc));
     await addTrigger(t.tasks, after('capture', 'test.capture', ['create']));
     const created = await t.stack.createDoc({ '~class': 'Task', title: 'a', note: 'secret' });
-    expect((await t.stack.db.get(created._id)) as unknown as Doc).toMatchObject({ note: 'SEALED' });
+    expect((await t.stack.storage.get(created._id)) as unknown as Doc).toMatchObject({ note: 'SEALED' });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ _id: created._id, _rev: created._rev, note: 'secret', priority: 3 });
   });

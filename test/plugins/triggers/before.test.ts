@@ -80,11 +80,11 @@ describe('before-triggers refuse the write', () => {
   it('refuses updates and deletes too, leaving the stored document as it was', async () => {
     const t = await triggerStack();
     const doc = await t.stack.createDoc({ '~class': 'Task', title: 'a' });
-    const stored = await t.stack.db.get(doc._id);
+    const stored = await t.stack.storage.get(doc._id);
     await addTrigger(t.tasks, before('frozen', 'test.refuse', ['update', 'delete'], { params: { message: 'frozen' } }));
     await expectRefused(t.stack.updateDoc(doc._id, { title: 'b' }), 'DS_TRIGGER_REFUSED');
     await expectRefused(t.stack.deleteDocument(doc._id), 'DS_TRIGGER_REFUSED');
-    expect(await t.stack.db.get(doc._id)).toEqual(stored);
+    expect(await t.stack.storage.get(doc._id)).toEqual(stored);
   });
 
   it('keeps the attribute path of a DocstackError the handler threw', async () => {

@@ -108,10 +108,10 @@ describe('enabling, disabling and removing', () => {
   it('refuses to switch a trigger the class does not have, changing nothing', async () => {
     const t = await triggerStack();
     await addTrigger(t.tasks, { name: 'log', when: 'after', on: ['create'], handler: 'test.log' });
-    const before = await t.stack.db.get('Task');
+    const before = await t.stack.storage.get('Task');
     await expectRefused(setTriggerEnabled(t.tasks, 'other', false), 'DS_TRIGGER_NOT_FOUND', 'name');
     await expectRefused(setTriggerEnabled(t.tasks, 'log', 'no' as never), 'DS_TRIGGER_INVALID', 'enabled');
-    expect(await t.stack.db.get('Task')).toEqual(before);
+    expect(await t.stack.storage.get('Task')).toEqual(before);
   });
 
   it('stops a removed trigger at once, for writes made through the stack', async () => {
@@ -120,7 +120,7 @@ describe('enabling, disabling and removing', () => {
     await expectRefused(t.stack.createDoc({ '~class': 'Task', title: 'a' }), 'DS_TRIGGER_REFUSED');
     expect(await t.count()).toBe(0);
     await removeTrigger(t.tasks, 'guard');
-    expect(((await t.stack.db.get('Task')) as unknown as ClassModel).triggers).toEqual([]);
+    expect(((await t.stack.storage.get('Task')) as unknown as ClassModel).triggers).toEqual([]);
     await t.stack.createDoc({ '~class': 'Task', title: 'a' });
     expect(await t.count()).toBe(1);
   });

@@ -8,7 +8,7 @@ import { registerTriggerHandler, triggersPlugin } from '../../../plugins/trigger
 import { expectRefused, memoryStack } from '../../helpers/stack.js';
 import { preset, presetWithout, triggerStack } from './setup.js';
 
-const storedTriggers = async (stack: ClientStack, name: string) => ((await stack.db.get(name)) as unknown as ClassModel).triggers;
+const storedTriggers = async (stack: ClientStack, name: string) => ((await stack.storage.get(name)) as unknown as ClassModel).triggers;
 
 /** addTrigger is refused with this code (and path), and the class document keeps its triggers. */
 async function refusedAdd(cls: Class, model: unknown, code: ErrorCode, path?: string) {

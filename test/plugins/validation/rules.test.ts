@@ -33,9 +33,9 @@ async function tasks() {
   };
   /** the update is refused, and the stored document is exactly what it was */
   const refusedUpdate = async (id: string, changes: Attrs, code: ErrorCode, path?: string) => {
-    const before = await stack.db.get(id);
+    const before = await stack.storage.get(id);
     const err = await expectRefused(stack.updateDoc(id, changes), code, path);
-    expect(await stack.db.get(id)).toEqual(before);
+    expect(await stack.storage.get(id)).toEqual(before);
     return err;
   };
   return { stack, count, create, refusedCreate, refusedUpdate };
@@ -72,7 +72,7 @@ describe('null clears a non-mandatory attribute', () => {
     const updated = await t.stack.updateDoc(doc._id, { note: null, priority: null });
     expect(updated).not.toHaveProperty('note');
     expect(updated).not.toHaveProperty('priority');
-    const raw = (await t.stack.db.get(doc._id)) as Attrs;
+    const raw = (await t.stack.storage.get(doc._id)) as Attrs;
     expect(Object.keys(raw)).not.toContain('note');
     expect(Object.keys(raw)).not.toContain('priority'); // defaults are for new documents only
     expect(raw.title).toBe('t');
@@ -81,7 +81,7 @@ describe('null clears a non-mandatory attribute', () => {
   it('on create: a null attribute is simply not stored', async () => {
     const t = await tasks();
     const doc = await t.create({ title: 't', note: null, owner: null });
-    const raw = (await t.stack.db.get(doc._id)) as Attrs;
+    const raw = (await t.stack.storage.get(doc._id)) as Attrs;
     expect(Object.keys(raw)).not.toContain('note');
     expect(Object.keys(raw)).not.toContain('owner');
   });
@@ -93,7 +93,7 @@ describe('defaultValue', () => {
     const doc = await t.create({ title: 't' });
     const expected = { priority: 3, status: 'open', urgent: false, tags: ['inbox'], extra: { source: 'default' } };
     expect(doc).toMatchObject(expected);
-    expect(await t.stack.db.get(doc._id)).toMatchObject(expected);
+    expect(await t.stack.storage.get(doc._id)).toMatchObject(expected);
   });
 
   it('never overrides a value the caller gave', async () => {

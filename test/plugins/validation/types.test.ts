@@ -161,7 +161,7 @@ describe('date', () => {
       days: ['2024.01.05', '2024.02.29'],
     };
     expect(doc).toMatchObject(expected);
-    const raw = await t.stack.db.get(doc._id);
+    const raw = await t.stack.storage.get(doc._id);
     expect(raw).toMatchObject(expected);
 
     const updated = await t.stack.updateDoc(doc._id, { fr: new Date(Date.UTC(2025, 11, 31, 23, 59)) });
