@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter } from 'events';
 import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
 import Replication from 'pouchdb-replication';

@@ -51,8 +51,7 @@ describe('opening a stack', () => {
 
   it('refuses IndexedDB where there is none (Node, a private window) with DS_STORAGE_UNAVAILABLE', async () => {
     const err = await refusal(createStack({ name: uniqueName(), adapter: 'indexeddb' }));
-    expect(err.code).toBe('DS_STORAGE_UNAVAILABLE');
-    expect(err.status).toBe(503);
+    expect(err).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', status: 503 });
     expect(err.message).toMatch(/no IndexedDB/);
   });
 
