@@ -12,5 +12,8 @@ const notInBrowser = (adapter: string): AdapterLoader => ({
 export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterLoader> = {
   leveldb: notInBrowser('leveldb'),
   memory: notInBrowser('memory'),
-  indexeddb: { load: () => import('pouchdb-adapter-indexeddb') },
+  // IndexedDB through pouchdb-adapter-idb (PouchDB's adapter name "idb"): the newer
+  // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
+  // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
+  indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
 };

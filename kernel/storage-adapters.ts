@@ -10,6 +10,8 @@ export interface AdapterLoader {
   load(): Promise<{ default: PouchDB.Plugin }>;
   /** runs before the store is opened (leveldb: creates the data folder) */
   prepare?(options: StorageOptions): Promise<void>;
+  /** PouchDB's name of the adapter the plugin adds, when it is not docstack's */
+  pouchAdapter?: string;
 }
 
 export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterLoader> = {
@@ -21,5 +23,8 @@ export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterL
     },
   },
   memory: { load: () => import('pouchdb-adapter-memory') },
-  indexeddb: { load: () => import('pouchdb-adapter-indexeddb') },
+  // IndexedDB through pouchdb-adapter-idb (PouchDB's adapter name "idb"): the newer
+  // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
+  // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
+  indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
 };

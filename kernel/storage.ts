@@ -65,7 +65,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
   }
   await loadAdapter(options.adapter);
   await adapterLoaders[options.adapter].prepare?.(options);
-  const db = new DocstackPouch<Record<string, unknown>>(location, { adapter: options.adapter });
+  const db = new DocstackPouch<Record<string, unknown>>(location, { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter });
   try {
     await db.info(); // surfaces open errors (locked folder, bad path, IndexedDB refused) here, not on the first write
   } catch (err) {
@@ -89,9 +89,8 @@ type WriteMethod = (request: unknown, options: unknown, callback: Callback) => v
 
 /**
  * A full origin quota aborts IndexedDB's write transaction: the caller gets DS_STORAGE_QUOTA
- * instead of PouchDB's bare error. The idb layer names the QuotaExceededError where it can;
- * pouchdb-adapter-indexeddb reports every aborted write as "transaction was aborted", so that
- * one is checked against the origin's storage estimate (nearly full: the quota).
+ * instead of PouchDB's bare error (idb_error "QuotaExceededError"). The adapter then closes its
+ * connection, so the message says to open the stack again.
  */
 function translateWriteErrors(db: Database, location: string): void {
   const target = db as unknown as Record<'_bulkDocs' | '_putLocal', WriteMethod>;
@@ -99,27 +98,9 @@ function translateWriteErrors(db: Database, location: string): void {
     const inner = target[method];
     if (typeof inner !== 'function') continue;
     target[method] = function (this: unknown, request, options, callback) {
-      inner.call(this, request, options, (err, result) => {
-        if (!err) return callback(null, result);
-        void classifyWriteError(err, request).then((quota) => callback(quota ? quotaExceeded(location, err) : err));
-      });
+      inner.call(this, request, options, (err, result) => callback(err && isQuotaError(err) ? quotaExceeded(location, err) : err, result));
     };
   }
-}
-
-async function classifyWriteError(err: unknown, request: unknown): Promise<boolean> {
-  if (isQuotaError(err)) return true;
-  if (!/transaction was aborted/i.test(errorName(err))) return false;
-  const storage = (globalThis as { navigator?: { storage?: { estimate?: () => Promise<{ usage?: number; quota?: number }> } } }).navigator?.storage;
-  const estimate = await storage?.estimate?.().catch(() => null);
-  if (!estimate?.quota || estimate.usage === undefined) return false;
-  let size = 0;
-  try {
-    size = JSON.stringify(request).length;
-  } catch {
-    // a request that does not serialise is not a quota question
-  }
-  return estimate.usage + size >= estimate.quota * 0.9;
 }
 
 function errorName(err: unknown): string {
@@ -132,7 +113,7 @@ function isQuotaError(err: unknown): boolean {
 }
 
 function quotaExceeded(location: string, cause: unknown): DocstackError {
-  return new DocstackError('DS_STORAGE_QUOTA', `The browser's storage quota for this site is full: nothing of this write to ${JSON.stringify(location)} was stored. Free space (delete data or other stores) and retry.`, {
+  return new DocstackError('DS_STORAGE_QUOTA', `The browser's storage quota for this site is full: this write to ${JSON.stringify(location)} was not stored. Free space (delete data or other stores), then close the stack and open it again.`, {
     details: { location },
     cause,
   });

@@ -13,7 +13,7 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     const out = await mkdtemp(join(tmpdir(), 'docstack-bundle-'));
     const built = await buildBrowser({ outdir: out, quiet: true });
     const inputs = Object.keys(built.metafile.inputs);
-    expect(inputs.some((i) => i.includes('pouchdb-adapter-indexeddb'))).toBe(true);
+    expect(inputs.some((i) => i.includes('pouchdb-adapter-idb'))).toBe(true);
     expect(inputs.filter((i) => /pouchdb-adapter-(leveldb|memory)|leveldown|memdown|storage-adapters\.ts$/.test(i))).toEqual([]);
     expect(inputs).toContain('kernel/storage-adapters.browser.ts');
     expect(built.gzipped).toBeLessThanOrEqual(GZIP_BUDGET);
