@@ -2,21 +2,15 @@
  * The client library in Chromium on IndexedDB: the shared scenarios (test/scenarios) in a real
  * page running the real bundle, a reload, two tabs racing for natural keys, and storage errors.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from './harness.js';
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await startHarness();
-}, 60_000);
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = useHarness();
 
 describe('docstack in Chromium (IndexedDB)', () => {
   it('runs the model scenario on IndexedDB, keeps everything across a reload, and stores the secret only sealed', async () => {
-    const context = await harness.context();
-    const tab = await harness.page(context);
+    const context = await harness().context();
+    const tab = await harness().page(context);
     const facts = await tab.run<{ patientId: string }>('model', { name: 'shop' });
     expect(facts.patientId).toMatch(/^Patient-/);
     // the stored bytes: AES-GCM payloads, never the plaintext (sealed with WebCrypto in the page)
@@ -29,8 +23,8 @@ describe('docstack in Chromium (IndexedDB)', () => {
   });
 
   it('two tabs write concurrently: one document per natural key, and each hears the other in the change feed', async () => {
-    const context = await harness.context();
-    const [a, b] = [await harness.page(context), await harness.page(context)];
+    const context = await harness().context();
+    const [a, b] = [await harness().page(context), await harness().page(context)];
     await a.run('raceOpen', { name: 'race', create: true });
     await b.run('raceOpen', { name: 'race', create: false });
     const codes = Array.from({ length: 40 }, (_, i) => `S${i % 25}`);
@@ -49,8 +43,8 @@ describe('docstack in Chromium (IndexedDB)', () => {
   });
 
   it('storage errors are DocstackErrors with their own codes: no IndexedDB, IndexedDB refusing, leveldb in the browser', async () => {
-    const context = await harness.context();
-    const tab = await harness.page(context);
+    const context = await harness().context();
+    const tab = await harness().page(context);
     expect(await tab.run('noIndexedDB', { name: 'none' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/no IndexedDB/) });
     expect(await tab.run('indexedDBRefuses', { name: 'private' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/refused to open it.*did not allow mutations/) });
     expect(await tab.run('leveldbInBrowser', { name: 'disk' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', message: expect.stringMatching(/indexeddb/) });
@@ -58,15 +52,15 @@ describe('docstack in Chromium (IndexedDB)', () => {
 
   it('a full storage quota refuses the write with DS_STORAGE_QUOTA; what was stored before stays readable', async () => {
     // a small quota for the test origin (DevTools protocol; it applies to a real profile, not to an incognito context)
-    const context = await harness.persistentContext();
-    const tab = await harness.page(context);
+    const context = await harness().persistentContext();
+    const tab = await harness().page(context);
     const cdp = await context.newCDPSession(tab.page);
-    await cdp.send('Storage.overrideQuotaForOrigin' as never, { origin: harness.origin, quotaSize: 3 * 1024 * 1024 } as never);
+    await cdp.send('Storage.overrideQuotaForOrigin' as never, { origin: harness().origin, quotaSize: 3 * 1024 * 1024 } as never);
     const result = await tab.run<{ refusal: { code?: string; message: string } | null; written: number }>('fillQuota', { name: 'full' });
     expect(result.refusal, JSON.stringify(result)).toMatchObject({ code: 'DS_STORAGE_QUOTA', message: expect.stringMatching(/quota/) });
     expect(result.written).toBeGreaterThan(0);
     // space freed (the quota back to normal), the stack opened again: what was written before is there, the refused call stored nothing
-    await cdp.send('Storage.overrideQuotaForOrigin' as never, { origin: harness.origin } as never);
+    await cdp.send('Storage.overrideQuotaForOrigin' as never, { origin: harness().origin } as never);
     expect(await tab.run('countBlobs', { name: 'full' })).toBe(result.written);
   });
 });
