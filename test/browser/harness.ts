@@ -13,7 +13,6 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
 import { buildBrowser, type BrowserBuild } from '../../scripts/build-browser.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -149,25 +148,3 @@ export async function startHarness(pageEntry = join(root, 'test/browser/page.ts'
   };
 }
 
-/**
- * One harness for a test file: started before its tests, closed after. A harness that could not
- * start (Chromium missing) fails every test of the file with its message — nothing is skipped.
- */
-export function useHarness(): () => Harness {
-  let harness: Harness | null = null;
-  let failure: unknown = null;
-  beforeAll(async () => {
-    try {
-      harness = await startHarness();
-    } catch (err) {
-      failure = err;
-    }
-  }, 60_000);
-  afterAll(async () => {
-    await harness?.close();
-  });
-  return () => {
-    if (!harness) throw failure ?? new Error('the browser harness did not start');
-    return harness;
-  };
-}

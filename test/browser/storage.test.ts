@@ -3,7 +3,7 @@
  * page running the real bundle, a reload, two tabs racing for natural keys, and storage errors.
  */
 import { describe, expect, it } from 'vitest';
-import { useHarness } from './harness.js';
+import { useHarness } from './use-harness.js';
 
 const harness = useHarness();
 

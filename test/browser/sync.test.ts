@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stack.js';
 import { ADMIN, testNode } from '../server/node-helpers.js';
-import { useHarness } from './harness.js';
+import { useHarness } from './use-harness.js';
 
 const harness = useHarness();
 
