@@ -32,9 +32,11 @@ export const ERROR_CODES = {
   DS_STACK_OPTIONS_INVALID: kernelCode('createStack was called with invalid options.', 500),
   DS_STACK_CLOSED: kernelCode('The stack is closed (or not yet open); open a new one.', 503),
   DS_STACK_PATCH_COUNT: kernelCode('PATCH_COUNT does not match the number of system patches applied.', 500),
-  DS_STORAGE_ADAPTER_UNKNOWN: kernelCode('The storage adapter is not one of leveldb or memory.', 500),
+  DS_STORAGE_ADAPTER_UNKNOWN: kernelCode('The storage adapter is not one of indexeddb, leveldb or memory.', 500),
   DS_STORAGE_LOCKED: kernelCode('The store is in use by another process (its leveldb lock is held): one process opens a store at a time.', 503),
   DS_STORAGE_BYPASS: kernelCode('storage.put was given a document of a user class: those are written through the pipeline (createDoc, updateDoc, ingest).', 500),
+  DS_STORAGE_UNAVAILABLE: kernelCode('The storage cannot be opened here: no IndexedDB (a private window, a sandboxed frame, not a browser), IndexedDB refused to open, or the adapter is not in this build.', 503),
+  DS_STORAGE_QUOTA: kernelCode("The browser's storage quota for the site is full: the write was not stored.", 507),
 
   // classes
   DS_CLASS_NOT_FOUND: kernelCode('No class with that name exists (or it is inactive).', 404),

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = join(root, 'dist', '.build-stamp');
-const sources = ['index.ts', 'plugins.config.ts', 'kernel', 'plugins', 'server', 'patches', 'types', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const sources = ['index.ts', 'browser.ts', 'plugins.config.ts', 'kernel', 'plugins', 'server', 'patches', 'types', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 
 /** The newest modification time under a file or folder (0 when it does not exist). */
 function newest(path) {
@@ -22,18 +22,27 @@ function newest(path) {
   return latest;
 }
 
-function build() {
+async function build({ browser }) {
   console.log('docstack: building dist/ (tsc -p tsconfig.build.json)');
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
   if (result.status !== 0) process.exit(result.status ?? 1);
+  // `npm run build` also bundles dist/browser/docstack.js (fails on a Node built-in or over budget);
+  // `npm start` needs only the node's files, so a restart stays immediate
+  if (browser) {
+    const { buildBrowser } = await import('./build-browser.mjs');
+    await buildBrowser().catch((err) => {
+      console.error(err.message);
+      process.exit(1);
+    });
+  }
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 
 const onlyBuild = process.argv[2] === '--build';
 const cli = process.argv[2] === '--cli' ? process.argv[3] : null;
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
-if (onlyBuild || sources.some((source) => newest(join(root, source)) > built)) build();
+if (onlyBuild || sources.some((source) => newest(join(root, source)) > built)) await build({ browser: onlyBuild });
 if (cli !== null) {
   if (!/^[a-z-]+$/.test(cli ?? '')) throw new Error(`unknown command line tool ${JSON.stringify(cli)}`);
   process.argv.splice(2, 2); // the tool sees its own arguments

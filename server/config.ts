@@ -28,6 +28,31 @@ const text = (env: Env, name: string): string | null => {
   return raw === undefined || raw === '' ? null : raw;
 };
 
+/** CORS_ORIGINS: comma-separated origins (scheme://host[:port]); no wildcard, credentials are allowed. */
+function origins(env: Env, name: string): string[] {
+  const raw = text(env, name);
+  if (raw === null) return [];
+  return raw.split(',').map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // refused below
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must list origins such as https://app.example.com or http://localhost:5173, comma-separated, without a path or "*" (got "${origin}").`, { path: name });
+    }
+    return origin;
+  });
+}
+
+function sameSite(env: Env, name: string): 'strict' | 'lax' | 'none' | null {
+  const raw = text(env, name)?.toLowerCase() ?? null;
+  if (raw === null || raw === 'strict' || raw === 'lax' || raw === 'none') return raw;
+  throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must be strict, lax or none (got "${raw}").`, { path: name });
+}
+
 /** PEM keys in a .env file are often written on one line with literal \n. */
 const pem = (env: Env, name: string): string | null => text(env, name)?.replace(/\\n/g, '\n') ?? null;
 
@@ -50,6 +75,8 @@ export function loadConfig(env: Env): ServerConfig {
     production: nodeEnv !== 'development' && nodeEnv !== 'test',
     development: nodeEnv === 'development',
     corsOrigin: text(env, 'CORS_ORIGIN'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
+    cookieSameSite: sameSite(env, 'COOKIE_SAMESITE'),
     jwtTtl: integer(env, 'JWT_TTL', 3600, 60, 30 * 24 * 3600),
     jwtIssuer: env.JWT_ISSUER || 'docstack',
     jwtAudience: env.JWT_AUDIENCE || 'docstack',

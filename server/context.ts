@@ -12,7 +12,12 @@ export interface ServerConfig {
   production: boolean;
   /** NODE_ENV=development: relaxed cookies, CORS for corsOrigin */
   development: boolean;
+  /** development only: the one origin CORS_ORIGIN allows */
   corsOrigin: string | null;
+  /** CORS_ORIGINS: origins allowed in every environment, with credentials (a browser app served elsewhere) */
+  corsOrigins: string[];
+  /** COOKIE_SAMESITE: the session cookie's SameSite (default strict; lax in development); none implies Secure */
+  cookieSameSite: 'strict' | 'lax' | 'none' | null;
   /** JWT lifetime in seconds (JWT_TTL, default 3600) */
   jwtTtl: number;
   jwtIssuer: string;

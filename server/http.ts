@@ -25,16 +25,22 @@ export function readinessGate(isReady: () => boolean): RequestHandler {
   };
 }
 
-/** CORS only in development, for one configured origin, with credentials. */
-export function developmentCors(config: ServerConfig): RequestHandler {
+/**
+ * CORS with credentials for the origins in CORS_ORIGINS (any environment: a browser app served
+ * from another origin), and in development for CORS_ORIGIN. Other origins get no CORS headers.
+ */
+export function cors(config: ServerConfig): RequestHandler {
+  const allowed = new Set(config.corsOrigins ?? []);
   return (req, res, next) => {
     const origin = req.get('origin');
-    if (!config.development || !config.corsOrigin || origin !== config.corsOrigin) return next();
+    const allow = origin !== undefined && (allowed.has(origin) || (config.development && origin === config.corsOrigin));
+    if (!allow) return next();
     res.set({
       'Access-Control-Allow-Origin': origin,
       'Access-Control-Allow-Credentials': 'true',
-      'Access-Control-Allow-Headers': 'Content-Type, Authorization',
+      'Access-Control-Allow-Headers': 'Content-Type, Authorization, Accept',
       'Access-Control-Allow-Methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
+      'Access-Control-Max-Age': '600',
       Vary: 'Origin',
     });
     if (req.method === 'OPTIONS') return void res.status(204).end();

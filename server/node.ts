@@ -8,7 +8,7 @@ import { server as serverPreset } from '../plugins.config.js';
 import { createAuth } from './auth/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
-import { developmentCors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
+import { cors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 
@@ -77,7 +77,7 @@ export class ServerNode extends EventEmitter {
     const app = express();
     app.disable('x-powered-by');
     app.use(requestLog(this.log));
-    app.use(developmentCors(this.config));
+    app.use(cors(this.config));
     app.use(readinessGate(() => this.ready));
     // open liveness route for load balancers: no auth, no storage
     app.get('/health', (_req, res) => void res.json({ ok: true }));

@@ -20,14 +20,19 @@ type Fetch = (url: string | Request, init?: RequestInit & { headers?: Headers })
  * With a username and password the token comes from `<origin>/login` (the node answers with
  * the httpOnly cookie `jwtToken`), and is fetched again once when a request gets 401 — a live
  * sync outlives a one-hour token. The password stays in this closure; it is never logged.
+ * In a browser the httpOnly cookie cannot be read (that is its point): the browser keeps it and
+ * sends it with every request (PouchDB asks for `credentials: 'include'`), so there the login is
+ * all that is needed — a cookie session, refreshed the same way on a 401.
  */
 export function authenticatedFetch(remote: string, auth: SyncAuth | undefined, baseFetch: Fetch): Fetch {
   if (!auth) return baseFetch;
-  let token: Promise<string> | null = 'token' in auth ? Promise.resolve(auth.token) : null;
+  /** the bearer token, or null for a cookie session the browser holds */
+  let token: Promise<string | null> | null = 'token' in auth ? Promise.resolve(auth.token) : null;
   const currentToken = () => (token ??= login(remote, auth as { username: string; password: string }));
   const send = async (url: string | Request, init: RequestInit & { headers?: Headers } = {}) => {
     const headers = new Headers(init.headers);
-    headers.set('Authorization', `Bearer ${await currentToken()}`);
+    const bearer = await currentToken();
+    if (bearer !== null) headers.set('Authorization', `Bearer ${bearer}`);
     return baseFetch(url, { ...init, headers });
   };
   return async (url, init) => {
@@ -38,21 +43,27 @@ export function authenticatedFetch(remote: string, auth: SyncAuth | undefined, b
   };
 }
 
-async function login(remote: string, auth: { username: string; password: string }): Promise<string> {
+/** A browser (or a worker) keeps cookies for the page; Node's fetch has no cookie jar. */
+const hasCookieJar = () => typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node !== 'string';
+
+async function login(remote: string, auth: { username: string; password: string }): Promise<string | null> {
   const origin = new URL(remote).origin;
   const res = await fetch(`${origin}/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: auth.username, password: auth.password }),
+    // a browser app on another origin: the node's cookie is stored only for a credentialed request
+    credentials: 'include',
   });
   if (!res.ok) {
     throw new SyncLoginError(`Logging in to ${origin} failed (HTTP ${res.status}).`, res.status);
   }
   const body = (await res.json().catch(() => ({}))) as { token?: unknown };
   if (typeof body.token === 'string') return body.token;
-  for (const cookie of res.headers.getSetCookie()) {
+  for (const cookie of res.headers.getSetCookie?.() ?? []) {
     const match = /^jwtToken=([^;]+)/.exec(cookie);
     if (match) return decodeURIComponent(match[1]);
   }
+  if (hasCookieJar()) return null;
   throw new SyncLoginError(`${origin}/login answered without a token.`);
 }

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter } from 'events';
 import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
 import Replication from 'pouchdb-replication';
@@ -23,6 +23,11 @@ export interface SyncOptions {
   retry?: boolean;
   /** documents per batch (PouchDB's batch_size, default 100) */
   batchSize?: number;
+  /**
+   * live with retry: the longest wait between reconnection attempts, in ms. The wait starts
+   * under a second and doubles up to this (default PouchDB's own back-off, up to 10 minutes).
+   */
+  maxRetryDelay?: number;
 }
 
 /** Events: change { direction, change }, paused, active, denied, error, complete (as PouchDB's sync). */
@@ -90,6 +95,11 @@ function ingestingTarget(stack: ClientStack): ReplicationTarget {
   });
 }
 
+/** PouchDB's back_off_function: the next wait from the last one (0 after a success). */
+function backOff(max: number): (delay: number) => number {
+  return (delay) => Math.min(max, delay === 0 ? 250 + Math.floor(Math.random() * 250) : delay * 2);
+}
+
 function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchSync>): SyncHandle {
   if (!options || typeof options.remote !== 'string' || !/^https?:\/\//.test(options.remote)) {
     throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
@@ -102,6 +112,7 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
     live,
     retry: live && options.retry !== false,
     ...(options.batchSize ? { batch_size: options.batchSize } : {}),
+    ...(options.maxRetryDelay ? { back_off_function: backOff(options.maxRetryDelay) } : {}),
   });
   running.add(sync);
   const forget = () => {

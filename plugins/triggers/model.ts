@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isPlainObject } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteOp } from '../../kernel/hooks.js';

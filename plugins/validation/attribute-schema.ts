@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '../../kernel/errors.js';
 import type { AttributeTypes } from '../../kernel/model/attribute-types.js';
 import { enumValues, type AttributeModel } from '../../kernel/model/types.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { DocstackError } from '../../kernel/errors.js';
 import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../kernel/model/types.js';
 import type { AttributeTypes } from '../../kernel/model/attribute-types.js';

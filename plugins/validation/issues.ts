@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { DocstackError, type ErrorCode } from '../../kernel/errors.js';
 import { enumValues, type AttributeModel } from '../../kernel/model/types.js';
 

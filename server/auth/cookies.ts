@@ -8,9 +8,13 @@ export const TOKEN_COOKIE = 'jwtToken';
  * httpOnly so page scripts never see the token; SameSite=Strict + Secure everywhere but
  * NODE_ENV=development, where the app is served from another origin over plain http (Lax, no
  * Secure — a Secure cookie would not be stored from http://localhost by every browser).
+ * COOKIE_SAMESITE overrides SameSite: `none` (always Secure) lets a browser app on another site
+ * (CORS_ORIGINS) sync with the cookie.
  */
 function cookieOptions(config: ServerConfig): CookieOptions {
-  return config.development ? { httpOnly: true, path: '/', sameSite: 'lax', secure: false } : { httpOnly: true, path: '/', sameSite: 'strict', secure: true };
+  const base: CookieOptions = config.development ? { httpOnly: true, path: '/', sameSite: 'lax', secure: false } : { httpOnly: true, path: '/', sameSite: 'strict', secure: true };
+  if (!config.cookieSameSite) return base;
+  return { ...base, sameSite: config.cookieSameSite, secure: config.cookieSameSite === 'none' ? true : base.secure };
 }
 
 export function setTokenCookie(res: Response, config: ServerConfig, token: string, maxAgeMs: number): void {

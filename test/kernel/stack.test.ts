@@ -49,6 +49,12 @@ describe('opening a stack', () => {
     expect(badName.code).toBe('DS_STACK_OPTIONS_INVALID');
   });
 
+  it('refuses IndexedDB where there is none (Node, a private window) with DS_STORAGE_UNAVAILABLE', async () => {
+    const err = await refusal(createStack({ name: uniqueName(), adapter: 'indexeddb' }));
+    expect(err).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', status: 503 });
+    expect(err.message).toMatch(/no IndexedDB/);
+  });
+
   it('also opens with ClientStack.create(name, options)', async () => {
     const stack = track(await ClientStack.create(uniqueName(), { adapter: 'memory', plugins: [] }));
     expect(stack).toBeInstanceOf(ClientStack);

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
 import { tempDir } from '../helpers/stack.js';
 import { ADMIN, login, testNode, watchOutput } from './node-helpers.js';
 
@@ -82,6 +83,27 @@ describe('CORS', () => {
     const p = await prod.node.start();
     const none = await fetch(`${p.url}/health`, { headers: { origin: 'http://localhost:5173' } });
     expect(none.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers cross-origin requests for CORS_ORIGINS in any environment, and COOKIE_SAMESITE sets the session cookie', async () => {
+    const app = 'https://app.example.com';
+    const prod = await testNode({ env: { NODE_ENV: 'production', CORS_ORIGINS: `${app}, http://127.0.0.1:8080`, COOKIE_SAMESITE: 'none' } });
+    const { url } = await prod.node.start();
+    const preflight = await fetch(`${url}/db/docstack/_changes`, { method: 'OPTIONS', headers: { origin: app, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(app);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    const second = await fetch(`${url}/health`, { headers: { origin: 'http://127.0.0.1:8080' } });
+    expect(second.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080');
+    const stranger = await fetch(`${url}/health`, { headers: { origin: 'http://evil.example' } });
+    expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+    const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app }, body: JSON.stringify(ADMIN) });
+    expect(res.headers.get('set-cookie')).toMatch(/jwtToken=.*SameSite=None/i);
+    expect(res.headers.get('set-cookie')).toMatch(/Secure/);
+    for (const env of [{ CORS_ORIGINS: '*' }, { CORS_ORIGINS: 'https://app.example.com/path' }, { COOKIE_SAMESITE: 'sometimes' }]) {
+      expect(() => loadConfig(env)).toThrow(expect.objectContaining({ code: 'DS_SERVER_CONFIG_INVALID' }));
+    }
   });
 });
 

@@ -1,0 +1,10 @@
+import type { Metafile } from 'esbuild';
+
+export declare const GZIP_BUDGET: number;
+export interface BrowserBuild {
+  outfile: string;
+  bytes: number;
+  gzipped: number;
+  metafile: Metafile;
+}
+export declare function buildBrowser(options?: { outdir?: string; minify?: boolean; quiet?: boolean; entry?: string }): Promise<BrowserBuild>;

@@ -1,0 +1,108 @@
+// The browser bundle: dist/browser/docstack.js (+ .map), one ESM file holding the engine and the
+// browser preset (entry browser.ts), built by esbuild straight from the TypeScript sources.
+// `npm run build` runs it after tsc (scripts/start.mjs); the browser tests and the browser bench
+// call buildBrowser() themselves. The build fails when a Node built-in is left in the bundle or
+// when the bundle is over its gzipped size budget.
+import { readFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The browser preset's budget: 150 kB gzipped (issue 9), without the SQL plugin. */
+export const GZIP_BUDGET = 150 * 1024;
+
+const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+/** What must not appear in the output: a Node module import, or Node's globals used as such. */
+const FORBIDDEN_OUTPUT = [
+  [/\bfrom\s*["']node:[a-z_/]+["']|\bimport\(\s*["']node:[a-z_/]+["']\s*\)/, 'an import of a node: module'],
+  [/\brequire\(\s*["'](?:node:)?(?:fs|fs\/promises|crypto|path|os|buffer|stream|util|vm|child_process|net|http|https|zlib|worker_threads)["']\s*\)/, 'a require() of a Node module'],
+  [/\bBuffer\.(?:from|alloc|allocUnsafe|isBuffer|concat|byteLength)\b/, 'Node\'s Buffer'],
+  [/\bprocess\.(?:env|nextTick|versions|platform|hrtime|cwd|argv|exit)\b/, 'Node\'s process'],
+  [/\bsetImmediate\(/, 'Node\'s setImmediate'],
+];
+
+/** Node's adapter list (leveldb, memory, node:fs) is swapped for the browser's (IndexedDB only). */
+const browserAdapters = {
+  name: 'docstack-browser-adapters',
+  setup(build) {
+    build.onResolve({ filter: /\/storage-adapters\.js$/ }, (args) => ({
+      path: join(args.resolveDir, args.path.replace(/\.js$/, '.browser.ts')),
+    }));
+  },
+};
+
+/**
+ * A built-in that nothing in the browser stands in for (no npm package such as `events`, no
+ * browser field such as tapable's `util`) is left external, so the check below names every one
+ * (esbuild would stop at the first unresolved import).
+ */
+const builtinsLeftExternal = {
+  name: 'docstack-builtins-left-external',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, async (args) => {
+      if (!builtins.has(args.path) || args.pluginData?.docstackBuiltin) return undefined;
+      if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { docstackBuiltin: true } });
+      return resolved.errors.length > 0 ? { path: args.path, external: true } : resolved;
+    });
+  },
+};
+
+/**
+ * Builds the bundle. `outdir` defaults to dist/browser; `quiet` skips the printed summary;
+ * `entry` (tests of the checks) replaces browser.ts. Returns the output path, the raw and
+ * gzipped sizes; throws on a Node built-in or over the budget.
+ */
+export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), minify = true, quiet = false, entry = join(root, 'browser.ts') } = {}) {
+  const outfile = join(outdir, 'docstack.js');
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['es2022', 'chrome109', 'firefox115', 'safari16'],
+    mainFields: ['browser', 'module', 'main'],
+    conditions: ['browser', 'import'],
+    minify,
+    sourcemap: true,
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+    // the `events` npm package stands in for Node's (pouchdb-utils, the stack's EventEmitter)
+    define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
+    plugins: [browserAdapters, builtinsLeftExternal],
+  });
+  const problems = [];
+  for (const [input, info] of Object.entries(result.metafile.inputs)) {
+    if (builtins.has(input) || /(^|\/)node:/.test(input)) problems.push(`${input} is a Node built-in`);
+    if (/pouchdb-adapter-(leveldb|memory)|leveldown|memdown/.test(input)) problems.push(`${input} is a Node storage adapter`);
+    for (const imp of info.imports) {
+      if (imp.external || builtins.has(imp.path)) problems.push(`${relative(root, input)} imports ${imp.path}`);
+    }
+  }
+  const code = await readFile(outfile, 'utf8');
+  for (const [pattern, what] of FORBIDDEN_OUTPUT) {
+    const match = pattern.exec(code);
+    if (match) problems.push(`the output holds ${what}: …${code.slice(Math.max(0, match.index - 60), match.index + 60)}…`);
+  }
+  if (problems.length > 0) throw new Error(`docstack: the browser bundle has Node built-ins:\n  ${problems.join('\n  ')}`);
+  const bytes = Buffer.byteLength(code);
+  const gzipped = gzipSync(code, { level: 9 }).length;
+  const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
+  if (!quiet) console.log(`docstack: ${relative(root, outfile)} ${kb(bytes)}, ${kb(gzipped)} gzipped (budget ${kb(GZIP_BUDGET)})`);
+  if (gzipped > GZIP_BUDGET) throw new Error(`docstack: the browser bundle is ${kb(gzipped)} gzipped, over its ${kb(GZIP_BUDGET)} budget`);
+  return { outfile, bytes, gzipped, metafile: result.metafile };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  buildBrowser().catch((err) => {
+    console.error(err.message);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The test page's script (bundled by harness.ts, with `docstack/browser` importing the real
+ * bundle /docstack.js). The Node side calls `docstackTest.run(step, args)`; steps run the shared
+ * scenarios (test/scenarios) on IndexedDB, plus what only a browser has: raw IndexedDB, storage
+ * quota, a missing IndexedDB, two tabs, and sync with a node on another origin.
+ */
+import { Class, createStack, type BrowserStack, type SyncHandle } from 'docstack/browser';
+import { eventually } from '../scenarios/check.js';
+import { model, raceCheck, raceClass, raceWrites, readBack, scenarioPlugins, type ModelFacts } from '../scenarios/scenarios.js';
+
+const stacks = new Map<string, BrowserStack>();
+const seen = new Map<string, Set<string>>();
+const syncs = new Map<string, SyncHandle>();
+
+async function open(name: string): Promise<BrowserStack> {
+  let stack = stacks.get(name);
+  if (!stack) {
+    stack = (await createStack({ name, adapter: 'indexeddb', plugins: scenarioPlugins })) as unknown as BrowserStack;
+    stacks.set(name, stack);
+  }
+  return stack;
+}
+
+async function close(name: string): Promise<void> {
+  syncs.get(name)?.cancel();
+  syncs.delete(name);
+  await stacks.get(name)?.close();
+  stacks.delete(name);
+}
+
+/** A refusal as plain data (it crosses back to Node): its code, message and class. */
+async function refusalOf(call: () => Promise<unknown>): Promise<{ code?: string; message: string; docstack: boolean } | null> {
+  try {
+    await call();
+    return null;
+  } catch (err) {
+    const e = err as { code?: string; message?: string; name?: string };
+    return { code: e.code, message: String(e.message), docstack: e.name === "DocstackError" };
+  }
+}
+
+/** Every value of every object store of an IndexedDB database, as one JSON text. */
+function rawDatabase(dbName: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(dbName);
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const db = request.result;
+      const names = Array.from(db.objectStoreNames);
+      const tx = db.transaction(names, 'readonly');
+      const values: unknown[] = [];
+      for (const name of names) {
+        const all = tx.objectStore(name).getAll();
+        all.onsuccess = () => values.push(...all.result);
+      }
+      tx.oncomplete = () => {
+        db.close();
+        resolve(JSON.stringify(values));
+      };
+      tx.onerror = () => reject(tx.error);
+    };
+  });
+}
+
+type Args = Record<string, any>;
+const steps: Record<string, (args: Args) => Promise<unknown>> = {
+  async model({ name }) {
+    const facts = await model(await open(name));
+    await close(name);
+    return facts;
+  },
+  async readBack({ name, facts }) {
+    await readBack(await open(name), facts as ModelFacts);
+    await close(name);
+    return true;
+  },
+  /** the stored bytes (PouchDB's IndexedDB database `_pouch_<name>`): does `text` appear? */
+  async rawContains({ name, text }) {
+    const raw = await rawDatabase(`_pouch_${name}`);
+    return { contains: raw.includes(text), sealed: raw.includes('"~enc"'), bytes: raw.length };
+  },
+  /** no IndexedDB at all (some private modes, sandboxed frames) */
+  async noIndexedDB({ name }) {
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
+    Object.defineProperty(globalThis, 'indexedDB', { value: undefined, configurable: true });
+    try {
+      return await refusalOf(() => createStack({ name, adapter: 'indexeddb', plugins: scenarioPlugins }));
+    } finally {
+      if (saved) Object.defineProperty(globalThis, 'indexedDB', saved);
+    }
+  },
+  /** IndexedDB is there but refuses to open (Firefox private windows: InvalidStateError) */
+  async indexedDBRefuses({ name }) {
+    const factory = indexedDB as IDBFactory & { open: IDBFactory['open'] };
+    const original = factory.open;
+    factory.open = () => {
+      const request = {} as IDBOpenDBRequest & { onerror: ((e: unknown) => void) | null };
+      setTimeout(() => request.onerror?.({ target: { error: new DOMException('A mutation operation was attempted on a database that did not allow mutations.', 'InvalidStateError') } }));
+      return request;
+    };
+    try {
+      return await refusalOf(() => createStack({ name, adapter: 'indexeddb', plugins: scenarioPlugins }));
+    } finally {
+      factory.open = original;
+    }
+  },
+  /** leveldb asked of the browser bundle */
+  async leveldbInBrowser({ name }) {
+    return refusalOf(() => createStack({ name, adapter: 'leveldb', plugins: scenarioPlugins }));
+  },
+  /** writes ~60 kB documents until the origin's quota refuses a call */
+  async fillQuota({ name }) {
+    const stack = await open(name);
+    await Class.create(stack, 'Blob', 'class', '', { text: { type: 'string' }, n: { type: 'integer' } });
+    // random text: Chromium compresses what it stores, a repeated pattern would never fill it
+    const random = () => Array.from(crypto.getRandomValues(new Uint8Array(60_000)), (b) => String.fromCharCode(33 + (b % 90))).join('');
+    let written = 0;
+    let refusal: Awaited<ReturnType<typeof refusalOf>> = null;
+    for (let i = 0; i < 200 && !refusal; i += 1) {
+      refusal = await refusalOf(() => stack.createDocs(Array.from({ length: 5 }, (_, j) => ({ '~class': 'Blob', text: random(), n: i * 5 + j }))));
+      if (!refusal) written += 5;
+    }
+    // IndexedDB's adapter closes the connection after an aborted transaction: closed here, opened again by countBlobs
+    await close(name);
+    return { refusal, written };
+  },
+  async countBlobs({ name }) {
+    const stack = await open(name);
+    const count = (await stack.findDocuments('Blob', undefined, { fields: ['n'] })).length;
+    await close(name);
+    return count;
+  },
+  async raceOpen({ name, create }) {
+    const stack = await open(name);
+    if (create) await raceClass(stack);
+    const ids = new Set<string>();
+    seen.set(name, ids);
+    (await stack.getClass('Seat')).on('change', (change: { id: string }) => ids.add(change.id));
+    return true;
+  },
+  async raceWrite({ name, writer, codes }) {
+    return raceWrites(await open(name), writer, codes);
+  },
+  /** waits until this page's change feed has carried every id (the other page's writes among them) */
+  async raceSeen({ name, ids }) {
+    const heard = seen.get(name)!;
+    await eventually(() => (ids as string[]).every((id) => heard.has(id)), `the change feed of ${name} to carry ${(ids as string[]).filter((id) => !heard.has(id)).join(', ')}`);
+    return heard.size;
+  },
+  async raceCheck({ name, codes }) {
+    return raceCheck(await open(name), codes);
+  },
+  async close({ name }) {
+    await close(name);
+    return true;
+  },
+  async syncOnce({ name, remote, auth }) {
+    const stack = await open(name);
+    const denied: string[] = [];
+    const handle = stack.sync({ remote, auth });
+    handle.on('denied', (e: { doc?: { id?: string } }) => denied.push(String(e.doc?.id)));
+    const result = (await handle) as { push?: { docs_written?: number }; pull?: { docs_written?: number } };
+    return { pushed: result.push?.docs_written ?? 0, pulled: result.pull?.docs_written ?? 0, denied };
+  },
+  async syncLive({ name, remote, auth }) {
+    const stack = await open(name);
+    const handle = stack.sync({ remote, auth, live: true, retry: true, maxRetryDelay: 500 });
+    handle.on('error', () => undefined);
+    syncs.set(name, handle);
+    return true;
+  },
+  async write({ name, docs }) {
+    const stack = await open(name);
+    return (await stack.createDocs(docs)).map((d) => d._id);
+  },
+  async waitFor({ name, ids }) {
+    const stack = await open(name);
+    await eventually(async () => (await Promise.all((ids as string[]).map((id) => stack.getDocument(id)))).every(Boolean), `documents ${(ids as string[]).join(', ')} in ${name}`, 20_000);
+    return true;
+  },
+  async find({ name, className }) {
+    const stack = await open(name);
+    return (await stack.findDocuments(className)).map((d) => JSON.parse(JSON.stringify(d)));
+  },
+};
+
+(globalThis as unknown as { docstackTest: unknown }).docstackTest = {
+  async run(step: string, args: Args = {}) {
+    const fn = steps[step];
+    if (!fn) throw new Error(`no step "${step}"`);
+    try {
+      return await fn(args);
+    } catch (err) {
+      // what crosses back to Node is the message: put the code and the stack in it
+      const e = err as { name?: string; code?: string; message?: string; stack?: string; reason?: string; status?: number };
+      throw new Error(`${step} failed: ${e?.name ?? typeof err} ${e?.code ?? ''} ${e?.status ?? ''} ${e?.message ?? ''} ${e?.reason ?? ''} ${JSON.stringify(err)}\n${e?.stack ?? ''}`);
+    }
+  },
+};

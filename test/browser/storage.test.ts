@@ -1,0 +1,66 @@
+/**
+ * The client library in Chromium on IndexedDB: the shared scenarios (test/scenarios) in a real
+ * page running the real bundle, a reload, two tabs racing for natural keys, and storage errors.
+ */
+import { describe, expect, it } from 'vitest';
+import { useHarness } from './use-harness.js';
+
+const harness = useHarness();
+
+describe('docstack in Chromium (IndexedDB)', () => {
+  it('runs the model scenario on IndexedDB, keeps everything across a reload, and stores the secret only sealed', async () => {
+    const context = await harness().context();
+    const tab = await harness().page(context);
+    const facts = await tab.run<{ patientId: string }>('model', { name: 'shop' });
+    expect(facts.patientId).toMatch(/^Patient-/);
+    // the stored bytes: AES-GCM payloads, never the plaintext (sealed with WebCrypto in the page)
+    const raw = await tab.run<{ contains: boolean; sealed: boolean; bytes: number }>('rawContains', { name: 'shop', text: 'diagnosis-7c1e' });
+    expect(raw).toMatchObject({ contains: false, sealed: true });
+    expect(raw.bytes).toBeGreaterThan(1000);
+    await tab.reload();
+    await tab.run('readBack', { name: 'shop', facts });
+    expect(tab.console.filter((line) => line.startsWith('pageerror'))).toEqual([]);
+  });
+
+  it('two tabs write concurrently: one document per natural key, and each hears the other in the change feed', async () => {
+    const context = await harness().context();
+    const [a, b] = [await harness().page(context), await harness().page(context)];
+    await a.run('raceOpen', { name: 'race', create: true });
+    await b.run('raceOpen', { name: 'race', create: false });
+    const codes = Array.from({ length: 40 }, (_, i) => `S${i % 25}`);
+    type Race = { won: Record<string, string>; lost: string[] };
+    const [ra, rb] = await Promise.all([a.run<Race>('raceWrite', { name: 'race', writer: 'a', codes }), b.run<Race>('raceWrite', { name: 'race', writer: 'b', codes: [...codes].reverse() })]);
+    expect(Object.keys(ra.won).length + Object.keys(rb.won).length).toBe(25);
+    expect(Object.keys(ra.won).length).toBeGreaterThan(0);
+    expect(Object.keys(rb.won).length).toBeGreaterThan(0);
+    await a.run('raceSeen', { name: 'race', ids: Object.values(rb.won) });
+    await b.run('raceSeen', { name: 'race', ids: Object.values(ra.won) });
+    const wins = { ...ra.won, ...rb.won };
+    expect(await a.run('raceCheck', { name: 'race', codes })).toEqual(wins);
+    expect(await b.run('raceCheck', { name: 'race', codes })).toEqual(wins);
+    await a.run('close', { name: 'race' });
+    await b.run('close', { name: 'race' });
+  });
+
+  it('storage errors are DocstackErrors with their own codes: no IndexedDB, IndexedDB refusing, leveldb in the browser', async () => {
+    const context = await harness().context();
+    const tab = await harness().page(context);
+    expect(await tab.run('noIndexedDB', { name: 'none' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/no IndexedDB/) });
+    expect(await tab.run('indexedDBRefuses', { name: 'private' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/refused to open it.*did not allow mutations/) });
+    expect(await tab.run('leveldbInBrowser', { name: 'disk' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', message: expect.stringMatching(/indexeddb/) });
+  });
+
+  it('a full storage quota refuses the write with DS_STORAGE_QUOTA; what was stored before stays readable', async () => {
+    // a small quota for the test origin (DevTools protocol; it applies to a real profile, not to an incognito context)
+    const context = await harness().persistentContext();
+    const tab = await harness().page(context);
+    const cdp = await context.newCDPSession(tab.page);
+    await cdp.send('Storage.overrideQuotaForOrigin' as never, { origin: harness().origin, quotaSize: 3 * 1024 * 1024 } as never);
+    const result = await tab.run<{ refusal: { code?: string; message: string } | null; written: number }>('fillQuota', { name: 'full' });
+    expect(result.refusal, JSON.stringify(result)).toMatchObject({ code: 'DS_STORAGE_QUOTA', message: expect.stringMatching(/quota/) });
+    expect(result.written).toBeGreaterThan(0);
+    // space freed (the quota back to normal), the stack opened again: what was written before is there, the refused call stored nothing
+    await cdp.send('Storage.overrideQuotaForOrigin' as never, { origin: harness().origin } as never);
+    expect(await tab.run('countBlobs', { name: 'full' })).toBe(result.written);
+  });
+});

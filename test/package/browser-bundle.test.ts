@@ -1,0 +1,46 @@
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { buildBrowser, GZIP_BUDGET } from '../../scripts/build-browser.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('the browser bundle (dist/browser/docstack.js)', () => {
+  it('is one ESM file with the engine, the presets and IndexedDB, no Node built-in or Node adapter, within its gzipped budget', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'docstack-bundle-'));
+    const built = await buildBrowser({ outdir: out, quiet: true });
+    const inputs = Object.keys(built.metafile.inputs);
+    expect(inputs.some((i) => i.includes('pouchdb-adapter-idb'))).toBe(true);
+    expect(inputs.filter((i) => /pouchdb-adapter-(leveldb|memory)|leveldown|memdown|storage-adapters\.ts$/.test(i))).toEqual([]);
+    expect(inputs).toContain('kernel/storage-adapters.browser.ts');
+    expect(built.gzipped).toBeLessThanOrEqual(GZIP_BUDGET);
+    const exported = Object.values(built.metafile.outputs).find((o) => o.entryPoint)?.exports ?? [];
+    expect(exported).toEqual(expect.arrayContaining(['createStack', 'Class', 'DocstackError', 'browser', 'encryptionPlugin', 'syncPlugin']));
+  }, 60_000);
+
+  it('the build fails when a Node built-in creeps in (the check can fail)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'docstack-bundle-bad-'));
+    const entry = join(dir, 'entry.ts');
+    await writeFile(entry, "import { readFile } from 'node:fs/promises';\nimport { createHash } from 'crypto';\nexport const read = [readFile, createHash, Buffer.from('x')];\n");
+    const failure = await buildBrowser({ outdir: dir, quiet: true, entry }).then(() => new Error('built'), (err: Error) => err);
+    expect(String(failure.message)).toMatch(/Node built-ins/);
+    expect(String(failure.message)).toMatch(/node:fs\/promises/);
+    expect(String(failure.message)).toMatch(/imports crypto/);
+    expect(String(failure.message)).toMatch(/Buffer/);
+  }, 60_000);
+
+  it('is what a bundler resolves for docstack/browser, and for docstack and docstack/presets under the browser condition', async () => {
+    await buildBrowser({ quiet: true });
+    const app = await mkdtemp(join(tmpdir(), 'docstack-app-'));
+    await mkdir(join(app, 'node_modules'));
+    await symlink(root, join(app, 'node_modules', 'docstack'), 'dir');
+    await writeFile(join(app, 'app.js'), "import { createStack } from 'docstack/browser';\nimport { browser } from 'docstack/presets';\nimport { Class } from 'docstack';\nexport default [createStack, browser, Class];\n");
+    const result = await esbuild.build({ absWorkingDir: app, entryPoints: ['app.js'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const packageInputs = Object.keys(result.metafile.inputs).filter((i) => i !== 'app.js');
+    expect(packageInputs).toHaveLength(1);
+    expect(packageInputs[0]).toMatch(/dist\/browser\/docstack\.js$/);
+  }, 60_000);
+});
