@@ -6,6 +6,7 @@ import { ephemeralPlugin } from './plugins/ephemeral/index.js';
 import { jobsPlugin } from './plugins/jobs/index.js';
 import { retentionPlugin } from './plugins/retention/index.js';
 import { syncPlugin } from './plugins/sync/index.js';
+import { transactionsPlugin } from './plugins/transactions/index.js';
 import { triggersPlugin } from './plugins/triggers/index.js';
 import { validationPlugin } from './plugins/validation/index.js';
 
@@ -13,7 +14,7 @@ import { validationPlugin } from './plugins/validation/index.js';
  * Presets: the plugin lists a stack is opened with. An entry may be a plugin, a
  * [plugin, options] pair, or `false` to switch one off inline.
  */
-const common = [validationPlugin, ephemeralPlugin, domainsPlugin, triggersPlugin, encryptionPlugin] as const;
+const common = [validationPlugin, ephemeralPlugin, domainsPlugin, triggersPlugin, encryptionPlugin, transactionsPlugin] as const;
 
 /** In a browser app: jobs whose platform is client (or any) run here; `stack.sync` replicates with a node. */
 export const browser = [...common, [jobsPlugin, { platform: 'client' }], retentionPlugin, syncPlugin] as const;

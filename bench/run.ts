@@ -13,6 +13,7 @@ import { runPipeline } from './pipeline.js';
 import { runReplication } from './replication.js';
 import { runHttp } from './http.js';
 import { runBrowser } from './browser/index.js';
+import { runTransactions } from './transactions.js';
 
 interface RunOptions {
   rounds: number;
@@ -26,6 +27,7 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   replication: runReplication,
   http: runHttp,
   browser: runBrowser,
+  transactions: runTransactions,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

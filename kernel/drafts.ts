@@ -19,9 +19,9 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** Fields a caller may never set on create. */
-const CREATE_PROTECTED = ['_rev', '_deleted', '~createTimestamp', '~updateTimestamp'] as const;
+const CREATE_PROTECTED = ['_rev', '_deleted', '~createTimestamp', '~updateTimestamp', '~tx'] as const;
 /** Fields a caller may repeat on update (same value) but never change. */
-const UPDATE_PROTECTED = ['_id', '~class', '~createTimestamp', 'active'] as const;
+const UPDATE_PROTECTED = ['_id', '~class', '~createTimestamp', 'active', '~tx'] as const;
 
 export function requireObject(input: unknown, what: string): Record<string, unknown> {
   if (!isPlainObject(input)) {

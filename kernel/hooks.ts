@@ -1,4 +1,4 @@
-import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import { AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 
@@ -111,6 +111,12 @@ export function createHooks() {
     afterWrite: new AsyncSeriesHook<[Doc[], WriteContext]>(['docs', 'ctx']),
     /** Waterfall over each document read from storage: decryption. */
     afterRead: new AsyncSeriesWaterfallHook<[Doc, ReadContext]>(['doc', 'ctx']),
+    /**
+     * A stored document reads as absent when a tap returns true (getDocument, findDocuments):
+     * the transactions plugin hides a peer's transaction until all its members arrived.
+     * Synchronous: it runs for every document of a scan.
+     */
+    hidden: new SyncBailHook<[Doc, ReadContext], boolean | undefined>(['doc', 'ctx']),
     /** An attribute model being defined, once its type's rules passed: throw to refuse it. */
     checkAttribute: new AsyncSeriesHook<[AttributeModel, AttributeContext]>(['attribute', 'ctx']),
     /** Waterfall over a defaultValue being defined: throw to refuse it, return its stored form (validation). */

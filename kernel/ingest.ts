@@ -43,7 +43,7 @@ interface IngestDeps {
   classCache: ClassCache;
   primaryKeys: PrimaryKeyIndex;
   stack: ClientStack;
-  check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<void>;
+  check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<unknown>;
 }
 
 const isClassDoc = (doc: Record<string, unknown>) => doc['~class'] === CLASS_META || doc['~class'] === SELF_META;

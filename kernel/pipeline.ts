@@ -108,9 +108,12 @@ export class WritePipeline {
     return results;
   }
 
-  /** Runs every check a write would run (hooks included) and stores nothing. */
-  async check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<void> {
-    await this.prepare(requests, origin, extras, true);
+  /**
+   * Runs every check a write would run (hooks included) and stores nothing; returns the drafts as
+   * beforeValidate left them (defaults applied, plaintext): what the write would store.
+   */
+  async check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
+    return (await this.prepare(requests.map((r) => ({ ...r, draft: { ...r.draft } })), origin, extras, true)).drafts;
   }
 
   /** beforeValidate and validate for every draft, then the primary-key plan. */

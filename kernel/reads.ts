@@ -80,7 +80,7 @@ export async function scanClass(
   const out: Doc[] = [];
   if (limit === 0) return out;
   for await (const page of rangePages(db, `${model.name}-`)) {
-    const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive));
+    const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive) && !hooks.hidden.call(doc, { stack, classModel: model }));
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
     const candidates = await Promise.all(stored.map((doc) => hooks.afterRead.promise(doc, { stack, classModel: model })));
     for (const doc of match(candidates)) {

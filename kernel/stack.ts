@@ -257,7 +257,9 @@ export class ClientStack extends EventEmitter {
     const doc = await this.storage.get(id);
     if (!doc || (doc.active === false && !options.includeInactive)) return null;
     const classModel = typeof doc['~class'] === 'string' ? ((await this.classCache.get(doc['~class'])) ?? undefined) : undefined;
-    return this.hooks.afterRead.promise(doc, { stack: this, ...(classModel ? { classModel } : {}) });
+    const ctx = { stack: this, ...(classModel ? { classModel } : {}) };
+    if (this.hooks.hidden.call(doc, ctx)) return null;
+    return this.hooks.afterRead.promise(doc, ctx);
   }
 
   /** Documents of a class matching a Mango selector, in `_id` order. */
@@ -339,8 +341,8 @@ export class ClientStack extends EventEmitter {
     return this.pipeline.write(requests, origin, extras);
   }
 
-  /** Runs every check of a write (hooks included) without storing anything. */
-  checkRequests(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<void> {
+  /** Runs every check of a write (hooks included) without storing anything; returns the checked drafts. */
+  checkRequests(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
     this.assertOpen();
     return this.pipeline.check(requests, origin, extras);
   }

@@ -42,7 +42,7 @@ export class Attribute {
     const prospective: ClassModel = { ...current, schema: { ...current.schema, [attribute.name]: attribute } };
     // Stamping must not fail half-way: every stamped document is checked before anything is saved.
     if (attribute.defaultValue !== undefined && hasDocs) {
-      await forEachUnstamped(stack, current.name, attribute, (docs) => stack.checkRequests(stampRequests(docs, prospective, attribute, nowIso(stack.clock)), 'system'));
+      await forEachUnstamped(stack, current.name, attribute, async (docs) => void (await stack.checkRequests(stampRequests(docs, prospective, attribute, nowIso(stack.clock)), 'system')));
     }
     const saved = await classObj.saveModel((model) => {
       if (model.schema[attribute.name]) {

@@ -57,6 +57,8 @@ export const SYSTEM_FIELDS = [
   '~updateTimestamp',
   'active',
   '~scope',
+  // the transaction that last wrote the document, `{ id, size }` (plugins/transactions)
+  '~tx',
 ] as const;
 
 export interface DocFields {
@@ -67,6 +69,7 @@ export interface DocFields {
   '~updateTimestamp'?: string;
   active: boolean;
   '~scope'?: string;
+  '~tx'?: { id: string; size: number };
 }
 
 /** A stored document: system fields plus the attributes of its class. */

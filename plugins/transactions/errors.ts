@@ -1,0 +1,11 @@
+import { createError } from '../../kernel/errors.js';
+
+/** The error codes of the transactions plugin (docs/errors.md). */
+export const TX_ERRORS = {
+  conflict: createError('DS_TX_CONFLICT', 'A transaction kept meeting concurrent changes to the documents it read or wrote: it was run again as many times as allowed, and nothing of it is stored.', { status: 409 }),
+  closed: createError('DS_TX_CLOSED', 'A transaction object was used after its function returned or threw: keep every use inside the function given to stack.transaction.', { status: 500 }),
+  invalid: createError('DS_TX_INVALID', 'stack.transaction needs a function and, optionally, { retries } (a whole number ≥ 0).', { status: 400 }),
+};
+
+/** For `definePlugin({ errors })`. */
+export const txErrorList = Object.values(TX_ERRORS);
