@@ -161,6 +161,26 @@ export async function model(stack: BrowserStack): Promise<ModelFacts> {
   await stack.unlock(PASSPHRASE);
   has(await stack.getDocument(patient._id), { diagnosis: SECRET }, 'the encrypted attribute after unlocking again');
 
+  // --- a transaction: all or nothing, its own writes visible inside
+  const moved = await stack.transaction(async (tx) => {
+    const card = await tx.getDocument(saw._id);
+    await tx.updateDoc(saw._id, { stock: Number(card?.stock) - 1 });
+    const made = await tx.createDoc({ '~class': 'Ticket', code: 'tx-1' });
+    equal((await tx.findDocuments('Ticket')).length, 2, 'the transaction sees its own ticket');
+    return made._id;
+  });
+  has(await stack.getDocument(moved), { code: 'TX-1' }, 'the committed ticket (the before-trigger ran)');
+  await refused(
+    stack.transaction(async (tx) => {
+      await tx.createDoc({ '~class': 'Ticket', code: 'tx-2' });
+      await tx.createDoc({ '~class': 'Ticket', code: ' tx-1 ' }); // the key the first one holds
+    }),
+    'DS_UNIQUE_VIOLATION',
+    'a transaction with a refused write',
+  );
+  equal((await stack.findDocuments('Ticket', { code: 'TX-2' })).length, 0, 'nothing of the aborted transaction');
+  await stack.updateDoc(saw._id, { stock: 3 }); // back to what readBack expects
+
   const stored = await stack.getDocument(hammer._id);
   ok(stored, 'the hammer is stored');
   return { hammer: plain(stored), sawId: saw._id, ticketId: ticket._id, patientId: patient._id, relations };
