@@ -92,10 +92,7 @@ export class PatchesApi {
 
   /** Clears a stopped target (after registering the missing handler, say) and applies its pending patches. */
   async retry(target: string): Promise<void> {
-    await this.store.update((s) => {
-      delete s.failed[target];
-    });
-    await this.runner.schedule();
+    await this.runner.schedule({ retryFailed: target });
   }
 
   /** Applies whatever is pending now (received patches are applied on their own; this waits for it). */

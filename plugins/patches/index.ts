@@ -28,15 +28,11 @@ export const patchesPlugin = definePlugin({
     hooks.afterWrite.tapPromise('patches', async (docs, ctx) => {
       if (ctx.origin === 'replication' && ctx.classModel.name === PATCH_CLASS && docs.length > 0) void runner.schedule();
     });
-    // what arrived while closed, or a patch interrupted mid-way: resumed (in the background)
+    // what arrived while closed, or a patch interrupted mid-way: resumed in the background, from
+    // the next turn of the event loop (handlers registered right after createStack are in by then)
     hooks.onOpen.tap({ name: 'patches', stage: 100 }, () => {
-      void (async () => {
-        // a stopped target gets one more try per open: the missing handler may be registered now
-        await store.update((s) => {
-          s.failed = {};
-        });
-        await runner.schedule();
-      })().catch(() => undefined);
+      const timer = setTimeout(() => void runner.schedule({ retryFailed: true }), 0);
+      stack.once('closed', () => clearTimeout(timer));
     });
     hooks.onClose.tapPromise({ name: 'patches', stage: -200 }, () => runner.stop());
     return new PatchesApi(stack, store, runner, handlers);

@@ -47,8 +47,20 @@ export class PatchRunner {
   ) {}
 
   /** Queues a pass over the pending patches; resolves when that pass is over (failures are events, not rejections). */
-  schedule(): Promise<void> {
-    this.queue = this.queue.then(() => this.drain()).catch(() => undefined);
+  schedule(options: { retryFailed?: true | string } = {}): Promise<void> {
+    this.queue = this.queue
+      .then(async () => {
+        if (this.closing || !this.stack.isOpen) return;
+        // a stopped target gets another try (once per open, or retry(target)): the handler may be registered now
+        if (options.retryFailed) {
+          await this.store.update((s) => {
+            if (options.retryFailed === true) s.failed = {};
+            else delete s.failed[options.retryFailed as string];
+          });
+        }
+        await this.drain();
+      })
+      .catch(() => undefined);
     return this.queue;
   }
 
@@ -68,7 +80,6 @@ export class PatchRunner {
   }
 
   private async drain(): Promise<void> {
-    if (this.closing || !this.stack.isOpen) return;
     for (const doc of await this.present()) {
       if (this.closing) return;
       const state = await this.store.read(); // again for each: the one before may have been applied
