@@ -30,10 +30,7 @@ export const patchesPlugin = definePlugin({
     });
     // what arrived while closed, or a patch interrupted mid-way: resumed in the background, from
     // the next turn of the event loop (handlers registered right after createStack are in by then)
-    hooks.onOpen.tap({ name: 'patches', stage: 100 }, () => {
-      const timer = setTimeout(() => void runner.schedule({ retryFailed: true }), 0);
-      stack.once('closed', () => clearTimeout(timer));
-    });
+    hooks.onOpen.tap({ name: 'patches', stage: 100 }, () => void runner.schedule({ retryFailed: true, nextTurn: true }));
     hooks.onClose.tapPromise({ name: 'patches', stage: -200 }, () => runner.stop());
     return new PatchesApi(stack, store, runner, handlers);
   },

@@ -47,9 +47,10 @@ export class PatchRunner {
   ) {}
 
   /** Queues a pass over the pending patches; resolves when that pass is over (failures are events, not rejections). */
-  schedule(options: { retryFailed?: true | string } = {}): Promise<void> {
+  schedule(options: { retryFailed?: true | string; nextTurn?: boolean } = {}): Promise<void> {
     this.queue = this.queue
       .then(async () => {
+        if (options.nextTurn) await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.closing || !this.stack.isOpen) return;
         // a stopped target gets another try (once per open, or retry(target)): the handler may be registered now
         if (options.retryFailed) {
