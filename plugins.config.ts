@@ -4,6 +4,7 @@ import { domainsPlugin } from './plugins/domains/index.js';
 import { encryptionPlugin } from './plugins/encryption/index.js';
 import { ephemeralPlugin } from './plugins/ephemeral/index.js';
 import { jobsPlugin } from './plugins/jobs/index.js';
+import { patchesPlugin } from './plugins/patches/index.js';
 import { retentionPlugin } from './plugins/retention/index.js';
 import { syncPlugin } from './plugins/sync/index.js';
 import { transactionsPlugin } from './plugins/transactions/index.js';
@@ -17,13 +18,13 @@ import { validationPlugin } from './plugins/validation/index.js';
 const common = [validationPlugin, ephemeralPlugin, domainsPlugin, triggersPlugin, encryptionPlugin, transactionsPlugin] as const;
 
 /** In a browser app: jobs whose platform is client (or any) run here; `stack.sync` replicates with a node. */
-export const browser = [...common, [jobsPlugin, { platform: 'client' }], retentionPlugin, syncPlugin] as const;
+export const browser = [...common, [jobsPlugin, { platform: 'client' }], retentionPlugin, syncPlugin, patchesPlugin] as const;
 
 /**
  * The server node runs the same engine (it validates what it receives) with server jobs. It
  * loads the encryption plugin but is never unlocked: it stores and serves ciphertext only.
  */
-export const server = [...common, [jobsPlugin, { platform: 'server' }], retentionPlugin, syncPlugin] as const;
+export const server = [...common, [jobsPlugin, { platform: 'server' }], retentionPlugin, syncPlugin, patchesPlugin] as const;
 
 export const presets = { browser, server } as const;
 

@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { isPlainObject } from '../../index.js';
 import type { AuthLocals, NodeContext } from '../context.js';
+import { createPatchesRouter } from '../routes/patches.js';
 import { createSeedRouter, ResetUnavailableError } from '../routes/seed.js';
 import { clearTokenCookie, setTokenCookie, tokenOf } from './cookies.js';
 import { sendError } from './errors.js';
@@ -173,6 +174,7 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
 
   privateRouter.use(createUserRouter(ctx, new UserAdmin(ctx, service)));
   privateRouter.use(createSeedRouter(ctx, { reset, hostedNames: () => [ctx.config.stackName] }));
+  privateRouter.use(createPatchesRouter(ctx));
   privateRouter.use(jsonErrors(ctx));
 
   return {

@@ -1,4 +1,4 @@
-import { CLASS_META, DOMAIN_META, isClassDocId, SELF_META } from '../../index.js';
+import { CLASS_META, DOMAIN_META, isClassDocId, PATCH_CLASS, SELF_META } from '../../index.js';
 
 /**
  * What a written document is, for authorization. Decided from the id, the incoming `~class`
@@ -10,8 +10,8 @@ export type WriteSubject =
   | { kind: 'meta'; id: string }
   /** engine-internal: every `~` class (jobs, keyrings, users…), their class documents, `_local/~…` */
   | { kind: 'internal'; id: string; className: string }
-  /** the schema: a class document (id = class name) or a domain document */
-  | { kind: 'schema'; id: string; what: 'class' | 'domain' }
+  /** the schema: a class document (id = class name), a domain document or a versioned patch */
+  | { kind: 'schema'; id: string; what: 'class' | 'domain' | 'patch' }
   /** a replication checkpoint `_local/<hash>` */
   | { kind: 'checkpoint'; id: string }
   /** a relation document (`~rel-<domain>-…`): data of its domain */
@@ -37,6 +37,8 @@ export function classifyWrite(id: string, incoming: Record<string, unknown>, pre
     return id.startsWith('~') ? { kind: 'internal', id, className: id } : { kind: 'schema', id, what: 'class' };
   }
   if (id.startsWith(`${DOMAIN_META}-`) || classes.includes(DOMAIN_META)) return { kind: 'schema', id, what: 'domain' };
+  // a versioned patch changes the schema of every replica it reaches: admins only, like a class
+  if (id.startsWith(`${PATCH_CLASS}-`) || classes.includes(PATCH_CLASS)) return { kind: 'schema', id, what: 'patch' };
   const internalClass = classes.find((c) => c.startsWith('~'));
   if (internalClass) return { kind: 'internal', id, className: internalClass };
   if (id.startsWith(RELATION_PREFIX)) return { kind: 'relation', id };

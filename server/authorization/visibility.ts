@@ -1,3 +1,4 @@
+import { PATCH_CLASS } from '../../index.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -18,11 +19,13 @@ export function isServerPrivateId(id: string): boolean {
  * - an admin reads everything else;
  * - a user reads application documents, relations (`~rel-…`), class and domain documents — not
  *   the engine's internal documents (`~Job…`, `~JobRun…`, `~Keyring…`, `~TriggerFailure…`,
- *   the class documents of `~` classes, `~self`).
+ *   the class documents of `~` classes, `~self`) — but the versioned patches (`~Patch-…`).
  */
 export function canRead(caller: Caller, id: string): boolean {
   if (typeof id !== 'string' || id.startsWith('_local/') || isServerPrivateId(id)) return false;
   if (caller.admin) return true;
   if (id.startsWith('~rel-')) return true;
+  // versioned patches travel to every replica, which applies them (plugins/patches)
+  if (id.startsWith(`${PATCH_CLASS}-`)) return true;
   return !id.startsWith('~');
 }
