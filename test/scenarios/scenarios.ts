@@ -181,6 +181,13 @@ export async function model(stack: BrowserStack): Promise<ModelFacts> {
   equal((await stack.findDocuments('Ticket', { code: 'TX-2' })).length, 0, 'nothing of the aborted transaction');
   await stack.updateDoc(saw._id, { stock: 3 }); // back to what readBack expects
 
+  // --- a versioned patch: a class, then a rename that moves the values
+  await stack.patches.apply({ target: 'scenario', version: '1.0.0', changes: [{ kind: 'addClass', name: 'Memo', schema: { title: { type: 'string' } } }] });
+  const memo = await stack.createDoc({ '~class': 'Memo', title: 'before the patch' });
+  await stack.patches.apply({ target: 'scenario', version: '1.1.0', changes: [{ kind: 'renameAttribute', className: 'Memo', from: 'title', to: 'subject' }] });
+  has(await stack.getDocument(memo._id), { subject: 'before the patch' }, 'the value moved by renameAttribute');
+  equal((await stack.patches.list()).map((p) => p.version), ['1.0.0', '1.1.0'], 'the patches applied here');
+
   const stored = await stack.getDocument(hammer._id);
   ok(stored, 'the hammer is stored');
   return { hammer: plain(stored), sawId: saw._id, ticketId: ticket._id, patientId: patient._id, relations };
@@ -206,6 +213,10 @@ export async function readBack(stack: BrowserStack, facts: ModelFacts): Promise<
   has(await stack.getDocument(facts.patientId), { diagnosis: { '~sealed': true, scope: 'default' } }, 'the secret before unlocking');
   await stack.unlock(PASSPHRASE);
   has(await stack.getDocument(facts.patientId), { diagnosis: SECRET }, 'the secret after reopening and unlocking');
+  // patches are applied once: a reopen applies nothing again
+  equal((await stack.patches.list()).map((p) => p.version), ['1.0.0', '1.1.0'], 'the applied patches after reopening');
+  equal((await stack.patches.pending()).length, 0, 'nothing pending after reopening');
+  has((await stack.findDocuments('Memo'))[0], { subject: 'before the patch' }, 'the patched document after reopening');
 }
 
 /** The shared class of the two-writer race: a natural key only. */
