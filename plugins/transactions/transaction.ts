@@ -8,6 +8,7 @@ import { compileSelector, projectFields, type Selector } from '../../kernel/sele
 import type { ClientStack } from '../../kernel/stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
+import { TxClass } from './tx-class.js';
 
 /** One document the transaction writes: the checked draft (plaintext) and the stored revision it replaces. */
 export interface TxWrite {
@@ -109,6 +110,12 @@ export class Transaction {
     }
     const [deleted] = await this.stage([{ op: 'delete', draft, previous: own?.previous ?? base, model }]);
     return deleted;
+  }
+
+  /** A class object bound to this transaction: its card methods read and write here. */
+  async getClass(name: string): Promise<TxClass> {
+    this.assertOpen();
+    return new TxClass(this, await this.stack.requireClass(name));
   }
 
   /** The transaction is over: nothing more may be read or written through it. */

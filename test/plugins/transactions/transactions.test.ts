@@ -18,6 +18,32 @@ async function setup() {
 }
 
 describe('stack.transaction', () => {
+  it('binds class objects to the transaction: getByPrimaryKeys and addOrUpdateCard see its writes, nothing stored before commit', async () => {
+    const { stack, a } = await setup();
+    const seen: unknown[] = [];
+    const failed = await refusal(
+      stack.transaction(async (tx) => {
+        const accounts = await tx.getClass('Account');
+        const dan = await accounts.createDoc({ owner: 'dan', balance: 1 });
+        expect((await accounts.getByPrimaryKeys({ owner: 'dan' }))?._id).toBe(dan._id);
+        const again = await accounts.addOrUpdateCard({ owner: 'dan', balance: 9 }); // updates the one this tx made
+        expect(again._id).toBe(dan._id);
+        await accounts.addOrUpdateCard({ owner: 'ann', balance: 1 }); // updates the stored one
+        seen.push((await accounts.getCards({ balance: { $lt: 10 } })).map((d) => d.owner).sort());
+        expect(await stack.getDocument(dan._id)).toBeNull(); // outside the transaction: nothing yet
+        throw new Error('changed my mind');
+      }),
+    );
+    expect(failed.message).toBe('changed my mind');
+    expect(seen).toEqual([['ann', 'bob', 'dan']]);
+    expect((await stack.getDocument(a._id))?.balance).toBe(100);
+    expect(await (await stack.getClass('Account')).getByPrimaryKeys({ owner: 'dan' })).toBeNull();
+    await stack.transaction(async (tx) => {
+      await (await tx.getClass('Account')).addOrUpdateCard({ owner: 'dan', balance: 2 });
+    });
+    expect((await (await stack.getClass('Account')).getByPrimaryKeys({ owner: 'dan' }))?.balance).toBe(2);
+  });
+
   it('commits every write when the function returns, and returns its value', async () => {
     const { stack, a, b } = await setup();
     const result = await stack.transaction(async (tx) => {

@@ -1,0 +1,61 @@
+import { DocstackError } from '../../kernel/errors.js';
+import { primaryKeyValues } from '../../kernel/indexes/primary-keys.js';
+import { isPlainObject } from '../../kernel/drafts.js';
+import { primaryKeyAttributes, type ClassModel, type Doc } from '../../kernel/model/types.js';
+import type { FindOptions } from '../../kernel/reads.js';
+import type { Selector } from '../../kernel/selector.js';
+import type { Transaction } from './transaction.js';
+
+/** Fields of a card that addOrUpdateCard leaves to the engine (as Class.addOrUpdateCard does). */
+const ENGINE_FIELDS = ['_id', '_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active', '~tx'];
+
+/**
+ * A class seen through a transaction (`tx.getClass(name)`): the card methods of a class object,
+ * reading the transaction's own writes and writing into it, so nothing is stored before commit.
+ */
+export class TxClass {
+  constructor(
+    private readonly tx: Transaction,
+    readonly model: ClassModel,
+  ) {}
+
+  get name(): string {
+    return this.model.name;
+  }
+
+  createDoc(attributes: Record<string, unknown>): Promise<Doc> {
+    return this.tx.createDoc({ ...attributes, '~class': this.name });
+  }
+
+  getCards(selector?: Selector, options: FindOptions = {}): Promise<Doc[]> {
+    return this.tx.findDocuments(this.name, selector, options);
+  }
+
+  /** The active card with that primary key, this transaction's writes included. */
+  async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
+    const keys = primaryKeyAttributes(this.model);
+    if (keys.length === 0) throw new DocstackError('DS_QUERY_INVALID', `The class "${this.name}" has no primary key.`);
+    const missing = keys.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
+    if (missing.length > 0) throw new DocstackError('DS_QUERY_INVALID', `getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+    const selector = Object.fromEntries(keys.map((a) => [a.name, params[a.name]]));
+    const [found] = await this.tx.findDocuments(this.name, selector, { limit: 1 });
+    return found ?? null;
+  }
+
+  /** Updates the card named by `_id` or by its primary key; creates it otherwise — inside the transaction. */
+  async addOrUpdateCard(params: Record<string, unknown>): Promise<Doc> {
+    if (!isPlainObject(params)) throw new DocstackError('DS_DOC_INVALID', 'addOrUpdateCard takes an object of attributes.');
+    const attributes = Object.fromEntries(Object.entries(params).filter(([k]) => !ENGINE_FIELDS.includes(k)));
+    let existing = typeof params._id === 'string' ? await this.tx.getDocument(params._id) : null;
+    if (!existing && primaryKeyAttributes(this.model).length > 0 && primaryKeyValues(this.model, params)) existing = await this.getByPrimaryKeys(params);
+    return existing ? this.tx.updateDoc(existing._id, attributes) : this.createDoc(attributes);
+  }
+
+  updateDoc(id: string, changes: Record<string, unknown>): Promise<Doc> {
+    return this.tx.updateDoc(id, changes);
+  }
+
+  deleteDocument(id: string): Promise<Doc> {
+    return this.tx.deleteDocument(id);
+  }
+}
