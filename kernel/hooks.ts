@@ -1,4 +1,4 @@
-import { AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 
@@ -103,6 +103,12 @@ export function createHooks() {
      * (the node's authorization); set item.handled to take charge of a class-less document.
      */
     admit: new AsyncSeriesHook<[IngestItem, AdmitContext]>(['item', 'ctx']),
+    /**
+     * A peer's document (stack.ingest) this stack cannot take yet (its class or attribute is not
+     * here): return true to keep it aside — the peer is told it was stored — and ingest it again
+     * later (the patches plugin does, once a schema change arrives).
+     */
+    hold: new AsyncSeriesBailHook<[IngestDoc, unknown, AdmitContext], boolean | undefined>(['doc', 'error', 'ctx']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */

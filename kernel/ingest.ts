@@ -91,6 +91,13 @@ export class Ingestor {
     const written = await this.store(classes, newEdits, results);
     for (const entry of classes) this.deps.classCache.invalidate(entry.doc._id);
 
+    // a document this stack cannot take yet may be held by a plugin: reported stored, taken later
+    const admitCtx: AdmitContext = { stack: this.deps.stack, origin, newEdits, ...extras };
+    const refuseOrHold = async (entry: Entry, err: unknown) => {
+      const held = !newEdits && (await this.deps.hooks.hold.promise(entry.doc, err, admitCtx));
+      if (held) results[entry.index] = { id: entry.doc._id, ok: true, rev: String(entry.doc._rev) };
+      else refuse(entry, err);
+    };
     const documents: Entry[] = [];
     for (const entry of admitted.filter((e) => e.kind === 'document')) {
       try {
@@ -98,10 +105,10 @@ export class Ingestor {
         entry.model = entry.request.classModel;
         documents.push(entry);
       } catch (err) {
-        refuse(entry, err);
+        await refuseOrHold(entry, err);
       }
     }
-    const valid = await this.validate(documents, origin, extras, refuse);
+    const valid = await this.validate(documents, origin, extras, refuseOrHold);
     for (const entry of admitted.filter((e) => e.kind === 'tombstone')) entry.model = await this.modelOf(entry.previous);
 
     const keyed = [...valid, ...admitted.filter((e) => e.kind === 'tombstone')];
@@ -163,7 +170,7 @@ export class Ingestor {
   }
 
   /** The pipeline's checks (a dry run): the whole batch at once, one by one only when it fails. */
-  private async validate(entries: Entry[], origin: WriteOrigin, extras: WriteExtras, refuse: (e: Entry, err: unknown) => void): Promise<Entry[]> {
+  private async validate(entries: Entry[], origin: WriteOrigin, extras: WriteExtras, refuse: (e: Entry, err: unknown) => Promise<void>): Promise<Entry[]> {
     if (entries.length === 0) return [];
     try {
       await this.deps.check(
@@ -181,7 +188,7 @@ export class Ingestor {
         await this.deps.check([entry.request!], origin, extras);
         valid.push(entry);
       } catch (err) {
-        refuse(entry, err);
+        await refuse(entry, err);
       }
     }
     return valid;
