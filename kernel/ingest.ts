@@ -21,6 +21,12 @@ export interface IngestOptions {
    * a client pulling from its node, which has already decided).
    */
   keyConflicts?: 'refuse' | 'report';
+  /**
+   * true (the default): a document refused as ahead of this stack's schema may be kept aside by
+   * a `hold` tap (the patches plugin) and ingested later. The node passes false: it answers a
+   * pusher at once, and a held document would later be ingested without the pusher's session.
+   */
+  hold?: boolean;
 }
 
 /** One line per document given, in order: stored (with its revision) or refused (with why). */
@@ -94,7 +100,7 @@ export class Ingestor {
     // a document this stack cannot take yet may be held by a plugin: reported stored, taken later
     const admitCtx: AdmitContext = { stack: this.deps.stack, origin, newEdits, ...extras };
     const refuseOrHold = async (entry: Entry, err: unknown) => {
-      const held = !newEdits && (await this.deps.hooks.hold.promise(entry.doc, err, admitCtx));
+      const held = !newEdits && options.hold !== false && (await this.deps.hooks.hold.promise(entry.doc, err, admitCtx));
       if (held) results[entry.index] = { id: entry.doc._id, ok: true, rev: String(entry.doc._rev) };
       else refuse(entry, err);
     };

@@ -3,7 +3,7 @@ import type { ClientStack } from '../../kernel/stack.js';
 import type { Storage } from '../../kernel/storage-facade.js';
 
 /** Refusals that mean "written against a schema this replica has not received yet". */
-const SCHEMA_AHEAD = new Set(['DS_CLASS_NOT_FOUND', 'DS_VALIDATION_UNKNOWN_ATTRIBUTE', 'DS_VALIDATION_MANDATORY']);
+const SCHEMA_AHEAD = new Set(['DS_CLASS_NOT_FOUND', 'DS_VALIDATION_UNKNOWN_ATTRIBUTE']);
 const HELD_ID = '_local/~patches-held';
 /** Past this many, a document is refused as before rather than held (a bound on the local record). */
 export const HELD_LIMIT = 5000;

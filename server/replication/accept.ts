@@ -13,6 +13,8 @@ export type BulkResult = BulkDocsLine;
  */
 export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdits: boolean, caller: Caller): Promise<BulkResult[]> {
   admitPeerPushes(stack); // once per stack: the tap that authorizes what a PeerPush brings
-  const results = await stack.ingest(docs, { origin: 'replication', newEdits, session: new PeerPush(caller) });
+  // hold: false — the node answers the pusher now (it sees `denied` with the code); a held
+  // document would later be ingested again without the pusher's session to authorize it
+  const results = await stack.ingest(docs, { origin: 'replication', newEdits, session: new PeerPush(caller), hold: false });
   return results.map(bulkDocsLine);
 }
