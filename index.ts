@@ -9,7 +9,7 @@ export { createError, DocstackError, ERROR_CODES, isDocstackError, registerError
 export { HandlerRegistry, HANDLER_NAME, type AnyHandler, type HandlerLookup } from './kernel/handler-registry.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
-export type { AdmitContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
+export type { AdmitContext, FindCandidates, FindContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export { systemClock, type Clock } from './kernel/clock.js';
 export type { FindOptions, GetOptions } from './kernel/reads.js';
 export type { Selector } from './kernel/selector.js';

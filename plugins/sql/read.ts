@@ -1,0 +1,37 @@
+import type { Doc } from '../../kernel/model/types.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { relationPrefix } from '../domains/model.js';
+import type { TableInfo } from './catalog.js';
+import type { Access } from './plan.js';
+import { compareKeys, contains, isPoint, type Key } from './ranges.js';
+import type { SqlStore } from './store.js';
+
+/**
+ * The stored documents an access path names, raw, of the table only (class or domain), active
+ * ones unless the statement asked for inactive ones too. `read` counts what storage returned.
+ */
+export async function readDocs(stack: ClientStack, store: SqlStore, info: TableInfo, access: Access): Promise<{ docs: Doc[]; read: number }> {
+  const prefix = info.kind === 'class' ? `${info.name}-` : relationPrefix(info.name);
+  let raw: Doc[] = [];
+  if (access.path === 'primary-key') {
+    const ids = await Promise.all(access.keys!.map((values) => stack.primaryKeys.lookup(info.name, values)));
+    raw = await store.getDocs([...new Set(ids.filter((id): id is string => id !== null))]);
+  } else if (access.path === 'id-range') {
+    const points = access.ranges!.filter(isPoint).map((r) => r.lo as Key);
+    raw = await store.getDocs([...new Set(points.filter((id): id is string => typeof id === 'string' && id.startsWith(prefix)))]);
+    for (const range of access.ranges!.filter((r) => !isPoint(r))) {
+      const lo = typeof range.lo === 'string' && range.lo > prefix ? range.lo : prefix;
+      const hi = typeof range.hi === 'string' && range.hi < `${prefix}\uffff` ? range.hi : `${prefix}\uffff`;
+      if (compareKeys(lo, hi) > 0) continue;
+      for await (const page of store.range(lo, hi)) raw.push(...page.filter((d) => contains(range, d._id)));
+    }
+  } else if (access.path.startsWith('index:')) {
+    const hits = access.index!.lookup(access.attribute!, access.ranges!, access.includeInactive);
+    raw = await store.getDocs(hits.map((h) => h.id));
+  } else {
+    for await (const page of store.range(prefix, `${prefix}\uffff`)) raw.push(...page);
+  }
+  const mine = (d: Doc) => (info.kind === 'class' ? d['~class'] === info.name : d['~domain'] === info.name);
+  const unique = new Map(raw.map((d) => [d._id, d]));
+  return { docs: [...unique.values()].filter((d) => mine(d) && (access.includeInactive || d.active !== false)), read: raw.length };
+}
