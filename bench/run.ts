@@ -12,6 +12,7 @@ import { runEncryption } from './encryption.js';
 import { runPipeline } from './pipeline.js';
 import { runReplication } from './replication.js';
 import { runHttp } from './http.js';
+import { runSql } from './sql/index.js';
 
 interface RunOptions {
   rounds: number;
@@ -24,6 +25,7 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   encryption: runEncryption,
   replication: runReplication,
   http: runHttp,
+  sql: runSql,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

@@ -5,14 +5,17 @@ import { loadAlasql, type AlaSQL, type Node } from './alasql.js';
 import { resolveTable, type TableInfo } from './catalog.js';
 import { useColumns } from './columns.js';
 import { SQL_ERRORS } from './errors.js';
+import type { DocCache } from './doc-cache.js';
 import { write } from './dml.js';
 import { guard } from './guard.js';
 import type { IndexSet } from './indexes/index-set.js';
 import { normalize, type TableRef } from './normalize.js';
 import type { BoundParams } from './params.js';
 import { parseStatement } from './parse.js';
-import { planAccess } from './plan.js';
-import { conditionsOf } from './pushdown.js';
+import { joinEdges, joinRanges, type JoinEdge } from './joins.js';
+import { planAccess, type Access } from './plan.js';
+import { conditionsOf, type Conditions } from './pushdown.js';
+import { intersect } from './ranges.js';
 import { readDocs } from './read.js';
 import { cleanRows, refuseSealed, toRows, type Row } from './rows.js';
 import { runSelect } from './run.js';
@@ -23,6 +26,8 @@ export interface SqlDeps {
   store: SqlStore;
   indexes: IndexSet;
   domains: DomainRegistry | undefined;
+  /** documents read through indexes, by revision */
+  cache: DocCache;
 }
 
 /** What INSERT, UPDATE and DELETE return. */
@@ -71,19 +76,43 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
   for (const ref of refs) infos.set(ref, await resolveTable(deps.stack, deps.domains, ref.name));
   const use = useColumns(classOf, refs, infos, dml);
   const prepared: Prepared = { alasql, params: bound, tables: new Map(), plan: [], refs, infos, raw: new Map() };
-  await Promise.all(
-    refs.map(async (ref, i) => {
-      const info = infos.get(ref)!;
-      const siblings = refs.filter((r) => r.select === ref.select).length;
-      const access = await planAccess(deps.stack, deps.indexes, info, conditionsOf(ref, info, classOf, bound, siblings), use.includeInactive.has(ref));
-      const { docs, read } = await readDocs(deps.stack, deps.store, info, access);
-      const rows = await toRows(deps.stack, info, docs);
-      refuseSealed(info, use.computed.get(ref)!, rows);
-      prepared.tables.set(ref.key, rows);
-      prepared.raw.set(ref, docs);
-      prepared.plan[i] = { table: info.name, alias: ref.alias, path: access.path, selector: access.selector, estimated: access.estimated, read };
-    }),
-  );
+  const own = new Map(refs.map((ref) => [ref, conditionsOf(ref, infos.get(ref)!, classOf, bound, refs.filter((r) => r.select === ref.select).length)]));
+  const plan = (ref: TableRef, conditions: Conditions) => planAccess(deps.stack, deps.indexes, infos.get(ref)!, conditions, use.includeInactive.has(ref));
+  const first = new Map<TableRef, Access>();
+  for (const ref of refs) first.set(ref, await plan(ref, own.get(ref)!));
+  // a table that would be scanned but joins on one of its pushable columns to a table read
+  // through an index is read second, through the values the first one holds
+  const dependent = new Map<TableRef, JoinEdge>();
+  for (const ref of refs) {
+    if (first.get(ref)!.path !== 'scan') continue;
+    const edge = joinEdges(ref, refs, classOf, infos).find((e) => pushable(infos.get(ref)!, e.column) && first.get(e.other)!.path !== 'scan');
+    if (edge) dependent.set(ref, edge);
+  }
+  const read = async (ref: TableRef, access: Access, note?: { column: string; text: string }) => {
+    const info = infos.get(ref)!;
+    const { docs, read } = await readDocs(deps.stack, deps.store, info, access, deps.cache);
+    const rows = await toRows(deps.stack, info, docs);
+    refuseSealed(info, use.computed.get(ref)!, rows);
+    prepared.tables.set(ref.key, rows);
+    prepared.raw.set(ref, docs);
+    const selector = note ? { ...access.selector, [note.column]: { $in: note.text } } : access.selector;
+    prepared.plan[refs.indexOf(ref)] = { table: info.name, alias: ref.alias, path: access.path, selector, estimated: access.estimated, read };
+  };
+  await Promise.all(refs.filter((r) => !dependent.has(r)).map((ref) => read(ref, first.get(ref)!)));
+  for (const [ref, edge] of dependent) {
+    const info = infos.get(ref)!;
+    const ranges = joinRanges(edge, info.columns.get(edge.column)!, prepared.tables.get(edge.other.key)!);
+    if (!ranges) {
+      await read(ref, first.get(ref)!);
+      continue;
+    }
+    const conditions = new Map(own.get(ref)!);
+    const known = conditions.get(edge.column);
+    conditions.set(edge.column, known ? intersect(known, ranges) : ranges);
+    const access = await plan(ref, conditions);
+    const note = access.path === 'scan' ? undefined : { column: edge.column, text: `${ranges.length} values of ${edge.other.alias}.${edge.otherColumn}` };
+    await read(ref, access, note);
+  }
   return prepared;
 }
 
@@ -97,6 +126,11 @@ export async function runSql(deps: SqlDeps, statement: string, params: unknown):
   const prepared = await prepare(deps, alasql, root, classOf, params);
   if (root.explain) return prepared.plan;
   return cleanRows(runSelect(alasql, root, prepared.tables, prepared.params));
+}
+
+/** A column a read can be narrowed on: `_id`, an indexed attribute, a one-attribute primary key. */
+function pushable(info: TableInfo, column: string): boolean {
+  return column === '_id' || info.indexed.includes(column) || (info.primaryKey.length === 1 && info.primaryKey[0] === column);
 }
 
 export const refuseKind = (kind: string | undefined) =>

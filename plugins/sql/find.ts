@@ -28,7 +28,7 @@ export async function findCandidates(deps: SqlDeps, selector: Selector, ctx: Fin
   if (conditions.size === 0) return undefined;
   const access = await planAccess(deps.stack, deps.indexes, info, conditions, ctx.includeInactive);
   if (access.path === 'scan') return undefined;
-  return { docs: (await readDocs(deps.stack, deps.store, info, access)).docs };
+  return { docs: (await readDocs(deps.stack, deps.store, info, access, deps.cache)).docs };
 }
 
 /** Mango conditions an index can use: `{ f: v }`, $eq/$gt/$gte/$lt/$lte/$in, and $and lists of them. */

@@ -12,7 +12,7 @@ const ALLOWED = new Set([
 const CONSTRUCTS: Record<string, string> = {
   CreateTable: 'CREATE TABLE', DropTable: 'DROP TABLE', AlterTable: 'ALTER TABLE', AttachDatabase: 'ATTACH', CreateDatabase: 'CREATE DATABASE',
   Require: 'REQUIRE', JavaScript: 'JavaScript in a statement', VarValue: '@variables', Json: 'JSON literals', Search: 'SEARCH', FromData: 'FROM a parameter or a function',
-  SetVariable: 'SET', Declare: 'DECLARE', Source: 'SOURCE', CreateIndex: 'CREATE INDEX', Apply: 'APPLY', Over: 'window functions (OVER)',
+  SetVariable: 'SET', DomainValueValue: 'the reserved word VALUE (a column named value is written "value")', Declare: 'DECLARE', Source: 'SOURCE', CreateIndex: 'CREATE INDEX', Apply: 'APPLY', Over: 'window functions (OVER)',
 };
 
 /** The only string-valued keys alasql's nodes may carry here; each is checked below. */
@@ -51,7 +51,13 @@ export function guard(alasql: AlaSQL, statement: Node): Map<Node, string> {
     if (cls !== 'plain' && !ALLOWED.has(cls)) throw refuse(CONSTRUCTS[cls] ?? cls);
     seen.set(node as Node, cls);
     const n = node as Node;
-    if (cls === 'Select') for (const [key, what] of Object.entries(SELECT_REFUSED)) if (n[key] !== undefined && n[key] !== null) throw refuse(what);
+    if (cls === 'Select') {
+      for (const [key, what] of Object.entries(SELECT_REFUSED)) if (n[key] !== undefined && n[key] !== null) throw refuse(what);
+      for (const item of [...(n.from ?? []), ...(n.joins ?? []).map((j: Node) => j.table)]) {
+        const itemClass = classOf.get(Object.getPrototypeOf(item));
+        if (itemClass !== 'Table' && itemClass !== 'Select') throw refuse(`FROM ${CONSTRUCTS[itemClass ?? ''] ?? itemClass ?? 'something else'}`, 'FROM and JOIN name classes or relation domains (or a subquery), nothing else.');
+      }
+    }
     if (n.databaseid !== undefined) throw refuse('a database name', 'Tables are classes of this stack: no database prefix.');
     for (const [key, value] of Object.entries(n)) {
       if (typeof value === 'string') checkString(cls, key, value);

@@ -7,6 +7,14 @@ import { indexedKey } from './indexed-key.js';
 import { IndexSet, indexedAttributes, type IndexProgress } from './indexes/index-set.js';
 import type { Row } from './rows.js';
 import { SqlStore } from './store.js';
+import { DocCache } from './doc-cache.js';
+
+const DEFAULT_CACHE = 20_000;
+
+export interface SqlOptions {
+  /** documents read through indexes kept in memory, by revision (default 20,000; 0: none) */
+  cacheSize?: number;
+}
 
 /** `?` placeholders take an array, `$name` ones an object. */
 export type SqlParams = readonly unknown[] | Record<string, unknown>;
@@ -28,22 +36,26 @@ export interface SqlApi {
  * domains, reads go through the cheapest path (primary key, `indexed: true` attributes, `_id`
  * ranges, else the class scan) and through `afterRead`; writes go through the pipeline.
  */
-export const sqlPlugin = definePlugin({
+export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: SqlApi['sql'] }>({
   name: 'sql',
   optional: ['domains'],
   errors: sqlErrorList,
-  setup({ hooks, stack, defineConfigKey, use }): SqlApi {
+  setup({ hooks, stack, defineConfigKey, use }, options): SqlApi {
     defineConfigKey(indexedKey);
     const store = new SqlStore(stack);
     const indexes = new IndexSet(stack, store);
-    const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin) };
+    const cache = new DocCache(options?.cacheSize ?? DEFAULT_CACHE);
+    const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin), cache };
     // before the after-triggers (stage 0): a reaction that queries sees its cause indexed
     hooks.afterWrite.tapPromise({ name: 'sql', stage: -100 }, async (docs, ctx) => {
       if (indexedAttributes(ctx.classModel).length === 0) return;
       for (const doc of docs) await indexes.written(doc, ctx.classModel);
     });
     hooks.findCandidates.tapPromise('sql', (selector, ctx) => findCandidates(deps, selector, ctx));
-    hooks.onClose.tapPromise('sql', () => indexes.flush());
+    hooks.onClose.tapPromise('sql', async () => {
+      cache.clear();
+      await indexes.flush();
+    });
     return {
       sql: <T>(statement: string, params?: SqlParams) => runSql(deps, statement, params) as Promise<T>,
       rebuildIndex: async (className) => {

@@ -14,6 +14,8 @@ export interface TableRef {
   select: Node;
   /** INNER or LEFT join condition: its conjuncts on this table filter it too */
   on?: Node;
+  /** the join that brought the table in (none for a FROM entry) */
+  join?: { mode: string; on: Node | undefined };
 }
 
 export interface Normalized {
@@ -64,7 +66,7 @@ export function normalize(alasql: AlaSQL, statement: Node, classOf: Map<Node, st
 
 function collectTables(nodes: [Node, string][], classOf: Map<Node, string>): TableRef[] {
   const tables: TableRef[] = [];
-  const add = (select: Node, table: Node, holder: Node, on?: Node) => {
+  const add = (select: Node, table: Node, holder: Node, on?: Node, join?: TableRef['join']) => {
     const cls = classOf.get(table);
     if (cls === 'Select') return; // a derived table: its own tables are collected with it
     if (cls !== 'Table') throw SQL_ERRORS.refused('FROM and JOIN name classes or relation domains (or a subquery), nothing else.', { details: { construct: `FROM ${cls}` } });
@@ -73,14 +75,14 @@ function collectTables(nodes: [Node, string][], classOf: Map<Node, string>): Tab
     const alias = (holder.as as string | undefined) ?? name;
     table.tableid = key;
     holder.as = alias;
-    tables.push({ key, name, alias, select, ...(on ? { on } : {}) });
+    tables.push({ key, name, alias, select, ...(on ? { on } : {}), ...(join ? { join } : {}) });
   };
   for (const [node, cls] of nodes) {
     if (cls !== 'Select') continue;
     for (const item of node.from ?? []) add(node, item, item);
     for (const join of node.joins ?? []) {
       const pushable = join.joinmode === 'INNER' || join.joinmode === 'LEFT';
-      add(node, join.table, join, pushable ? join.on : undefined);
+      add(node, join.table, join, pushable ? join.on : undefined, { mode: join.joinmode, on: join.on });
     }
   }
   return tables;

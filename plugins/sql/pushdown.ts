@@ -38,7 +38,7 @@ export function conditionsOf(ref: TableRef, info: TableInfo, classOf: Map<Node, 
   return conditions;
 }
 
-function conjuncts(expr: Node | undefined): Node[] {
+export function conjuncts(expr: Node | undefined): Node[] {
   if (!expr) return [];
   if (expr.op === 'AND') return [...conjuncts(expr.left), ...conjuncts(expr.right)];
   return [expr];

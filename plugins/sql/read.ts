@@ -4,13 +4,15 @@ import { relationPrefix } from '../domains/model.js';
 import type { TableInfo } from './catalog.js';
 import type { Access } from './plan.js';
 import { compareKeys, contains, isPoint, type Key } from './ranges.js';
+import type { DocCache } from './doc-cache.js';
 import type { SqlStore } from './store.js';
 
 /**
  * The stored documents an access path names, raw, of the table only (class or domain), active
- * ones unless the statement asked for inactive ones too. `read` counts what storage returned.
+ * ones unless the statement asked for inactive ones too. `read` counts the documents read
+ * (from storage, or for an index read from the revision-exact cache).
  */
-export async function readDocs(stack: ClientStack, store: SqlStore, info: TableInfo, access: Access): Promise<{ docs: Doc[]; read: number }> {
+export async function readDocs(stack: ClientStack, store: SqlStore, info: TableInfo, access: Access, cache?: DocCache): Promise<{ docs: Doc[]; read: number }> {
   const prefix = info.kind === 'class' ? `${info.name}-` : relationPrefix(info.name);
   let raw: Doc[] = [];
   if (access.path === 'primary-key') {
@@ -27,7 +29,15 @@ export async function readDocs(stack: ClientStack, store: SqlStore, info: TableI
     }
   } else if (access.path.startsWith('index:')) {
     const hits = access.index!.lookup(access.attribute!, access.ranges!, access.includeInactive);
-    raw = await store.getDocs(hits.map((h) => h.id));
+    const missing: string[] = [];
+    for (const hit of hits) {
+      const cached = cache?.get(hit.id, hit.rev);
+      if (cached) raw.push(cached);
+      else missing.push(hit.id);
+    }
+    const fetched = await store.getDocs(missing);
+    for (const doc of fetched) cache?.set(doc);
+    raw.push(...fetched);
   } else {
     for await (const page of store.range(prefix, `${prefix}\uffff`)) raw.push(...page);
   }

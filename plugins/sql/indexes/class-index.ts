@@ -117,13 +117,14 @@ export class ClassIndex {
     return [...found].map(([id, rev]) => ({ id, rev }));
   }
 
-  /** How many documents a lookup would name (the planner's estimate): two binary searches per range. */
+  /** How many documents (active or not) a lookup would name: the planner's estimate, two binary searches per range. */
   count(attribute: string, ranges: readonly Range[]): number {
     const col = this.column(this.attributes.indexOf(attribute));
     let n = 0;
     for (const range of ranges) {
-      const from = range.lo === undefined ? 0 : lowerBound(col, range.lo, '');
-      const to = range.hi === undefined ? col.keys.length : lowerBound(col, range.hi, '\uffff\uffff');
+      // an id past every real id (open lower, closed upper bound) or before all of them
+      const from = range.lo === undefined ? 0 : lowerBound(col, range.lo, range.loOpen ? '\uffff\uffff' : '');
+      const to = range.hi === undefined ? col.keys.length : lowerBound(col, range.hi, range.hiOpen ? '' : '\uffff\uffff');
       n += Math.max(0, to - from);
     }
     return n;
