@@ -17,8 +17,8 @@ const OPERATORS: Record<string, (v: unknown) => Range | null> = {
 };
 
 /**
- * The findCandidates tap: when a findDocuments selector narrows an indexed attribute, `_id`
- * or the whole primary key, the documents come from that path instead of the class scan (the
+ * The findCandidates tap: when a findDocuments selector narrows an indexed attribute or `_id`,
+ * the documents come from that path instead of the class scan (the
  * kernel still matches the full selector on them).
  */
 export async function findCandidates(deps: SqlDeps, selector: Selector, ctx: FindContext): Promise<FindCandidates | undefined> {
@@ -26,7 +26,9 @@ export async function findCandidates(deps: SqlDeps, selector: Selector, ctx: Fin
   const conditions: Conditions = new Map();
   collect(selector, info, conditions);
   if (conditions.size === 0) return undefined;
-  const access = await planAccess(deps.stack, deps.indexes, info, conditions, ctx.includeInactive);
+  // not the primary-key path: findDocuments answers exactly what a scan would, and a peer's
+  // document kept despite a key clash (index:conflict) is not in the key index
+  const access = await planAccess(deps.stack, deps.indexes, info, conditions, ctx.includeInactive, false);
   if (access.path === 'scan') return undefined;
   return { docs: (await readDocs(deps.stack, deps.store, info, access, deps.cache)).docs };
 }

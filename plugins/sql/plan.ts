@@ -28,14 +28,15 @@ const MAX_KEY_LOOKUPS = 1000;
 
 /**
  * Picks the cheapest path for a table from its conditions: a primary-key lookup (every key
- * attribute given, active documents only: inactive ones leave the key index), an indexed
+ * attribute given, active documents only: inactive ones leave the key index; a peer's document
+ * stored despite a key clash — `index:conflict` — is not in it either), an indexed
  * attribute (the index counts what a range holds), `_id` values or ranges, else the class scan.
  */
-export async function planAccess(stack: ClientStack, indexes: IndexSet, info: TableInfo, conditions: Conditions, includeInactive: boolean): Promise<Access> {
+export async function planAccess(stack: ClientStack, indexes: IndexSet, info: TableInfo, conditions: Conditions, includeInactive: boolean, useKeys = true): Promise<Access> {
   const index = info.model && info.indexed.length > 0 ? await indexes.ready(info.model) : null;
   const options: Access[] = [];
   const base = { includeInactive, index };
-  if (info.primaryKey.length > 0 && !includeInactive && info.primaryKey.every((a) => conditions.get(a)?.every(isPoint))) {
+  if (useKeys && info.primaryKey.length > 0 && !includeInactive && info.primaryKey.every((a) => conditions.get(a)?.every(isPoint))) {
     let keys: Key[][] = [[]];
     for (const attribute of info.primaryKey) keys = keys.flatMap((k) => conditions.get(attribute)!.map((r) => [...k, r.lo as Key]));
     if (keys.length <= MAX_KEY_LOOKUPS) {

@@ -38,16 +38,19 @@ describe('sql: reading only what is needed', () => {
 
   it('findDocuments reads through the same indexes', async () => {
     const stack = await sqlStack();
-    await shop(stack);
+    const ids = await shop(stack);
     const reads: string[] = [];
     stack.hooks.findCandidates.tap({ name: 'spy', stage: 100 }, () => void reads.push('scan'));
     const found = await stack.findDocuments('Customer', { age: { $gte: 30, $lte: 35 } });
     expect(found.map((d) => d.name)).toEqual(expect.arrayContaining(['Ann', 'Dee']));
     expect(found).toHaveLength(2);
     expect(reads).toEqual([]); // the sql tap answered: nobody else was asked
+    expect((await stack.findDocuments('Customer', { _id: { $in: [ids.bob] }, age: { $gt: 1 } })).map((d) => d.name)).toEqual(['Bob']);
+    expect(reads).toEqual([]);
+    // the primary key is not a findDocuments path (a scan answers it, as without the plugin)
     expect((await stack.findDocuments('Customer', { code: 'C' })).map((d) => d.name)).toEqual(['Cy']);
     expect(await stack.findDocuments('Customer', { city: 'Paris' }, { fields: ['name'] })).toHaveLength(2);
-    expect(reads).toEqual(['scan']);
+    expect(reads).toEqual(['scan', 'scan']);
   });
 
   it('is exact after updates, deletes and documents from a peer (stack.ingest)', async () => {
