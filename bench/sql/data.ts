@@ -10,13 +10,13 @@ export const WINDOW = READINGS / 100;
 export const valueOf = (i: number) => (i * 7919) % READINGS;
 
 /**
- * A Sensor class (1,000, name primary key) and a Reading class (100,000) with `code` (primary
+ * A Sensor class (1,000, name primary key, zone indexed) and a Reading class (100,000) with `code` (primary
  * key), `score` (integer, indexed), `noise` (the same integer, not indexed: the full-scan
  * twin of every query), `grp` (100 groups), `sensor` (foreign key, indexed) and a label.
  */
 export async function openBench(log: (line: string) => void): Promise<{ stack: BrowserSqlStack; codes: string[]; labels: string[] }> {
   const stack = await createStack({ name: `bench-sql-${Date.now()}`, adapter: 'memory', plugins: browserWithSql });
-  await Class.create(stack, 'Sensor', 'class', '', { name: { type: 'string', primaryKey: true }, zone: { type: 'string' } });
+  await Class.create(stack, 'Sensor', 'class', '', { name: { type: 'string', primaryKey: true }, zone: { type: 'string', indexed: true } });
   await Class.create(stack, 'Reading', 'class', '', {
     code: { type: 'string', primaryKey: true },
     score: { type: 'integer', indexed: true },

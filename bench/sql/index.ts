@@ -2,8 +2,10 @@
  * bench/sql: `stack.sql` over 100,000 documents (memory adapter), warm. Each query runs beside
  * its full-scan twin (the same statement on `noise`, an attribute with the same values but no
  * index) in the same round; the indexed range also runs beside pouchdb-find (an index on the
- * same field, same store) and RxDB's memory storage (an indexed field). Aims: the indexed
- * range ≥ 50× faster than the scan (ratio ≤ 0.02) and < 20 ms; at least as fast as pouchdb-find.
+ * same field, same store) and RxDB's memory storage (an indexed field), both on a window no
+ * query read before (no cache of either side helps) and on the same window again. Aims: the
+ * indexed range ≥ 50× faster than the scan (ratio ≤ 0.02) and < 20 ms warm; at least as fast
+ * as pouchdb-find.
  */
 import { comparison, measure, record, summarize, type BenchReport, type Comparison, type Sample } from '../harness.js';
 import { openBench, READINGS, WINDOW } from './data.js';
@@ -24,51 +26,78 @@ export async function runSql(options: Options): Promise<BenchReport> {
   const rx = await rxdbRange(log);
   const c = (name: string, engine: string, baseline: string, aim?: { max: number; binding: boolean }) => comparison({ name, adapter: 'memory', engine, baseline, ...(aim ? { aim } : {}) });
   const cmp: Record<string, Comparison> = {
-    range: c('range 1% (1,000 of 100,000)', 'score (indexed)', 'noise (full scan)', { max: 0.02, binding: true }),
-    pk: c('primary-key equality', 'code = ?', 'label = ? (full scan)'),
-    join: c('2-class equality join + 1% filter', 'score range, sensor by _id', 'noise range (full scan)'),
+    range: c('range 1% (1,000 of 100,000), warm', 'score (indexed)', 'noise (full scan)', { max: 0.02, binding: true }),
+    rangeNew: c('range 1%, a window not read before', 'score (indexed)', 'noise (full scan)'),
+    pk: c('primary-key equality, warm', 'code = ?', 'label = ? (full scan)'),
+    join: c('2-class equality join + 1% filter, warm', 'score range, sensor by _id', 'noise range (full scan)'),
     group: c('GROUP BY over 100,000', 'GROUP BY grp', 'SELECT * (full scan)'),
-    find: c('range 1%: engine vs pouchdb-find', 'stack.sql', 'pouchdb-find', { max: 1, binding: true }),
-    ...(rx ? { rx: c('range 1%: engine vs RxDB memory', 'stack.sql', 'RxDB memory storage') } : {}),
+    find: c('range 1%, new window: engine vs pouchdb-find', 'stack.sql', 'pouchdb-find', { max: 1, binding: true }),
+    findWarm: c('range 1%, same window again: engine vs pouchdb-find', 'stack.sql', 'pouchdb-find'),
+    ...(rx ? { rx: c('range 1%, new window: engine vs RxDB memory', 'stack.sql', 'RxDB memory storage'), rxWarm: c('range 1%, same window again: engine vs RxDB memory', 'stack.sql', 'RxDB (its query cache)') } : {}),
   };
-  const windows = (n: number) => (n * 37_813) % (READINGS - WINDOW);
   const RANGE = (col: string) => `SELECT * FROM Reading WHERE ${col} >= ? AND ${col} < ?`;
   const JOIN = (col: string) => `SELECT s.name, s.zone, r.score FROM Reading r JOIN Sensor s ON r.sensor = s._id WHERE r.${col} >= ? AND r.${col} < ?`;
+  let fresh = 0;
+  /** a window of 1% no query of this run has read before (the row cache and RxDB's query cache are cold for it) */
+  const newWindow = () => {
+    const lo = ((fresh++ * 7_919 + 1_234) * 13) % (READINGS - WINDOW);
+    return [lo, lo + WINDOW];
+  };
+  /** the median of 5 runs of one step (after one run not timed): warm figures of single queries are noisy */
+  const median5 = async (fn: () => Promise<unknown>): Promise<Sample> => {
+    await fn();
+    const samples: Sample[] = [];
+    for (let k = 0; k < 5; k++) samples.push(await measure(fn));
+    return samples.sort((a, b) => a.wallMs - b.wallMs)[2];
+  };
+  /** one run each, on a new window per run, median of 5 */
+  const newWindows = async (fn: (p: number[]) => Promise<unknown>): Promise<Sample> => {
+    const samples: Sample[] = [];
+    for (let k = 0; k < 5; k++) {
+      const p = newWindow();
+      samples.push(await measure(() => fn(p)));
+    }
+    return samples.sort((a, b) => a.wallMs - b.wallMs)[2];
+  };
   const rangeRows: number[] = [];
   for (let n = 0; n <= options.rounds; n++) {
     log(`sql: ${n === 0 ? 'warm-up' : `round ${n}/${options.rounds}`}`);
-    const lo = windows(n);
-    const p = [lo, lo + WINDOW];
-    const warm = async (statement: string, params: unknown[]): Promise<Sample> => {
-      await sql(statement, params); // warm: the same statement once before it is timed
-      return measure(() => sql(statement, params));
-    };
+    const p = newWindow();
     const samples = {
-      range: await warm(RANGE('score'), p),
+      range: await median5(() => sql(RANGE('score'), p)),
+      rangeNew: await newWindows((w) => sql(RANGE('score'), w)),
       rangeScan: await measure(() => sql(RANGE('noise'), p)),
-      pk: await warm('SELECT * FROM Reading WHERE code = ?', [codes[lo]]),
-      pkScan: await measure(() => sql('SELECT * FROM Reading WHERE label = ?', [labels[lo]])),
-      join: await warm(JOIN('score'), p),
+      pk: await median5(() => sql('SELECT * FROM Reading WHERE code = ?', [codes[p[0]]])),
+      pkScan: await measure(() => sql('SELECT * FROM Reading WHERE label = ?', [labels[p[0]]])),
+      join: await median5(() => sql(JOIN('score'), p)),
       joinScan: await measure(() => sql(JOIN('noise'), p)),
-      group: await warm('SELECT grp, COUNT(*) AS n, AVG(score) AS mean FROM Reading GROUP BY grp', []),
+      group: await measure(() => sql('SELECT grp, COUNT(*) AS n, AVG(score) AS mean FROM Reading GROUP BY grp', [])),
       all: await measure(() => sql('SELECT * FROM Reading', [])),
-      find: (await find(lo, lo + WINDOW), await measure(() => find(lo, lo + WINDOW))),
-      rx: rx ? (await rx.query(lo, lo + WINDOW), await measure(() => rx.query(lo, lo + WINDOW))) : null,
+      findNew: await newWindows((w) => find(w[0], w[1])),
+      findWarm: await median5(() => find(p[0], p[1])),
+      rxNew: rx ? await newWindows((w) => rx.query(w[0], w[1])) : null,
+      rxWarm: rx ? await median5(() => rx.query(p[0], p[1])) : null,
     };
     rangeRows.push((await sql(RANGE('score'), p)).length);
     if (n === 0) continue;
     record(cmp.range, samples.range, samples.rangeScan);
+    record(cmp.rangeNew, samples.rangeNew, samples.rangeScan);
     record(cmp.pk, samples.pk, samples.pkScan);
     record(cmp.join, samples.join, samples.joinScan);
     record(cmp.group, samples.group, samples.all);
-    record(cmp.find, samples.range, samples.find);
-    if (rx && samples.rx) record(cmp.rx, samples.range, samples.rx);
+    record(cmp.find, samples.rangeNew, samples.findNew);
+    record(cmp.findWarm, samples.range, samples.findWarm);
+    if (rx && samples.rxNew && samples.rxWarm) {
+      record(cmp.rx, samples.rangeNew, samples.rxNew);
+      record(cmp.rxWarm, samples.range, samples.rxWarm);
+    }
   }
   const plan = await sql(`EXPLAIN ${JOIN('score')}`, [0, WINDOW]);
   await stack.close();
   await rx?.close();
   const results = Object.values(cmp).map(summarize);
   const rangeMs = results[0].engineMedianMs;
+  const newMs = results[1].engineMedianMs;
   return {
     bench: 'sql',
     settings: {
@@ -78,7 +107,11 @@ export async function runSql(options: Options): Promise<BenchReport> {
       rowsPerRange: rangeRows,
       indexBuildMs: Math.round(built.wallMs),
       rxdb: rx ? 'rxdb memory storage (bench/peers)' : 'not installed',
-      absoluteAim: { name: 'indexed range, warm', aimMs: 20, medianMs: rangeMs, status: rangeMs < 20 ? 'ok' : 'MISSED' },
+      absoluteAims: [
+        { name: 'indexed range 1%, warm', aimMs: 20, medianMs: rangeMs, status: rangeMs < 20 ? 'ok' : 'MISSED' },
+        { name: 'indexed range 1%, a window not read before', aimMs: 20, medianMs: newMs, status: newMs < 20 ? 'ok' : 'info: over' },
+      ],
+      warm: 'median of 5 runs after one untimed run of the same statement (index in memory, its documents in the row cache)',
       joinPlan: plan,
     },
     results,
