@@ -5,11 +5,16 @@ export type AlaSQL = typeof alasqlType;
 let loading: Promise<AlaSQL> | null = null;
 
 /**
- * alasql loads on the first statement, not when the plugin is imported: a bundle that lists
- * the plugin but never runs SQL does not pay for the parser (alasql is ~500 kB minified).
+ * The module's name in a variable: bundlers leave an import of a non-literal alone, so a browser
+ * bundle that merely imports the presets never contains alasql (~500 kB minified). A browser app
+ * that runs SQL hands the module in: `[sqlPlugin, { alasql }]`.
  */
-export function loadAlasql(): Promise<AlaSQL> {
-  loading ??= import('alasql').then((mod) => ((mod as { default?: AlaSQL }).default ?? (mod as unknown as AlaSQL)));
+const MODULE: string = 'alasql';
+
+/** alasql, loaded on the first statement (not when the plugin is imported), or the one given. */
+export function loadAlasql(given?: AlaSQL): Promise<AlaSQL> {
+  if (given) return Promise.resolve(given);
+  loading ??= import(MODULE).then((mod: { default?: AlaSQL }) => mod.default ?? (mod as unknown as AlaSQL));
   return loading;
 }
 

@@ -28,6 +28,8 @@ export interface SqlDeps {
   domains: DomainRegistry | undefined;
   /** documents read through indexes, by revision */
   cache: DocCache;
+  /** the alasql module when the application gives it (a browser bundle), else loaded on first use */
+  alasql?: AlaSQL;
 }
 
 /** What INSERT, UPDATE and DELETE return. */
@@ -59,8 +61,8 @@ export interface Prepared {
 }
 
 /** Parses and checks a statement: its root node and the class of every node. */
-export async function parseChecked(statement: string): Promise<{ alasql: AlaSQL; root: Node; classOf: Map<Node, string> }> {
-  const alasql = await loadAlasql();
+export async function parseChecked(deps: SqlDeps, statement: string): Promise<{ alasql: AlaSQL; root: Node; classOf: Map<Node, string> }> {
+  const alasql = await loadAlasql(deps.alasql);
   const root = parseStatement(alasql, statement);
   return { alasql, root, classOf: guard(alasql, root) };
 }
@@ -118,7 +120,7 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
 
 /** SELECT → rows; EXPLAIN SELECT → one row per table read; INSERT/UPDATE/DELETE → { count, ids }. */
 export async function runSql(deps: SqlDeps, statement: string, params: unknown): Promise<Row[] | WriteResult> {
-  const { alasql, root, classOf } = await parseChecked(statement);
+  const { alasql, root, classOf } = await parseChecked(deps, statement);
   const kind = classOf.get(root);
   if (kind !== 'Select') {
     return write(deps, alasql, root, classOf, params);

@@ -1,5 +1,6 @@
 import { definePlugin } from '../../kernel/plugin.js';
 import { domainsPlugin } from '../domains/index.js';
+import type { AlaSQL } from './alasql.js';
 import { runSql, type PlanRow, type SqlDeps, type WriteResult } from './engine.js';
 import { sqlErrorList } from './errors.js';
 import { findCandidates } from './find.js';
@@ -14,6 +15,8 @@ const DEFAULT_CACHE = 20_000;
 export interface SqlOptions {
   /** documents read through indexes kept in memory, by revision (default 20,000; 0: none) */
   cacheSize?: number;
+  /** the alasql module (`import alasql from 'alasql'`): a browser app passes it; Node loads it on the first statement */
+  alasql?: AlaSQL;
 }
 
 /** `?` placeholders take an array, `$name` ones an object. */
@@ -45,7 +48,7 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
     const store = new SqlStore(stack);
     const indexes = new IndexSet(stack, store);
     const cache = new DocCache(options?.cacheSize ?? DEFAULT_CACHE);
-    const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin), cache };
+    const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin), cache, ...(options?.alasql ? { alasql: options.alasql } : {}) };
     // before the after-triggers (stage 0): a reaction that queries sees its cause indexed
     hooks.afterWrite.tapPromise({ name: 'sql', stage: -100 }, async (docs, ctx) => {
       if (indexedAttributes(ctx.classModel).length === 0) return;

@@ -1,5 +1,5 @@
 import type { Doc } from '../../../kernel/model/types.js';
-import { compareKeys, contains, isKey, type Key, type Range } from '../ranges.js';
+import { compareKeys, isKey, type Key, type Range } from '../ranges.js';
 import type { Seq } from '../store.js';
 
 /** What the index knows of one document: its revision, whether it is active, its indexed values. */
@@ -31,6 +31,16 @@ function lowerBound(col: Column, key: Key, id: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * The positions [from, to) of a range's keys: two binary searches, an id past every real id
+ * (open lower or closed upper bound) or before all of them placing the bound among equal keys.
+ */
+function bounds(col: Column, range: Range): [number, number] {
+  const from = range.lo === undefined ? 0 : lowerBound(col, range.lo, range.loOpen ? '\uffff\uffff' : '');
+  const to = range.hi === undefined ? col.keys.length : lowerBound(col, range.hi, range.hiOpen ? '' : '\uffff\uffff');
+  return [from, to];
 }
 
 /**
@@ -99,17 +109,11 @@ export class ClassIndex {
 
   /** Ids (with their revisions) whose key lies in one of the ranges; inactive ones only when asked. */
   lookup(attribute: string, ranges: readonly Range[], includeInactive: boolean): { id: string; rev: string }[] {
-    const i = this.attributes.indexOf(attribute);
-    const col = this.column(i);
+    const col = this.column(this.attributes.indexOf(attribute));
     const found = new Map<string, string>();
     for (const range of ranges) {
-      let at = range.lo === undefined ? 0 : lowerBound(col, range.lo, '');
-      for (; at < col.keys.length; at++) {
-        const key = col.keys[at];
-        if (!contains(range, key)) {
-          if (range.hi !== undefined && compareKeys(key, range.hi) >= 0) break;
-          continue;
-        }
+      const [from, to] = bounds(col, range);
+      for (let at = from; at < to; at++) {
         const entry = this.entries.get(col.ids[at])!;
         if (entry.active || includeInactive) found.set(col.ids[at], entry.rev);
       }
@@ -122,11 +126,10 @@ export class ClassIndex {
     const col = this.column(this.attributes.indexOf(attribute));
     let n = 0;
     for (const range of ranges) {
-      // an id past every real id (open lower, closed upper bound) or before all of them
-      const from = range.lo === undefined ? 0 : lowerBound(col, range.lo, range.loOpen ? '\uffff\uffff' : '');
-      const to = range.hi === undefined ? col.keys.length : lowerBound(col, range.hi, range.hiOpen ? '' : '\uffff\uffff');
+      const [from, to] = bounds(col, range);
       n += Math.max(0, to - from);
     }
     return n;
   }
+
 }

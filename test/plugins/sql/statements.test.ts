@@ -96,3 +96,21 @@ describe('sql: refusals', () => {
     expect(await stack.sql('SELECT age * 2 AS twice FROM Customer ORDER BY twice LIMIT 1')).toEqual([{ twice: 40 }]);
   });
 });
+
+describe('sql: the plugin', () => {
+  it('takes the alasql module from the application (a browser bundle) and a cache size', async () => {
+    const { default: alasql } = await import('alasql');
+    const { browser } = await import('../../../plugins.config.js');
+    const { sqlPlugin } = await import('../../../plugins/sql/index.js');
+    const stack = await sqlStack({ plugins: [...browser, [sqlPlugin, { alasql, cacheSize: 0 }]] });
+    await shop(stack);
+    expect(await stack.sql('SELECT COUNT(*) AS n FROM Customer WHERE age > 25')).toEqual([{ n: 3 }]);
+  });
+
+  it('is not in the browser preset, and is in the server one', async () => {
+    const { browser, server } = await import('../../../plugins.config.js');
+    const names = (preset: readonly unknown[]) => preset.map((e) => (Array.isArray(e) ? e[0] : e) as { name: string }).map((p) => p.name);
+    expect(names(browser)).not.toContain('sql');
+    expect(names(server)).toContain('sql');
+  });
+});
