@@ -14,6 +14,7 @@ import { runReplication } from './replication.js';
 import { runHttp } from './http.js';
 import { runBrowser } from './browser/index.js';
 import { runTransactions } from './transactions.js';
+import { runSql } from './sql/index.js';
 
 interface RunOptions {
   rounds: number;
@@ -28,6 +29,7 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   http: runHttp,
   browser: runBrowser,
   transactions: runTransactions,
+  sql: runSql,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

@@ -1,5 +1,6 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from './model/types.js';
+import type { Selector } from './selector.js';
 import type { ClientStack } from './stack.js';
 
 export type WriteOp = 'create' | 'update' | 'delete';
@@ -88,6 +89,21 @@ export interface ReadContext {
   written?: boolean;
 }
 
+/** A findDocuments read, as the findCandidates taps see it. */
+export interface FindContext {
+  stack: ClientStack;
+  classModel: ClassModel;
+  includeInactive: boolean;
+}
+
+/**
+ * A findCandidates tap's answer: every stored document of the class that can match the selector
+ * (raw, as stored; a superset is fine), in any order. The kernel still matches the selector.
+ */
+export interface FindCandidates {
+  docs: Doc[];
+}
+
 /**
  * The one typed hook map. Frozen: plugins tap these, they never add hooks of their own.
  * Order between plugins is set with tapable's `stage`, never by registration order.
@@ -123,6 +139,12 @@ export function createHooks() {
      * Synchronous: it runs for every document of a scan.
      */
     hidden: new SyncBailHook<[Doc, ReadContext], boolean | undefined>(['doc', 'ctx']),
+    /**
+     * A findDocuments read with a selector, before the class scan: a tap that can name the
+     * documents that may match (an index plugin) returns them; undefined lets the next tap or
+     * the scan answer.
+     */
+    findCandidates: new AsyncSeriesBailHook<[Selector, FindContext], FindCandidates | undefined>(['selector', 'ctx']),
     /** An attribute model being defined, once its type's rules passed: throw to refuse it. */
     checkAttribute: new AsyncSeriesHook<[AttributeModel, AttributeContext]>(['attribute', 'ctx']),
     /** Waterfall over a defaultValue being defined: throw to refuse it, return its stored form (validation). */

@@ -79,7 +79,7 @@ export async function scanClass(
   let toSkip = options.skip ?? 0;
   const out: Doc[] = [];
   if (limit === 0) return out;
-  for await (const page of rangePages(db, `${model.name}-`)) {
+  for await (const page of candidatePages(stack, db, hooks, model, selector, options.includeInactive === true)) {
     const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive) && !hooks.hidden.call(doc, { stack, classModel: model }));
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
     const candidates = await Promise.all(stored.map((doc) => hooks.afterRead.promise(doc, { stack, classModel: model })));
@@ -93,6 +93,17 @@ export async function scanClass(
     }
   }
   return out;
+}
+
+/**
+ * The stored documents a find reads: what a findCandidates tap (an index) names, in `_id` order,
+ * else the whole class range.
+ */
+async function* candidatePages(stack: ClientStack, db: Database, hooks: KernelHooks, model: ClassModel, selector: Selector | undefined, includeInactive: boolean): AsyncGenerator<Doc[]> {
+  const answer = selector && Object.keys(selector).length > 0 ? await hooks.findCandidates.promise(selector, { stack, classModel: model, includeInactive }) : undefined;
+  if (!answer) return yield* rangePages(db, `${model.name}-`);
+  const docs = [...answer.docs].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  for (let start = 0; start < docs.length; start += SCAN_PAGE) yield docs.slice(start, start + SCAN_PAGE);
 }
 
 /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */

@@ -44,7 +44,8 @@ export interface StorageInfo {
 
 /** A page of the store's changes feed: ids and sequences only. */
 export interface StorageChanges {
-  results: Array<{ id: string; seq: number | string; deleted: boolean }>;
+  /** `rev`: the winning revision after the change */
+  results: Array<{ id: string; seq: number | string; deleted: boolean; rev: string }>;
   lastSeq: number | string;
 }
 
@@ -138,7 +139,7 @@ export class StackStorage implements Storage {
 
   async changes(options: { since: number | string; limit?: number }): Promise<StorageChanges> {
     const page = await this.#db.changes({ since: options.since, ...(options.limit !== undefined ? { limit: options.limit } : {}), return_docs: true });
-    return { results: page.results.map((c) => ({ id: c.id, seq: c.seq, deleted: c.deleted === true })), lastSeq: page.last_seq };
+    return { results: page.results.map((c) => ({ id: c.id, seq: c.seq, deleted: c.deleted === true, rev: c.changes[0]?.rev ?? '' })), lastSeq: page.last_seq };
   }
 
   async put<T extends EngineDoc>(doc: T): Promise<string> {

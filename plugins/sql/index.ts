@@ -1,0 +1,72 @@
+import { definePlugin } from '../../kernel/plugin.js';
+import { domainsPlugin } from '../domains/index.js';
+import type { AlaSQL } from './alasql.js';
+import { runSql, type PlanRow, type SqlDeps, type WriteResult } from './engine.js';
+import { sqlErrorList } from './errors.js';
+import { findCandidates } from './find.js';
+import { indexedKey } from './indexed-key.js';
+import { IndexSet, indexedAttributes, type IndexProgress } from './indexes/index-set.js';
+import type { Row } from './rows.js';
+import { SqlStore } from './store.js';
+import { DocCache } from './doc-cache.js';
+
+const DEFAULT_CACHE = 20_000;
+
+export interface SqlOptions {
+  /** documents read through indexes kept in memory, by revision (default 20,000; 0: none) */
+  cacheSize?: number;
+  /** the alasql module (`import alasql from 'alasql'`): a browser app passes it; Node loads it on the first statement */
+  alasql?: AlaSQL;
+}
+
+/** `?` placeholders take an array, `$name` ones an object. */
+export type SqlParams = readonly unknown[] | Record<string, unknown>;
+
+/** The sql plugin's API (`getApi(stack, sqlPlugin)`); `stack.sql` is its `sql`. */
+export interface SqlApi {
+  /**
+   * Runs one statement: SELECT → rows, EXPLAIN SELECT → the plan, INSERT/UPDATE/DELETE →
+   * `{ count, ids }` (type it: `stack.sql<WriteResult>(…)`). Values go in `params`, never into
+   * the statement's text.
+   */
+  sql<T = Row[]>(statement: string, params?: SqlParams): Promise<T>;
+  /** Rebuilds a class's secondary index from its documents now (`sql:index` progress events). */
+  rebuildIndex(className: string): Promise<void>;
+}
+
+/**
+ * SQL over the document store (alasql for the language): tables are classes and relation
+ * domains, reads go through the cheapest path (primary key, `indexed: true` attributes, `_id`
+ * ranges, else the class scan) and through `afterRead`; writes go through the pipeline.
+ */
+export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: SqlApi['sql'] }>({
+  name: 'sql',
+  optional: ['domains'],
+  errors: sqlErrorList,
+  setup({ hooks, stack, defineConfigKey, use }, options): SqlApi {
+    defineConfigKey(indexedKey);
+    const store = new SqlStore(stack);
+    const indexes = new IndexSet(stack, store);
+    const cache = new DocCache(options?.cacheSize ?? DEFAULT_CACHE);
+    const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin), cache, ...(options?.alasql ? { alasql: options.alasql } : {}) };
+    // before the after-triggers (stage 0): a reaction that queries sees its cause indexed
+    hooks.afterWrite.tapPromise({ name: 'sql', stage: -100 }, async (docs, ctx) => {
+      if (indexedAttributes(ctx.classModel).length === 0) return;
+      for (const doc of docs) await indexes.written(doc, ctx.classModel);
+    });
+    hooks.findCandidates.tapPromise('sql', (selector, ctx) => findCandidates(deps, selector, ctx));
+    hooks.onClose.tapPromise('sql', async () => {
+      cache.clear();
+      await indexes.flush();
+    });
+    return {
+      sql: <T>(statement: string, params?: SqlParams) => runSql(deps, statement, params) as Promise<T>,
+      rebuildIndex: async (className) => {
+        await indexes.rebuild(await stack.requireClass(className));
+      },
+    };
+  },
+  members: (api) => ({ sql: api.sql }),
+});
+
+export type { IndexProgress, PlanRow, Row, WriteResult };

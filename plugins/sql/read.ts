@@ -1,0 +1,62 @@
+import type { Doc } from '../../kernel/model/types.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { relationPrefix } from '../domains/model.js';
+import type { TableInfo } from './catalog.js';
+import type { Access } from './plan.js';
+import { compareKeys, contains, isPoint, type Key } from './ranges.js';
+import type { DocCache } from './doc-cache.js';
+import type { ClassIndex } from './indexes/class-index.js';
+import type { SqlStore } from './store.js';
+
+/**
+ * The stored documents an access path names, raw, of the table only (class or domain), active
+ * ones unless the statement asked for inactive ones too. `read` counts the documents read
+ * (from storage, or for an index read from the revision-exact cache).
+ */
+export async function readDocs(stack: ClientStack, store: SqlStore, info: TableInfo, access: Access, cache?: DocCache): Promise<{ docs: Doc[]; read: number }> {
+  const prefix = info.kind === 'class' ? `${info.name}-` : relationPrefix(info.name);
+  let raw: Doc[] = [];
+  const fetch = (ids: string[]) => fetchDocs(store, ids, access.index ?? null, cache);
+  if (access.path === 'primary-key') {
+    const ids = await Promise.all(access.keys!.map((values) => stack.primaryKeys.lookup(info.name, values)));
+    raw = await fetch([...new Set(ids.filter((id): id is string => id !== null))]);
+  } else if (access.path === 'id-range') {
+    const points = access.ranges!.filter(isPoint).map((r) => r.lo as Key);
+    raw = await fetch([...new Set(points.filter((id): id is string => typeof id === 'string' && id.startsWith(prefix)))]);
+    for (const range of access.ranges!.filter((r) => !isPoint(r))) {
+      const lo = typeof range.lo === 'string' && range.lo > prefix ? range.lo : prefix;
+      const hi = typeof range.hi === 'string' && range.hi < `${prefix}\uffff` ? range.hi : `${prefix}\uffff`;
+      if (compareKeys(lo, hi) > 0) continue;
+      for await (const page of store.range(lo, hi)) raw.push(...page.filter((d) => contains(range, d._id)));
+    }
+  } else if (access.path.startsWith('index:')) {
+    const hits = access.index!.lookup(access.attribute!, access.ranges!, access.includeInactive);
+    raw = await fetch(hits.map((h) => h.id));
+  } else {
+    for await (const page of store.range(prefix, `${prefix}\uffff`)) raw.push(...page);
+  }
+  const mine = (d: Doc) => (info.kind === 'class' ? d['~class'] === info.name : d['~domain'] === info.name);
+  const unique = new Map(raw.map((d) => [d._id, d]));
+  return { docs: [...unique.values()].filter((d) => mine(d) && (access.includeInactive || d.active !== false)), read: raw.length };
+}
+
+/**
+ * Documents by id. When the class has an index, it knows the current revision of each of its
+ * documents (it was caught up before the read): a cached copy of that revision is used as it is,
+ * an id it does not know is not a document of the class, the rest is read from storage.
+ */
+async function fetchDocs(store: SqlStore, ids: string[], index: ClassIndex | null, cache: DocCache | undefined): Promise<Doc[]> {
+  if (!index || !cache) return store.getDocs(ids);
+  const found: Doc[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const entry = index.entries.get(id);
+    if (!entry) continue;
+    const cached = cache.get(id, entry.rev);
+    if (cached) found.push(cached);
+    else missing.push(id);
+  }
+  const fetched = await store.getDocs(missing);
+  for (const doc of fetched) cache.set(doc);
+  return [...found, ...fetched];
+}
