@@ -35,6 +35,10 @@ export function requireChromium(): string {
  * the page runs the real bundle, not a second copy of the engine.
  */
 async function buildPageScript(entry: string, outfile: string): Promise<void> {
+  const engine = new Set(['index.ts', 'plugins.config.ts', 'browser.ts'].map((file) => join(root, file)));
+  const shims: Record<string, string> = {
+    [join(root, 'test/helpers/stack.ts')]: join(root, 'test/browser/shims/helpers-stack.ts'),
+  };
   await esbuild.build({
     absWorkingDir: root,
     entryPoints: [entry],
@@ -50,9 +54,33 @@ async function buildPageScript(entry: string, outfile: string): Promise<void> {
         name: 'docstack-from-the-bundle',
         setup(build) {
           build.onResolve({ filter: /^docstack(\/browser|\/presets)?$/ }, () => ({ path: '/docstack.js', external: true }));
+          // Node test files run unchanged in the page (suites-page.ts): vitest and the Node
+          // helpers become their shims, and the engine's own modules the real bundle
+          build.onResolve({ filter: /^vitest$/ }, () => ({ path: join(root, 'test/browser/shims/vitest.ts') }));
+          build.onResolve({ filter: /\.js$/ }, (args) => {
+            if (!args.path.startsWith('.')) return undefined;
+            const target = join(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+            if (engine.has(target)) return { path: '/docstack.js', external: true };
+            if (shims[target]) return { path: shims[target] };
+            return undefined;
+          });
         },
       },
     ],
+  });
+}
+
+/** alasql as one ES module for the page's import map (the SQL plugin imports "alasql" lazily). */
+async function buildAlasql(outfile: string): Promise<void> {
+  await esbuild.build({
+    absWorkingDir: root,
+    stdin: { contents: "import alasql from 'alasql'; export default alasql;", resolveDir: root, loader: 'js' },
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    logLevel: 'silent',
   });
 }
 
@@ -99,10 +127,16 @@ export interface TestPage {
 
 /** Builds, serves and launches: one per test file (beforeAll), closed in afterAll. */
 export async function startHarness(pageEntry = join(root, 'test/browser/page.ts')): Promise<Harness> {
+  const withAlasql = pageEntry.endsWith('suites-page.ts');
   const executablePath = requireChromium();
   const dir = await mkdtemp(join(tmpdir(), 'docstack-browser-'));
-  const [bundle] = await Promise.all([buildBrowser({ outdir: dir, quiet: true }), buildPageScript(pageEntry, join(dir, 'page.js'))]);
-  await writeFile(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>docstack browser suite</title><script type="module" src="/page.js"></script>\n');
+  const [bundle] = await Promise.all([
+    buildBrowser({ outdir: dir, quiet: true }),
+    buildPageScript(pageEntry, join(dir, 'page.js')),
+    withAlasql ? buildAlasql(join(dir, 'alasql.js')) : Promise.resolve(),
+  ]);
+  const importMap = withAlasql ? '<script type="importmap">{"imports":{"alasql":"/alasql.js"}}</script>' : '';
+  await writeFile(join(dir, 'index.html'), `<!doctype html><meta charset="utf-8"><title>docstack browser suite</title>${importMap}<script type="module" src="/page.js"></script>\n`);
   const { origin, server } = await serve(dir);
   const args = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
   const browser = await chromium.launch({ executablePath, headless: true, args });

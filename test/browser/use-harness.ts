@@ -5,12 +5,12 @@ import { startHarness, type Harness } from './harness.js';
  * One harness for a test file: started before its tests, closed after. A harness that could not
  * start (Chromium missing) fails every test of the file with its message — nothing is skipped.
  */
-export function useHarness(): () => Harness {
+export function useHarness(pageEntry?: string): () => Harness {
   let harness: Harness | null = null;
   let failure: unknown = null;
   beforeAll(async () => {
     try {
-      harness = await startHarness();
+      harness = await startHarness(pageEntry);
     } catch (err) {
       failure = err;
     }

@@ -7,6 +7,14 @@ import { browser, type BrowserStack } from '../../plugins.config.js';
 import { rawDatabase } from '../../kernel/raw-database.js';
 
 let counter = 0;
+
+/**
+ * The adapters a test opens its stores on: in Node memory (quick) and leveldb (survives a
+ * reopen); test files that also run in Chromium (test/browser/suites.test.ts) use these, and the
+ * page's helpers answer IndexedDB for both.
+ */
+export const testAdapter = 'memory' as const;
+export const durableAdapter = 'leveldb' as const;
 const open: ClientStack[] = [];
 const dirs: string[] = [];
 

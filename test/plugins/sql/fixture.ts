@@ -1,10 +1,10 @@
 import { Class, createStack, type PluginEntry, type StackOptions } from '../../../index.js';
 import { browserWithSql, type BrowserSqlStack } from '../../../plugins.config.js';
-import { track, uniqueName } from '../../helpers/stack.js';
+import { testAdapter, track, uniqueName } from '../../helpers/stack.js';
 
 /** A memory stack with the browser preset plus SQL, closed after the test. */
 export async function sqlStack(options: Partial<StackOptions> & { plugins?: readonly PluginEntry[] } = {}): Promise<BrowserSqlStack> {
-  return track((await createStack({ name: uniqueName('sql'), adapter: 'memory', plugins: browserWithSql, ...options })) as BrowserSqlStack);
+  return track((await createStack({ name: uniqueName('sql'), adapter: testAdapter, plugins: browserWithSql, ...options })) as BrowserSqlStack);
 }
 
 /**

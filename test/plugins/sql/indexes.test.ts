@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack } from '../../../index.js';
 import { browserWithSql } from '../../../plugins.config.js';
-import { tempDir, track, uniqueName } from '../../helpers/stack.js';
+import { durableAdapter, tempDir, testAdapter, track, uniqueName } from '../../helpers/stack.js';
 import { shop, sqlStack } from './fixture.js';
 
 type Plan = { table: string; alias: string; path: string; selector: Record<string, unknown>; estimated: number | null; read: number };
@@ -78,9 +78,9 @@ describe('sql: reading only what is needed', () => {
 
   it('is exact for writes by another instance of the same store', async () => {
     const name = uniqueName('sql-shared');
-    const a = track(await createStack({ name, adapter: 'memory', plugins: browserWithSql }));
+    const a = track(await createStack({ name, adapter: testAdapter, plugins: browserWithSql }));
     await shop(a);
-    const b = track(await createStack({ name, adapter: 'memory', plugins: browserWithSql }));
+    const b = track(await createStack({ name, adapter: testAdapter, plugins: browserWithSql }));
     expect(await a.sql('SELECT COUNT(*) AS n FROM Customer WHERE age > 25')).toEqual([{ n: 3 }]);
     await b.createDoc({ '~class': 'Customer', code: 'E', name: 'Eve', age: 60 });
     expect(await a.sql('SELECT name FROM Customer WHERE age > 50')).toEqual([{ name: 'Eve' }]);
@@ -89,13 +89,13 @@ describe('sql: reading only what is needed', () => {
   it('survives a reopen (leveldb): the saved index is loaded, then caught up', async () => {
     const dir = await tempDir();
     const name = uniqueName('sql-disk');
-    const first = await createStack({ name, adapter: 'leveldb', dataDir: dir, plugins: browserWithSql });
+    const first = await createStack({ name, adapter: durableAdapter, dataDir: dir, plugins: browserWithSql });
     const ids = await shop(first);
     expect(await first.sql('SELECT COUNT(*) AS n FROM Customer WHERE age >= 30')).toEqual([{ n: 3 }]);
     await first.updateDoc(ids.bob, { age: 50 });
     await first.close(); // saves the index
     const events: unknown[] = [];
-    const second = track(await createStack({ name, adapter: 'leveldb', dataDir: dir, plugins: browserWithSql }));
+    const second = track(await createStack({ name, adapter: durableAdapter, dataDir: dir, plugins: browserWithSql }));
     second.on('sql:index', (e) => events.push(e));
     expect(await second.sql('SELECT code FROM Customer WHERE age >= 30 ORDER BY code')).toEqual([{ code: 'A' }, { code: 'B' }, { code: 'C' }, { code: 'D' }]);
     expect(events).toEqual([]); // loaded, not rebuilt

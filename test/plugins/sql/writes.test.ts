@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addTrigger, Class, createStack, definePlugin, registerTriggerHandler } from '../../../index.js';
 import type { WriteResult } from '../../../plugins/sql/index.js';
 import { browserWithSql } from '../../../plugins.config.js';
-import { expectRefused, track, uniqueName } from '../../helpers/stack.js';
+import { expectRefused, testAdapter, track, uniqueName } from '../../helpers/stack.js';
 import { shop, sqlStack } from './fixture.js';
 
 describe('sql: INSERT, UPDATE and DELETE through the document pipeline', () => {
@@ -65,7 +65,7 @@ describe('sql: INSERT, UPDATE and DELETE through the document pipeline', () => {
         });
       },
     });
-    const stack = track(await createStack({ name: uniqueName('sql-trig'), adapter: 'memory', plugins: [...browserWithSql, audit] }));
+    const stack = track(await createStack({ name: uniqueName('sql-trig'), adapter: testAdapter, plugins: [...browserWithSql, audit] }));
     await shop(stack);
     await addTrigger(await Class.fetch(stack, 'Customer'), { name: 'note', when: 'before', on: ['update'], handler: 'audit.note' });
     await stack.sql('UPDATE Customer SET age = age + 1 WHERE age >= 35');
