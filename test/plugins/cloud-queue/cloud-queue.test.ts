@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Class, createStack, type StackWith } from '../../../index.js';
+import { Class, createStack, type ClientStack, type StackWith } from '../../../index.js';
 import { browser } from '../../../plugins.config.js';
 import { cloudQueuePlugin, type CloudQueueOptions } from '../../../plugins/cloud-queue/index.js';
 import type { ServerNode } from '../../../server/node.js';
@@ -39,9 +39,9 @@ function queueStack(options: CloudQueueOptions) {
   return createStack({ name: uniqueName('queue'), adapter: 'memory', plugins }).then((s) => track(s as StackWith<typeof plugins>));
 }
 
-function events(stack: { on(name: string, fn: (e: never) => void): unknown }, name: string): Record<string, unknown>[] {
+function events(stack: ClientStack, name: string): Record<string, unknown>[] {
   const seen: Record<string, unknown>[] = [];
-  stack.on(name, (e: never) => seen.push(e));
+  stack.on(name, (e: Record<string, unknown>) => seen.push(e));
   return seen;
 }
 
