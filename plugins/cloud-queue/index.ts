@@ -52,7 +52,7 @@ function wholeNumber(options: CloudQueueOptions, key: 'batchSize' | 'intervalMs'
 /** The options made whole: the URL without credentials, the credentials apart. */
 function settle(options: CloudQueueOptions) {
   const env = options.env ?? processEnv();
-  const raw = options.url ?? env.CLOUDANT_URL;
+  const raw = options.url ?? (env.CLOUDANT_URL || undefined); // an empty variable is an unset one
   let url: URL;
   try {
     url = new URL(raw ?? '');
@@ -64,7 +64,7 @@ function settle(options: CloudQueueOptions) {
   const password = options.password ?? (url.password ? decodeURIComponent(url.password) : undefined);
   url.username = '';
   url.password = '';
-  const apiKey = options.apiKey ?? env.CLOUDANT_APIKEY;
+  const apiKey = options.apiKey ?? (env.CLOUDANT_APIKEY || undefined);
   if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === '')) throw CLOUD_ERRORS.options('The API key must be a non-empty string.', { path: 'apiKey' });
   return {
     url: url.href.replace(/\/+$/, ''),
