@@ -100,7 +100,25 @@ export const cloudQueuePlugin = definePlugin<CloudQueueOptions | undefined, Clou
     let retry: ReturnType<typeof setTimeout> | undefined;
     let written = 0; // local writes since the last flush started: `batchSize` of them start one
 
-    const emitPending = async () => stack.emit('cloud-queue:pending', { pending: await queue.pending() });
+    // one count at a time however fast writes come: a burst of writes gives one or two events, not one read per write
+    let counting = false;
+    let recount = false;
+    const emitPending = async (): Promise<void> => {
+      if (counting) {
+        recount = true;
+        return;
+      }
+      counting = true;
+      try {
+        do {
+          recount = false;
+          const pending = await queue.pending();
+          if (!closing) stack.emit('cloud-queue:pending', { pending });
+        } while (recount && !closing);
+      } finally {
+        counting = false;
+      }
+    };
 
     const run = (): Promise<FlushResult> => {
       if (running) return running.then(() => run(), () => run());
@@ -139,7 +157,7 @@ export const cloudQueuePlugin = definePlugin<CloudQueueOptions | undefined, Clou
     };
     const background = () => void run().catch(() => undefined); // failures are events (and a retry)
 
-    stack.on('change', (event: { origin?: string }) => {
+    stack.on('change', () => {
       if (closing) return;
       written += 1;
       void emitPending().catch(() => undefined);

@@ -181,11 +181,12 @@ export class DriveReplicator {
     const name = await fileNameOf(id);
     for (let attempt = 1; ; attempt++) {
       const remote = await this.adapter.read(name);
-      const remoteLeaves = (remote && parseDocFile(remote.text)?.leaves) || [];
+      const parsed = remote && parseDocFile(remote.text);
+      const remoteLeaves = parsed?.leaves ?? [];
       // the store then holds every leaf the file had: a file cut short is rebuilt whole from it
       await this.ingestMissing(remoteLeaves);
       const merged = mergeLeaves(remoteLeaves, await this.localLeaves(id));
-      if (remote && parseDocFile(remote.text) && sameLeaves(remoteLeaves, merged)) return;
+      if (parsed && sameLeaves(remoteLeaves, merged)) return;
       try {
         await this.adapter.write(name, serializeDocFile(id, merged), remote?.etag ?? null);
         this.result.pushed += 1;

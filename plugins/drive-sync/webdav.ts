@@ -55,7 +55,12 @@ export function webdavAdapter(options: WebdavOptions): DriveAdapter & { observe(
     throw DRIVE_ERRORS.options('webdavAdapter needs { url: "http(s)://host/folder/" }.', { path: 'url' });
   }
   const folder = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
-  const authorization = options.auth === undefined ? undefined : 'token' in options.auth ? `Bearer ${options.auth.token}` : basic(options.auth.username, options.auth.password);
+  // fetch refuses a URL with credentials in it: `https://ana:secret@host/…` becomes Basic auth
+  const inUrl = folder.username ? { username: decodeURIComponent(folder.username), password: decodeURIComponent(folder.password) } : undefined;
+  folder.username = '';
+  folder.password = '';
+  const auth = options.auth ?? inUrl;
+  const authorization = auth === undefined ? undefined : 'token' in auth ? `Bearer ${auth.token}` : basic(auth.username, auth.password);
   const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const listeners = new Set<(retry: DriveRetry) => void>();
   const report = (name?: string) => (retry: DriveRetry) => {

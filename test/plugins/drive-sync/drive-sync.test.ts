@@ -169,6 +169,29 @@ describe('drive-sync through a WebDAV drive', () => {
   });
 });
 
+describe('the WebDAV adapter', () => {
+  it('without an ETag on GET, asks PROPFIND first, then reads: a write on it cannot skip a version', async () => {
+    const drive = await startDrive({ user: { username: 'ana', password: 'in the url' } });
+    drive.etagOnGet = false;
+    await expect(webdavAdapter({ url: drive.url }).changes(null)).rejects.toMatchObject({ code: 'DS_DRIVE_HTTP', details: { status: 401 } });
+    const url = new URL(drive.url);
+    url.username = 'ana';
+    url.password = 'in the url';
+    const adapter = webdavAdapter({ url: url.href }); // credentials in the URL become Basic auth
+    await adapter.write('a.json', '{"v":1}', null);
+    const from = drive.log.length;
+    const file = await adapter.read('a.json');
+    expect(drive.log.slice(from)).toEqual(['GET /docstack/a.json', 'PROPFIND /docstack/a.json', 'GET /docstack/a.json']);
+    expect(file).toEqual({ text: '{"v":1}', etag: drive.file('a.json')!.etag });
+    await adapter.write('a.json', '{"v":2}', file!.etag);
+    await expect(adapter.write('a.json', '{"v":3}', file!.etag)).rejects.toMatchObject({ code: 'DS_DRIVE_PRECONDITION', status: 412 });
+    await expect(adapter.write('a.json', '{"v":3}', null)).rejects.toMatchObject({ code: 'DS_DRIVE_PRECONDITION' });
+    expect(await adapter.read('missing.json')).toBeNull();
+    await adapter.delete('a.json', drive.file('a.json')!.etag);
+    expect(drive.names()).toEqual([]);
+  });
+});
+
 describe('drive-sync options and layout', () => {
   it('refuses a missing or malformed adapter with DS_DRIVE_OPTIONS, writing nothing', async () => {
     const a = await device();

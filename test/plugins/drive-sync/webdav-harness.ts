@@ -38,6 +38,8 @@ export interface Drive {
   file(name: string): { text: string; etag: string } | null;
   /** the file names in the folder */
   names(): string[];
+  /** false: GET answers carry no ETag (some servers give it only through PROPFIND) */
+  etagOnGet: boolean;
 }
 
 const servers: Array<{ close(): void }> = [];
@@ -52,10 +54,23 @@ function etagOf(resource: Resource | undefined): string | null {
   return `"${createHash('sha256').update(Buffer.concat(resource.content).toString('base64')).digest('hex').slice(0, 32)}"`;
 }
 
-export async function startDrive(folder = 'docstack'): Promise<Drive> {
+/** `user`: the server asks for HTTP Basic and knows this one user (an admin of the whole tree). */
+export async function startDrive(options: { folder?: string; user?: { username: string; password: string } } = {}): Promise<Drive> {
+  const folder = options.folder ?? 'docstack';
   const fs = new webdav.VirtualFileSystem();
-  const dav = new webdav.WebDAVServer({ rootFileSystem: fs });
+  const users = new webdav.SimpleUserManager();
+  const rights = new webdav.SimplePathPrivilegeManager();
+  if (options.user) rights.setRights(users.addUser(options.user.username, options.user.password, false), '/', ['all']);
+  const dav = new webdav.WebDAVServer({
+    rootFileSystem: fs,
+    ...(options.user ? { httpAuthentication: new webdav.HTTPBasicAuthentication(users, 'drive'), privilegeManager: rights } : {}),
+  });
   const resources = () => (fs as unknown as { resources: Record<string, Resource> }).resources;
+  // PROPFIND's getetag is the same content hash the precondition layer compares (webdav-server's
+  // default, a hash of the modification date, can repeat within one millisecond)
+  Object.assign(fs, {
+    _etag: (path: { toString(): string }, _info: unknown, callback: (error: Error | null, etag?: string) => void) => callback(null, etagOf(resources()[path.toString()]) ?? '""'),
+  });
   const faults: Array<Required<Pick<Fault, 'times' | 'after'>> & Fault> = [];
   const log: string[] = [];
   const locks = new Map<string, Promise<void>>();
@@ -93,7 +108,7 @@ export async function startDrive(folder = 'docstack'): Promise<Drive> {
       new Promise<void>((resolve) => {
         res.on('close', () => resolve());
         const etag = etagOf(resources()[path]);
-        if (req.method === 'GET' && etag) res.setHeader('ETag', etag);
+        if (req.method === 'GET' && etag && drive.etagOnGet) res.setHeader('ETag', etag);
         if (req.method === 'PUT' || req.method === 'DELETE') {
           const ifMatch = req.headers['if-match'];
           const ifNoneMatch = req.headers['if-none-match'];
@@ -132,7 +147,8 @@ export async function startDrive(folder = 'docstack'): Promise<Drive> {
   servers.push({ close: () => server.close() });
   server.unref();
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${folder}/`;
-  return {
+  const drive: Drive = {
+    etagOnGet: true,
     url: base,
     inject: (fault) => faults.push({ ...fault, times: fault.times ?? 1, after: fault.after ?? 0 }),
     log,
@@ -146,4 +162,5 @@ export async function startDrive(folder = 'docstack'): Promise<Drive> {
         .filter((p) => p.startsWith(`/${folder}/`))
         .map((p) => p.slice(folder.length + 2)),
   };
+  return drive;
 }
