@@ -154,6 +154,20 @@ describe('the cloud queue', () => {
     expect(await node.stack().storage.get(memo._id)).toBeNull();
   });
 
+  it('documents the endpoint refuses one by one are reported (cloud-queue:rejected) and the queue moves on', async () => {
+    const { db, node } = await cloud();
+    // a user who is not an admin: the node refuses the class document (only an admin changes the schema), then the documents of that class
+    const stack = await queueStack({ url: db, username: 'someone', password: 'someone password' });
+    const rejected = events(stack, 'cloud-queue:rejected');
+    await Class.create(stack, 'Refused', 'class', '', { text: { type: 'string' } });
+    const doc = await stack.createDoc({ '~class': 'Refused', text: 'not for this node' });
+    expect(await stack.cloudQueue.flush()).toMatchObject({ sent: 2, pending: 0 });
+    expect(rejected.map((r) => r.id).sort()).toEqual(['Refused', doc._id].sort());
+    expect(rejected.every((r) => typeof r.error === 'string')).toBe(true);
+    expect(await node.stack().storage.get(doc._id)).toBeNull();
+    expect(await stack.cloudQueue.flush()).toMatchObject({ sent: 0 }); // not sent again
+  });
+
   it('refuses missing or malformed options with DS_CLOUD_OPTIONS; CLOUDANT_URL is read from the environment', async () => {
     await expect(queueStack({})).rejects.toMatchObject({ code: 'DS_CLOUD_OPTIONS', path: 'url' });
     await expect(queueStack({ url: 'ftp://example' })).rejects.toMatchObject({ code: 'DS_CLOUD_OPTIONS' });
