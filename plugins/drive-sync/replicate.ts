@@ -135,7 +135,10 @@ export class DriveReplicator {
     const { cursor } = await this.checkpoint();
     const listed = await this.adapter.changes(cursor);
     let complete = true;
-    const files = listed.files.filter((f) => isDocFileName(f.name));
+    // class documents first (their names have no "-": a class name has none, a document id has
+    // one): a document read in an early page must not be refused for a class read in a later one
+    const isClassFile = (name: string) => !name.includes('-');
+    const files = listed.files.filter((f) => isDocFileName(f.name)).sort((x, y) => Number(isClassFile(y.name)) - Number(isClassFile(x.name)));
     for (let i = 0; i < files.length && !this.stopped(); i += this.batch) {
       const read = await mapLimit(files.slice(i, i + this.batch), this.concurrency, (f) => this.adapter.read(f.name));
       const leaves: Leaf[] = [];
