@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createError, createStack, definePlugin, DocstackError, isDocstackError, registeredErrors } from '../../index.js';
 import '../../plugins.config.js'; // every built-in plugin registers its codes as it loads
+import '../../plugins/drive-sync/index.js'; // the opt-in plugins (in no preset) too
+import '../../plugins/cloud-queue/index.js';
 import '../../server/errors-codes.js';
 import { expectRefused, track, uniqueName } from '../helpers/stack.js';
 
