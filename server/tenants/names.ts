@@ -27,14 +27,14 @@ export function requireTenantList(value: unknown, path = 'tenants'): string[] {
 }
 
 /**
- * The store of a tenant: `<stackName>.tenants/<tenant>` — with leveldb a folder
- * `<dataDir>/<stackName>.tenants/<tenant>`, beside the default stack's folder and never inside
- * it; the name is the checked tenant name, so it cannot climb out of that folder.
+ * The store of a tenant: named `<stackName>.tenant.<tenant>`, and with leveldb kept in the
+ * folder `<dataDir>/<stackName>.tenants/`, beside the default stack's folder and never inside
+ * it. The tenant part is a checked tenant name, so it cannot climb out of that folder.
  */
-export function tenantStoreFolder(stackName: string): string {
-  return `${stackName}.tenants`;
+export function tenantDataDir(dataDir: string, stackName: string): string {
+  return `${dataDir.replace(/[\\/]+$/, '')}/${stackName}.tenants`;
 }
 
 export function tenantStoreName(stackName: string, tenant: string): string {
-  return `${tenantStoreFolder(stackName)}/${requireTenantName(tenant)}`;
+  return `${stackName}.tenant.${requireTenantName(tenant)}`;
 }

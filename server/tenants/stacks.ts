@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { type ClientStack, createStack, DocstackError, type PluginEntry } from '../../index.js';
 import { admitTenantPushes } from './admission.js';
-import { tenantStoreFolder, tenantStoreName } from './names.js';
+import { tenantDataDir, tenantStoreName } from './names.js';
 import { copySchemaDocs, declaredTenants, tenantSchemaIds } from './schema.js';
 
 export interface TenantStacksOptions {
@@ -141,11 +141,12 @@ export class TenantStacks {
 
   private async openStack(tenant: string): Promise<ClientStack> {
     const { adapter, dataDir, stackName, plugins, clock } = this.options;
-    if (adapter === 'leveldb') await mkdir(`${dataDir}/${tenantStoreFolder(stackName)}`, { recursive: true, mode: 0o700 });
+    const folder = tenantDataDir(dataDir, stackName);
+    if (adapter === 'leveldb') await mkdir(folder, { recursive: true, mode: 0o700 });
     const stack = await createStack({
       name: tenantStoreName(stackName, tenant),
       adapter,
-      dataDir,
+      dataDir: folder,
       plugins,
       ...(clock ? { clock: { now: clock } } : {}),
     });
