@@ -9,7 +9,14 @@ export interface ChangeRow {
   doc?: Record<string, unknown>;
 }
 
-export type ChangeMatcher = (row: ChangeRow) => boolean;
+/** Matches a change; `scope` is set for a class-scoped selector (matched by id alone). */
+export type ChangeMatcher = ((row: ChangeRow) => boolean) & { scope?: ClassScope; needsDocs?: boolean };
+
+/** The classes and ids a class-scoped selector asks for. */
+export interface ClassScope {
+  classes: string[];
+  ids: string[];
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const strings = (value: unknown): string[] | null => (Array.isArray(value) && value.length <= 10_000 && value.every((v) => typeof v === 'string') ? value : null);
@@ -34,9 +41,10 @@ function fieldSet(clause: unknown): { field: '~class' | '_id'; values: Set<strin
 
 /**
  * The selectors a class-scoped sync sends (plugins/sync/filter.ts) — `{ "~class": { $in } }`,
- * `{ _id: { $in } }` and their `$or` — matched with two set lookups per change. A tombstone
- * carries no `~class`: it matches by the id convention `<Class>-<random>` (kernel ids), so the
- * deletion of a document of an asked class travels with the class.
+ * `{ _id: { $in } }` and their `$or` — matched by the id alone: the kernel refuses a document
+ * of class C whose `_id` does not start with `C-` (kernel/ingest.ts), and class names hold no
+ * `-`, so the class of a change is the part of its id before the first `-`. No document body
+ * is read, and a tombstone (which carries no `~class`) travels with its class.
  */
 function classSelector(selector: Record<string, unknown>): ChangeMatcher | null {
   const clauses = Object.keys(selector).length === 1 && Array.isArray(selector.$or) ? selector.$or : [selector];
@@ -47,13 +55,15 @@ function classSelector(selector: Record<string, unknown>): ChangeMatcher | null 
     if (!set) return null;
     for (const value of set.values) (set.field === '~class' ? classes : ids).add(value);
   }
-  return (row) => {
+  // class documents are named by their class name, not `class-…`: those match by their body
+  if (classes.has('class') || classes.has('~self')) return null;
+  const match: ChangeMatcher = (row) => {
     if (ids.has(row.id)) return true;
-    const className = row.doc?.['~class'];
-    if (typeof className === 'string') return classes.has(className);
     const dash = row.id.indexOf('-');
-    return row.deleted === true && dash > 0 && classes.has(row.id.slice(0, dash));
+    return dash > 0 && classes.has(row.id.slice(0, dash));
   };
+  match.scope = { classes: [...classes].sort(), ids: [...ids].sort() };
+  return match;
 }
 
 /**
@@ -73,7 +83,7 @@ export function selectorMatcher(selector: unknown): ChangeMatcher | Error {
     return new Error(`The selector is invalid: ${(err as Error).message}`);
   }
   const fields = Object.keys(massaged as object);
-  return (row) => {
+  const general: ChangeMatcher = (row) => {
     if (!row.doc) return false;
     try {
       return filterInMemoryFields([{ doc: row.doc }], { selector: massaged }, fields).length > 0;
@@ -81,4 +91,6 @@ export function selectorMatcher(selector: unknown): ChangeMatcher | Error {
       return false;
     }
   };
+  general.needsDocs = true;
+  return general;
 }

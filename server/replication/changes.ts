@@ -4,6 +4,7 @@ import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './htt
 import { readableBy } from './policy.js';
 import { isIdKey, parseSince } from './shapes.js';
 import { type ChangeMatcher, type ChangeRow, selectorMatcher } from './change-filter.js';
+import { feedSince, snapshotPage } from './class-snapshot.js';
 
 /** CouchDB's default longpoll timeout; PouchDB sends a heartbeat (10 s) instead of a timeout. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -58,13 +59,31 @@ function changesOptions(req: Request): ChangesRequest | Error {
  * through (an empty page would tell PouchDB it has caught up).
  */
 async function filteredChanges(stack: ClientStack, request: ChangesRequest, readable: (id: string) => boolean): Promise<ChangesResult> {
+  const match = request.match!;
+  // the first pull of a class scope: the classes' id ranges, not the whole feed (class-snapshot.ts)
+  if (match.scope && !request.descending) {
+    const page = await snapshotPage(stack, match.scope, request.since, request.limit ?? 1_000_000_000, request.include_docs === true, readable);
+    if (page) {
+      if (page.feedSince === null) return { results: page.results, last_seq: page.last_seq! };
+      const room = request.limit === undefined ? undefined : request.limit - page.results.length;
+      if (room === 0) return { results: page.results, last_seq: page.feedSince };
+      const rest = await filteredFeed(stack, { ...request, since: page.feedSince, ...(room === undefined ? {} : { limit: room }) }, readable);
+      return { results: [...page.results, ...rest.results], last_seq: rest.last_seq };
+    }
+  }
+  return filteredFeed(stack, { ...request, since: feedSince(request.since) }, readable);
+}
+
+async function filteredFeed(stack: ClientStack, request: ChangesRequest, readable: (id: string) => boolean): Promise<ChangesResult> {
   const { match, limit, include_docs: includeDocs, ...options } = request;
   const wanted = limit ?? Number.POSITIVE_INFINITY;
+  // a class scope matches by id: bodies are read only when the client asked for them
+  const readDocs = includeDocs === true || match!.needsDocs === true;
   const results: ChangeRow[] = [];
   let since = options.since;
   for (;;) {
     const page = options.descending ? undefined : FILTER_SCAN_PAGE;
-    const raw = (await stack.storage.replication.changes({ ...options, since, include_docs: true, ...(page ? { limit: page } : {}) })) as unknown as { results: ChangeRow[]; last_seq: number | string };
+    const raw = (await stack.storage.replication.changes({ ...options, since, ...(readDocs ? { include_docs: true } : {}), ...(page ? { limit: page } : {}) })) as unknown as { results: ChangeRow[]; last_seq: number | string };
     for (const row of raw.results) {
       if (!readable(row.id) || !match!(row)) continue;
       if (!includeDocs) delete row.doc;
@@ -82,7 +101,7 @@ async function filteredChanges(stack: ClientStack, request: ChangesRequest, read
  */
 async function visibleChanges(stack: ClientStack, options: ChangesRequest, readable: (id: string) => boolean): Promise<ChangesResult> {
   if (options.match) return filteredChanges(stack, options, readable);
-  let since = options.since;
+  let since = feedSince(options.since);
   for (let page = 0; ; page++) {
     const raw: ChangesResult = await stack.storage.replication.changes({ ...options, since });
     const results = raw.results.filter((r) => readable(r.id));
@@ -123,7 +142,7 @@ async function waitForChange(stack: ClientStack, req: Request, res: Response, op
   await new Promise<void>((resolve) => {
     let done = false;
     const timers: NodeJS.Timeout[] = [];
-    const feed = stack.storage.replication.live(options.since);
+    const feed = stack.storage.replication.live(feedSince(options.since));
     const finish = async (answer: boolean) => {
       if (done) return;
       done = true;
