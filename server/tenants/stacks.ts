@@ -81,6 +81,7 @@ export class TenantStacks {
     entry.lastUsed = this.now();
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = null;
+    this.evictBeyondMax(); // after the lease: the stack being opened is never the one closed
     let stack: ClientStack;
     try {
       stack = await entry.opening;
@@ -135,7 +136,6 @@ export class TenantStacks {
       },
     );
     this.entries.set(tenant, entry);
-    this.evictBeyondMax();
     return entry;
   }
 

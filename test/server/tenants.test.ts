@@ -175,6 +175,14 @@ describe('tenants on the node', () => {
     await waitFor(async () => node.tenants.openCount === 0, 5000); // idle for a second: closed
     expect(await call('GET', '/db/t1/Memo-1')).toMatchObject({ status: 200, body: { text: 'kept' } });
     expect(node.tenants.openCount).toBe(1);
+    // a stack lent to a request (a long-poll feed) is never closed under it, whatever opens meanwhile
+    const held = await node.tenants.lease('t1');
+    for (const tenant of ['t2', 't3', 't4']) await node.tenants.use(tenant, async () => undefined);
+    expect(held.stack.isOpen).toBe(true);
+    await held.stack.createDoc({ '~class': 'Memo', text: 'still open' });
+    held.release();
+    await waitFor(async () => node.tenants.openCount <= 2);
+    await expect(node.tenants.lease('nope')).rejects.toMatchObject({ code: 'DS_TENANT_NOT_FOUND' });
   });
 });
 
