@@ -80,6 +80,20 @@ describe('stack.sync with classes (filtered sync)', () => {
     expect(await server.stack.getDocument(item._id)).toMatchObject({ title: 'kept' });
   });
 
+  it('~scope stays on the documents: a client without the scope key receives the ciphertext', async () => {
+    const { server } = await setup();
+    const writer = track(await createStack({ name: uniqueName('filtered-keys'), adapter: 'memory', plugins: browser }));
+    await writer.unlock('correct horse battery staple');
+    await Class.create(writer, 'Vault', 'class', '', { label: { type: 'string' }, pin: { type: 'string', encrypted: true } });
+    const sealed = await writer.createDoc({ '~class': 'Vault', label: 'visible', pin: '1234', '~scope': 'default' });
+    await writer.sync({ remote: server.url, auth: { token: TOKEN }, classes: ['Vault'] });
+    const reader = track(await createStack({ name: uniqueName('filtered-nokey'), adapter: 'memory', plugins: browser }));
+    await reader.sync({ remote: server.url, auth: { token: TOKEN }, classes: ['Vault'] });
+    const raw = (await rawDb(reader).get(sealed._id)) as Record<string, unknown>;
+    expect(raw).toMatchObject({ label: 'visible', '~scope': 'default', pin: { '~enc': 1, scope: 'default' } });
+    expect(JSON.stringify(raw)).not.toContain('1234');
+  });
+
   it('refuses malformed scopes with DS_SYNC_OPTIONS', async () => {
     const { server, client } = await setup();
     const remote = server.url;
