@@ -74,6 +74,9 @@ function classSelector(selector: Record<string, unknown>): ChangeMatcher | null 
 export function selectorMatcher(selector: unknown): ChangeMatcher | Error {
   if (!isObject(selector) || Object.keys(selector).length === 0) return new Error('filter=_selector needs a non-empty "selector" object in the body.');
   if (depthExceeds(selector, 20) || JSON.stringify(selector).length > 1_000_000) return new Error('The selector is too deeply nested or too large.');
+  // a peer's regular expression would run over every change on the node: a catastrophic one
+  // (ReDoS) would stall it, so `$regex` is not served
+  if (JSON.stringify(selector).includes('"$regex"')) return new Error('The node does not serve $regex in a changes selector.');
   const fast = classSelector(selector);
   if (fast) return fast;
   let massaged: unknown;

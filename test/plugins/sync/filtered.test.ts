@@ -147,7 +147,7 @@ describe('the node serves filter=_selector', () => {
 
   it('answers 400 for a design-document filter or a malformed selector', async () => {
     const { server } = await setup();
-    for (const [body, query] of [[{}, 'filter=_selector'], [{ selector: 'x' }, 'filter=_selector'], [{}, 'filter=app/mine'], [{ selector: { $or: 3 } }, 'filter=_selector']] as const) {
+    for (const [body, query] of [[{}, 'filter=_selector'], [{ selector: 'x' }, 'filter=_selector'], [{}, 'filter=app/mine'], [{ selector: { $or: 3 } }, 'filter=_selector'], [{ selector: { title: { $regex: '(a+)+$' } } }, 'filter=_selector']] as const) {
       const res = await changes(server, body, query);
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ code: 'DS_REQUEST_INVALID' });
