@@ -21,7 +21,12 @@ export type Action =
   /** acting on what belongs to one user (a session, a password): that user or an admin */
   | { type: 'own'; ownerId: string; what: string }
   /** reaching a tenant's stack (`/db/<tenant>`, a route scoped to a tenant): its members and admins */
-  | { type: 'tenant'; tenant: string };
+  | { type: 'tenant'; tenant: string }
+  /**
+   * reaching the node's default stack (`/db/<STACK_NAME>`, routes over its documents): everyone
+   * but a member of tenants, who reaches only their tenants (an admin reaches everything)
+   */
+  | { type: 'default-stack' };
 
 export function authorize(caller: Caller, action: Action): void {
   switch (action.type) {
@@ -33,6 +38,9 @@ export function authorize(caller: Caller, action: Action): void {
       return;
     case 'schema':
       return authorizeSchemaName(caller, action.className);
+    case 'default-stack':
+      if (!caller.admin && caller.tenants.length > 0) throw forbidden('DS_AUTHZ_TENANT', 'A member of tenants reaches only the databases of their tenants (/db/<tenant>), not the default one.', 'tenant');
+      return;
     case 'tenant':
       if (!caller.admin && !caller.tenants.includes(action.tenant)) throw forbidden('DS_AUTHZ_TENANT', `You are not a member of the tenant ${JSON.stringify(action.tenant)}.`, 'tenant');
       return;

@@ -50,7 +50,10 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
   const stackFor = async (req: Request, res: Response): Promise<{ stack: ClientStack; release(): void } | null> => {
     const name = req.params.name as string;
     try {
-      if (name === ctx.config.stackName) return { stack: ctx.stack(), release: () => undefined };
+      if (name === ctx.config.stackName) {
+        authorize(callerOf(res), { type: 'default-stack' });
+        return { stack: ctx.stack(), release: () => undefined };
+      }
       if (!ctx.tenants || !isTenantName(name)) {
         sendError(res, 404, 'database', `This node hosts no database named ${JSON.stringify(name)}.`);
         return null;

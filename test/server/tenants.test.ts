@@ -77,6 +77,9 @@ describe('tenants on the node', () => {
     expect(await call('POST', '/db/acme/_bulk_docs', alice, { docs: [invoice(1)] })).toMatchObject({ status: 201, body: [{ ok: true, id: 'Invoice-1' }] });
     // tenant B: every route, reads and writes
     expect(await call('GET', '/db/globex', alice)).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
+    // a member of tenants reaches only their tenants, not the default database either
+    expect(await call('GET', '/db/docstack/_changes', alice)).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
+    expect(await call('POST', '/db/docstack/_bulk_docs', alice, { docs: [invoice(1)] })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
     expect(await call('GET', '/db/globex/_changes', alice)).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
     expect(await call('GET', '/db/globex/_all_docs', alice)).toMatchObject({ status: 403 });
     expect(await call('POST', '/db/globex/_bulk_docs', alice, { docs: [order(1)] })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
