@@ -89,5 +89,7 @@ export function loadConfig(env: Env): ServerConfig {
     encryptionPassphrase: text(env, 'ENCRYPTION_PASSPHRASE'),
     pswPrivateKeyPem: pem(env, 'PSW_PRIVATE_KEY'),
     pswPublicKeyPem: pem(env, 'PSW_PUBLIC_KEY'),
+    tenantMaxOpen: integer(env, 'TENANT_MAX_OPEN', 50, 1, 100_000),
+    tenantIdleMs: integer(env, 'TENANT_IDLE_MS', 300_000, 1000, 24 * 3600_000),
   };
 }

@@ -1,6 +1,8 @@
 import type { EventEmitter } from 'events';
 import type { KeyObject } from 'node:crypto';
 import type { ClientStack } from '../index.js';
+import type { Caller } from './authorization/caller.js';
+import type { TenantLease, TenantStacks } from './tenants/stacks.js';
 
 /** Everything the server node reads from its environment, resolved once at start. */
 export interface ServerConfig {
@@ -39,6 +41,10 @@ export interface ServerConfig {
   /** legacy RSA key pair: only to migrate RSA-encrypted credentials to hashes on first login */
   pswPrivateKeyPem: string | null;
   pswPublicKeyPem: string | null;
+  /** TENANT_MAX_OPEN: tenant stacks open at once at most (default 50; least recently used close first) */
+  tenantMaxOpen?: number;
+  /** TENANT_IDLE_MS: a tenant stack unused this long closes (default 300000, 5 minutes) */
+  tenantIdleMs?: number;
 }
 
 /** The node's JWT signing keys (RS256). */
@@ -66,10 +72,21 @@ export interface NodeContext {
    * plugins' system classes, auth init). The readiness gate answers 503 meanwhile.
    */
   resetStack(): Promise<void>;
+  /**
+   * The node's tenant stacks (server/tenants): `lease(tenant)` opens one lazily and lends it to a
+   * request; absent in contexts built without tenants (tests that mount one router).
+   */
+  tenants?: TenantStacks;
+  /**
+   * The stack a request of this caller may use for `tenant`, lent until `release()`: refuses a
+   * tenant the caller is not a member of (DS_AUTHZ_TENANT, 403) or that the model does not
+   * declare (DS_TENANT_NOT_FOUND). For routes scoped to a tenant.
+   */
+  stackFor?(tenant: string, caller: Caller): Promise<TenantLease>;
 }
 
 /** Set on res.locals by the auth middleware for authenticated requests. */
 export interface AuthLocals {
-  user: { id: string; username: string; role: 'admin' | 'user' };
+  user: { id: string; username: string; role: 'admin' | 'user'; tenants?: string[] };
   sessionId: string;
 }

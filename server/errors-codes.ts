@@ -30,6 +30,10 @@ export const SERVER_ERRORS = {
   nodeNotReady: createError('DS_NODE_NOT_READY', 'The node is starting (or resetting); retry in a moment.', { status: 503 }),
   nodeInternal: createError('DS_NODE_INTERNAL', 'The node failed to answer; the cause is logged on the node, never sent.', { status: 500 }),
   resetUnavailable: createError('DS_NODE_RESET_UNAVAILABLE', 'This node cannot reset its database (no reset wired).', { status: 501 }),
+  tenantInvalid: createError('DS_TENANT_INVALID', 'A tenant name is malformed: 1 to 64 lowercase letters, digits, "_" or "-".', { status: 400 }),
+  tenantNotFound: createError('DS_TENANT_NOT_FOUND', 'No class of the node belongs to a tenant by that name, so the node hosts no such tenant.', { status: 404 }),
+  tenantClass: createError('DS_TENANT_CLASS', "A tenant's endpoint refused a document of a class that does not belong to the tenant.", { status: 403 }),
+  authzTenant: createError('DS_AUTHZ_TENANT', 'The user is not a member of this tenant (an admin reaches every tenant).', { status: 403 }),
 };
 
 registerErrors(Object.values(SERVER_ERRORS), 'server');

@@ -11,6 +11,8 @@ import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
 import { cors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
+import { authorize } from './authorization/index.js';
+import { TenantStacks } from './tenants/stacks.js';
 
 export interface ServerNodeOptions {
   /** the environment to read (default process.env) */
@@ -45,11 +47,24 @@ export class ServerNode extends EventEmitter {
   private jwtKeys: JwtKeys | null = null;
   private ready = false;
   private initializing: Promise<void> | null = null;
+  /** one stack per tenant, opened on demand (server/tenants, docs/server.md#tenants) */
+  readonly tenants: TenantStacks;
 
   constructor(private readonly options: ServerNodeOptions = {}) {
     super();
     this.config = { ...loadConfig(options.env ?? process.env), ...options.config };
     this.log = options.log ?? ((line) => console.log(line));
+    this.tenants = new TenantStacks({
+      stackName: this.config.stackName,
+      dataDir: this.config.dataDir,
+      adapter: options.adapter ?? 'leveldb',
+      plugins: options.plugins ?? serverPreset,
+      maxOpen: this.config.tenantMaxOpen ?? 50,
+      idleMs: this.config.tenantIdleMs ?? 300_000,
+      source: () => this.stack(),
+      ...(options.clock ? { clock: options.clock } : {}),
+      log: this.log,
+    });
     const context: NodeContext = {
       config: this.config,
       events: this,
@@ -63,6 +78,11 @@ export class ServerNode extends EventEmitter {
         return this.jwtKeys;
       },
       resetStack: () => this.resetStack(),
+      tenants: this.tenants,
+      stackFor: async (tenant, caller) => {
+        authorize(caller, { type: 'tenant', tenant });
+        return this.tenants.lease(tenant);
+      },
     };
     this.auth = createAuth(context, options.clock ? { clock: options.clock } : {});
     this.expressApp = this.buildApp(context);
@@ -199,6 +219,7 @@ export class ServerNode extends EventEmitter {
     }
     this.auth.close();
     await this.initializing?.catch(() => undefined);
+    await this.tenants.closeAll();
     await this.openStack?.close();
     this.openStack = null;
     this.initializing = null;

@@ -2,6 +2,7 @@ import { EventEmitter } from 'events';
 import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
 import Replication from 'pouchdb-replication';
+import ChangesFilter from 'pouchdb-changes-filter';
 import { DocstackError } from '../../kernel/errors.js';
 import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
@@ -10,6 +11,7 @@ import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
 import type { ReplicationTarget } from '../../kernel/storage-replication.js';
 import { authenticatedFetch, type SyncAuth } from './auth.js';
 import { syncErrorList } from './errors.js';
+import { followEphemeralClasses, pullSelector, pushFilter, syncScope, type SyncScope } from './filter.js';
 
 export { SyncLoginError, type SyncAuth } from './auth.js';
 
@@ -28,6 +30,13 @@ export interface SyncOptions {
    * under a second and doubles up to this (default PouchDB's own back-off, up to 10 minutes).
    */
   maxRetryDelay?: number;
+  /**
+   * Only documents of these classes (by `~class`), with the classes' own class documents
+   * (docs/replication.md#filtered-sync). Without it the whole remote database syncs.
+   */
+  classes?: string[];
+  /** with `classes`: further documents by id (other class documents, domains, patches) */
+  internalDocs?: { extraDocIds?: string[] };
 }
 
 /** Events: change { direction, change }, paused, active, denied, error, complete (as PouchDB's sync). */
@@ -76,6 +85,8 @@ function registerPouchPluginsOnce(): void {
   const Pouch = PouchDB as unknown as { adapters: Record<string, unknown>; replicate?: unknown };
   if (!Pouch.adapters.http) registerPouchPlugin(HttpAdapter);
   if (typeof Pouch.replicate !== 'function') registerPouchPlugin(Replication);
+  // filtered changes (the push filter, doc_ids): without it PouchDB ignores a filter and sends everything
+  if (!(Pouch as unknown as { _changesFilterPlugin?: unknown })._changesFilterPlugin) registerPouchPlugin(ChangesFilter);
 }
 
 /**
@@ -104,6 +115,37 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
   if (!options || typeof options.remote !== 'string' || !/^https?:\/\//.test(options.remote)) {
     throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
   }
+  const scope = syncScope(options.classes, options.internalDocs);
+  const handle = new EventEmitter() as SyncHandle;
+  let cancelled = false;
+  let sync: PouchSync | null = null;
+  const done = (async (): Promise<SyncResult> => {
+    // the ephemeral classes are known before the first change is read: none may slip out
+    const ephemeral = await followEphemeralClasses(stack);
+    try {
+      if (cancelled) {
+        handle.emit('complete', { cancelled: true });
+        return { cancelled: true };
+      }
+      sync = startPouchSync(stack, options, scope, ephemeral.names);
+      running.add(sync);
+      return await followSync(sync, handle);
+    } finally {
+      ephemeral.stop();
+      if (sync) running.delete(sync);
+    }
+  })();
+  done.catch(() => undefined); // a caller listening to events only must not get an unhandled rejection
+  return Object.assign(handle, {
+    cancel: () => {
+      cancelled = true;
+      sync?.cancel();
+    },
+    then: <A, B>(ok?: ((v: SyncResult) => A | PromiseLike<A>) | null, ko?: ((e: unknown) => B | PromiseLike<B>) | null) => done.then(ok, ko),
+  });
+}
+
+function startPouchSync(stack: ClientStack, options: SyncOptions, scope: SyncScope | null, ephemeral: ReadonlySet<string>): PouchSync {
   const Pouch = PouchDB as PouchStatic;
   const baseFetch = (url: string | Request, init?: RequestInit) => Pouch.fetch(url, init);
   const remote = new PouchDB(options.remote, { fetch: authenticatedFetch(options.remote, options.auth, baseFetch), skip_setup: true } as never);
@@ -113,31 +155,31 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
     retry: live && options.retry !== false,
     ...(options.batchSize ? { batch_size: options.batchSize } : {}),
     ...(options.maxRetryDelay ? { back_off_function: backOff(options.maxRetryDelay) } : {}),
+    // push: ephemeral documents never leave; the scope in query_params names the checkpoint
+    push: { filter: pushFilter(ephemeral, scope), query_params: scope ?? { ephemeral: 'excluded' } },
+    // pull: a selector the node serves (filter=_selector); PouchDB names the checkpoint after it
+    ...(scope ? { pull: { selector: pullSelector(scope) } } : {}),
   });
-  running.add(sync);
-  const forget = () => {
-    running.delete(sync);
-    void remote.close().catch(() => undefined);
-  };
-  // PouchDB's Sync resolves `undefined` on failure (it emits 'error' instead): this handle's
-  // promise rejects, so `await stack.sync(...)` cannot mistake a refused login for success
-  const handle = new EventEmitter() as SyncHandle;
+  const close = () => void remote.close().catch(() => undefined);
+  sync.on('complete', close);
+  sync.on('error', close);
+  return sync;
+}
+
+/**
+ * PouchDB's Sync resolves `undefined` on failure (it emits 'error' instead): the handle's
+ * promise rejects, so `await stack.sync(...)` cannot mistake a refused login for success.
+ */
+function followSync(sync: PouchSync, handle: SyncHandle): Promise<SyncResult> {
   for (const event of ['change', 'paused', 'active', 'denied'] as const) sync.on(event, (info: unknown) => handle.emit(event, info));
-  const done = new Promise<SyncResult>((resolve, reject) => {
+  return new Promise<SyncResult>((resolve, reject) => {
     sync.on('complete', (info: SyncResult) => {
-      forget();
       handle.emit('complete', info);
       resolve(info);
     });
     sync.on('error', (err: unknown) => {
-      forget();
       if (handle.listenerCount('error') > 0) handle.emit('error', err);
       reject(err);
     });
-  });
-  done.catch(() => undefined); // a caller listening to events only must not get an unhandled rejection
-  return Object.assign(handle, {
-    cancel: () => sync.cancel(),
-    then: <A, B>(ok?: ((v: SyncResult) => A | PromiseLike<A>) | null, ko?: ((e: unknown) => B | PromiseLike<B>) | null) => done.then(ok, ko),
   });
 }

@@ -1,6 +1,6 @@
 import type { ChangeEvent, ClientStack, Doc } from '../../index.js';
 import type { AuthLocals } from '../context.js';
-import { roleOf, SESSION_CLASS, USER_CLASS, type Role } from './users.js';
+import { roleOf, SESSION_CLASS, tenantsOf, USER_CLASS, type Role } from './users.js';
 
 interface SessionEntry {
   active: boolean;
@@ -14,6 +14,7 @@ interface UserEntry {
   rev?: string;
   username?: string;
   role?: Role;
+  tenants?: string[];
 }
 
 const SESSION_PREFIX = `${SESSION_CLASS}-`;
@@ -99,7 +100,7 @@ export class SessionCache {
     if (!session.active || session.userId !== userId || (session.expiresAt ?? 0) <= now) return null;
     const user = this.users.get(userId) ?? (await this.load(stack, userId, this.users, userEntry, USER_CLASS));
     if (!user.active) return null;
-    return { user: { id: userId, username: user.username ?? '', role: user.role ?? 'user' }, sessionId };
+    return { user: { id: userId, username: user.username ?? '', role: user.role ?? 'user', tenants: user.tenants ?? [] }, sessionId };
   }
 
   private async load<E extends { active: boolean }>(
@@ -134,5 +135,5 @@ function sessionEntry(doc: Doc): SessionEntry {
 
 function userEntry(doc: Doc): UserEntry {
   // a disabled user is refused like a deleted one, from the next request on
-  return { active: doc.active !== false && doc.disabled !== true, rev: doc._rev, username: String(doc.username), role: roleOf(doc) };
+  return { active: doc.active !== false && doc.disabled !== true, rev: doc._rev, username: String(doc.username), role: roleOf(doc), tenants: tenantsOf(doc) };
 }

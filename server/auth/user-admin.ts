@@ -3,6 +3,7 @@ import type { NodeContext } from '../context.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { AuthService } from './service.js';
+import { requireTenantList } from '../tenants/names.js';
 import { createUser, findUser, publicUser, ROLES, USER_CLASS, USER_ROLE, type PublicUser, type Role } from './users.js';
 
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/;
@@ -47,6 +48,10 @@ export class UserAdmin {
     return user;
   }
 
+  async publicOf(username: string): Promise<PublicUser> {
+    return publicUser(await this.require(username));
+  }
+
   async create(input: unknown): Promise<PublicUser> {
     const body = requireBody(input);
     if (typeof body.username !== 'string' || !USERNAME.test(body.username)) {
@@ -54,7 +59,8 @@ export class UserAdmin {
     }
     const password = requirePassword(body.password);
     const role = body.role === undefined ? USER_ROLE : requireRole(body.role);
-    const user = await createUser(this.ctx.stack(), body.username, password, role); // a taken name: DS_UNIQUE_VIOLATION (409)
+    const tenants = body.tenants === undefined ? [] : requireTenantList(body.tenants);
+    const user = await createUser(this.ctx.stack(), body.username, password, role, tenants); // a taken name: DS_UNIQUE_VIOLATION (409)
     this.ctx.log(`auth: user ${JSON.stringify(body.username)} created (role ${role})`);
     return publicUser(user);
   }
@@ -79,6 +85,16 @@ export class UserAdmin {
     const user = await this.require(username);
     const updated = await this.ctx.stack().updateDoc(user._id, { role }, { origin: 'system' });
     this.ctx.log(`auth: role of ${JSON.stringify(username)} set to ${role}`);
+    return publicUser(updated);
+  }
+
+  /** The tenants the user reaches (replaces the list); takes effect on the user's next request. */
+  async setTenants(username: string, input: unknown): Promise<PublicUser> {
+    const tenants = requireTenantList(requireBody(input).tenants);
+    const user = await this.require(username);
+    const updated = await this.ctx.stack().updateDoc(user._id, { tenants }, { origin: 'system' });
+    this.service?.cache.rememberUser(updated);
+    this.ctx.log(`auth: tenants of ${JSON.stringify(username)} set to ${JSON.stringify(tenants)}`);
     return publicUser(updated);
   }
 

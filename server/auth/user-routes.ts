@@ -43,6 +43,17 @@ export function createUserRouter(ctx: NodeContext, users: UserAdmin): express.Ro
     admin(res, 'change roles');
     res.json(await users.setRole(name(req), req.body));
   }));
+  // tenants: `{ tenants: ["acme", …] }` replaces the user's list (docs/server.md#tenants)
+  router.get('/users/:name/tenants', route(async (req, res) => {
+    const caller = callerOf(res);
+    const target = await users.require(name(req));
+    authorize(caller, { type: 'own', ownerId: target._id, what: "read another user's tenants" });
+    res.json({ username: target.username, tenants: (await users.publicOf(name(req))).tenants });
+  }));
+  router.put('/users/:name/tenants', route(async (req, res) => {
+    admin(res, "change users' tenants");
+    res.json(await users.setTenants(name(req), req.body));
+  }));
   router.post('/users/:name/disable', route(async (req, res) => {
     admin(res, 'disable users');
     res.json(await users.setDisabled(name(req), true));

@@ -24,6 +24,7 @@ const USER_SCHEMA: Record<string, Record<string, unknown>> = {
 const LATER_ATTRIBUTES: Record<string, Record<string, unknown>> = {
   role: { type: 'enum', values: [{ value: ADMIN_ROLE }, { value: USER_ROLE }], defaultValue: USER_ROLE, mandatory: true, description: 'admin or user (docs/server-auth.md)' },
   disabled: { type: 'boolean', defaultValue: false, description: 'a disabled user cannot log in; their sessions ended when disabled' },
+  tenants: { type: 'string', isArray: true, defaultValue: [], description: 'the tenants (/db/<tenant>) the user reaches (server/tenants)' },
 };
 
 /** A session is a document so that every instance of a node (and a restart) sees revocations. */
@@ -65,9 +66,9 @@ export async function findUser(stack: ClientStack, username: string): Promise<Do
   return users.getByPrimaryKeys({ username });
 }
 
-export async function createUser(stack: ClientStack, username: string, password: string, role: Role = USER_ROLE): Promise<Doc> {
+export async function createUser(stack: ClientStack, username: string, password: string, role: Role = USER_ROLE, tenants: readonly string[] = []): Promise<Doc> {
   const passwordHash = await hashPassword(password);
-  return stack.createDoc({ '~class': USER_CLASS, username, passwordHash, role }, { origin: 'system' });
+  return stack.createDoc({ '~class': USER_CLASS, username, passwordHash, role, tenants: [...tenants] }, { origin: 'system' });
 }
 
 export interface PublicUser {
@@ -75,17 +76,23 @@ export interface PublicUser {
   username: string;
   role: Role;
   disabled: boolean;
+  tenants: string[];
 }
 
 /** What the API may show of a user: never the hash nor the legacy credential. */
 export function publicUser(user: Doc): PublicUser {
-  return { id: user._id, username: String(user.username), role: roleOf(user), disabled: user.disabled === true };
+  return { id: user._id, username: String(user.username), role: roleOf(user), disabled: user.disabled === true, tenants: tenantsOf(user) };
 }
 
 /** The role of a user document: `role`, or (a store not yet migrated) admin when `roles` says so. */
 export function roleOf(user: Doc): Role {
   if (user.role === ADMIN_ROLE || user.role === USER_ROLE) return user.role;
   return rolesOf(user).includes(ADMIN_ROLE) ? ADMIN_ROLE : USER_ROLE;
+}
+
+/** The tenants a user document names (none for a user made before tenants existed). */
+export function tenantsOf(user: Doc): string[] {
+  return Array.isArray(user.tenants) ? user.tenants.filter((t): t is string => typeof t === 'string') : [];
 }
 
 export function rolesOf(user: Doc): string[] {

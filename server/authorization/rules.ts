@@ -19,7 +19,14 @@ export type Action =
   /** an admin route: reset, clear, user management */
   | { type: 'admin'; what: string }
   /** acting on what belongs to one user (a session, a password): that user or an admin */
-  | { type: 'own'; ownerId: string; what: string };
+  | { type: 'own'; ownerId: string; what: string }
+  /** reaching a tenant's stack (`/db/<tenant>`, a route scoped to a tenant): its members and admins */
+  | { type: 'tenant'; tenant: string }
+  /**
+   * reaching the node's default stack (`/db/<STACK_NAME>`, routes over its documents): everyone
+   * but a member of tenants, who reaches only their tenants (an admin reaches everything)
+   */
+  | { type: 'default-stack' };
 
 export function authorize(caller: Caller, action: Action): void {
   switch (action.type) {
@@ -31,6 +38,12 @@ export function authorize(caller: Caller, action: Action): void {
       return;
     case 'schema':
       return authorizeSchemaName(caller, action.className);
+    case 'default-stack':
+      if (!caller.admin && caller.tenants.length > 0) throw forbidden('DS_AUTHZ_TENANT', 'A member of tenants reaches only the databases of their tenants (/db/<tenant>), not the default one.', 'tenant');
+      return;
+    case 'tenant':
+      if (!caller.admin && !caller.tenants.includes(action.tenant)) throw forbidden('DS_AUTHZ_TENANT', `You are not a member of the tenant ${JSON.stringify(action.tenant)}.`, 'tenant');
+      return;
     case 'write':
       return authorizeSubject(caller, action.subject);
   }
@@ -89,6 +102,6 @@ function isSealedPayload(value: unknown): boolean {
   return (['scope', 'kid'] as const).every((k) => typeof v[k] === 'string' && v[k] !== '') && (['iv', 'ct'] as const).every((k) => typeof v[k] === 'string' && BASE64.test(v[k] as string));
 }
 
-function forbidden(code: 'DS_AUTHZ_ADMIN' | 'DS_AUTHZ_SESSION' | 'DS_AUTHZ_INTERNAL' | 'DS_AUTHZ_META_CLASS' | 'DS_AUTHZ_SCHEMA' | 'DS_AUTHZ_PLAINTEXT', message: string, path?: string): DocstackError {
+function forbidden(code: 'DS_AUTHZ_TENANT' | 'DS_AUTHZ_ADMIN' | 'DS_AUTHZ_SESSION' | 'DS_AUTHZ_INTERNAL' | 'DS_AUTHZ_META_CLASS' | 'DS_AUTHZ_SCHEMA' | 'DS_AUTHZ_PLAINTEXT', message: string, path?: string): DocstackError {
   return new DocstackError(code, message, path === undefined ? {} : { path });
 }

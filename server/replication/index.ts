@@ -3,7 +3,9 @@ import type { ClientStack } from '../../index.js';
 import type { NodeContext } from '../context.js';
 import { handleChanges } from './changes.js';
 import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, putDoc, putLocal, revsDiff } from './documents.js';
-import { sendError } from './http.js';
+import { sendError, sendPouchError } from './http.js';
+import { authorize, callerOf } from '../authorization/index.js';
+import { isTenantName } from '../tenants/names.js';
 
 const NODE_ID_DOC = '_local/~replication-node';
 type NodeIdDoc = { _id: string; uuid: string };
@@ -40,25 +42,48 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
   // a no-op when the node already parsed the body; PouchDB always sends application/json
   router.use(express.json({ limit: ctx.config.bodyLimit, type: ['application/json', 'text/plain'] }));
 
-  /** The stack served under `:name`, or a 404 (only the node's own stack for now). */
-  const stackFor = (req: Request, res: Response): ClientStack | null => {
-    if (req.params.name !== ctx.config.stackName) {
-      sendError(res, 404, 'database', `This node hosts no database named ${JSON.stringify(req.params.name)}.`);
-      return null;
-    }
+  /**
+   * The stack served under `:name`, lent to the request: the node's own stack, or a tenant's
+   * (server/tenants) for its members and admins — 403 for anyone else, 404 for a name the
+   * class model declares no tenant of. Answers the refusal itself and returns null.
+   */
+  const stackFor = async (req: Request, res: Response): Promise<{ stack: ClientStack; release(): void } | null> => {
+    const name = req.params.name as string;
     try {
-      return ctx.stack();
-    } catch {
-      res.set('Retry-After', '5');
-      sendError(res, 503, 'unavailable', 'The node is starting.');
+      if (name === ctx.config.stackName) {
+        authorize(callerOf(res), { type: 'default-stack' });
+        return { stack: ctx.stack(), release: () => undefined };
+      }
+      if (!ctx.tenants || !isTenantName(name)) {
+        sendError(res, 404, 'database', `This node hosts no database named ${JSON.stringify(name)}.`);
+        return null;
+      }
+      // membership first: a caller who is not a member learns nothing about which tenants exist
+      authorize(callerOf(res), { type: 'tenant', tenant: name });
+      return await ctx.tenants.lease(name);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === 'DS_TENANT_NOT_FOUND') {
+        sendError(res, 404, 'database', `This node hosts no database named ${JSON.stringify(name)}.`);
+      } else if (code === 'DS_STACK_CLOSED') {
+        res.set('Retry-After', '5');
+        sendError(res, 503, 'unavailable', 'The node is starting.');
+      } else {
+        sendPouchError(res, err);
+      }
       return null;
     }
   };
   const on =
     (handler: (stack: ClientStack, req: Request, res: Response) => Promise<void>) =>
     async (req: Request, res: Response): Promise<void> => {
-      const stack = stackFor(req, res);
-      if (stack) await guarded(handler)(stack, req, res);
+      const lease = await stackFor(req, res);
+      if (!lease) return;
+      try {
+        await guarded(handler)(lease.stack, req, res);
+      } finally {
+        lease.release();
+      }
     };
 
   // the "server root" of the http adapter's URL: PouchDB reads its uuid to name checkpoints

@@ -108,6 +108,8 @@ export function parseSince(raw: unknown): number | string | Error {
   if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) return raw;
   if (typeof raw === 'string' && /^[0-9]{1,16}$/.test(raw)) return Number(raw);
   if (typeof raw === 'string' && raw.length <= 200 && /^[0-9]+-[A-Za-z0-9_-]+$/.test(raw)) return raw;
+  // a class-scoped first pull's cursor (server/replication/class-snapshot.ts): ids can be long
+  if (typeof raw === 'string' && raw.length <= 2820 && /^[0-9]{1,16}-r[A-Za-z0-9_-]+$/.test(raw)) return raw;
   return new Error('since must be "now" or a sequence the node answered with.');
 }
 
