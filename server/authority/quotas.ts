@@ -111,10 +111,12 @@ export class Quotas {
     for (const key of keys) {
       const limit = this.limits.get(key);
       if (!limit) continue;
-      const used = this.usageOf(key);
+      const stored = this.usageOf(key);
       const held = this.pending.get(key) ?? { docs: 0, bytes: 0 };
-      const overDocs = limit.maxDocs !== undefined && docs > 0 && used.docs + held.docs + docs > limit.maxDocs;
-      const overBytes = limit.maxBytes !== undefined && bytes > 0 && used.bytes + held.bytes + bytes > limit.maxBytes;
+      // what is stored plus what writes in progress were let through
+      const used = { docs: stored.docs + held.docs, bytes: stored.bytes + held.bytes };
+      const overDocs = limit.maxDocs !== undefined && docs > 0 && used.docs + docs > limit.maxDocs;
+      const overBytes = limit.maxBytes !== undefined && bytes > 0 && used.bytes + bytes > limit.maxBytes;
       if (overDocs || overBytes) {
         const what = overDocs ? `${used.docs} of ${limit.maxDocs} documents` : `${used.bytes} of ${limit.maxBytes} bytes`;
         const whose = limit.scope === 'user' ? `user ${caller.username || limit.subject}` : `tenant ${limit.subject}`;
