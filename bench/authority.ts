@@ -9,6 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Class } from '../index.js';
 import { createServerNode } from '../server/node.js';
 import { comparison, interleaved, record, summarize, type BenchReport } from './harness.js';
 
@@ -29,6 +30,8 @@ async function startNode() {
     log: () => undefined,
   });
   const { url } = await node.start();
+  // the node hands out numbers only of sequences its schema uses
+  await Class.create(node.stack(), 'BenchInvoice', 'class', '', { number: { type: 'integer', sequence: 'bench' } });
   const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
   const token = /jwtToken=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
   if (!token) throw new Error(`login failed: ${res.status}`);

@@ -67,6 +67,18 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
     const counters = new SequenceCounters(storage);
     const assigner = new PendingAssigner(stack, counters);
     let remote: AuthorityRemote | null = null;
+    /** sequence names some class attribute draws from, read again from the classes on a miss */
+    let known = new Set<string>();
+    const refuseUnknown = async (name: string) => {
+      if (known.has(name)) return;
+      const names = new Set<string>();
+      for (const className of await stack.listClasses()) {
+        const model = await stack.classCache.get(className);
+        if (model) for (const a of sequenceAttributes(model)) names.add(a.sequence as string);
+      }
+      known = names;
+      if (!known.has(name)) throw AUTHORITY_ERRORS.sequenceUnknown(`No class attribute draws from the sequence ${JSON.stringify(name)}.`, { path: 'name' });
+    };
 
     /** A number for a new document now, or undefined: it is written pending. */
     const draw = async (sequence: string): Promise<number | undefined> => {
@@ -176,7 +188,11 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
       },
       next: async (name, count = 1) => {
         checkSequenceRequest(name, count);
-        if (authority) return counters.next(name, count);
+        if (authority) {
+          // only sequences the schema uses: a caller cannot make the node keep counters at will
+          await refuseUnknown(name);
+          return counters.next(name, count);
+        }
         if (!remote) throw AUTHORITY_ERRORS.authorityOffline('No node is connected (authority.connect).');
         return remote.next(name, count);
       },
