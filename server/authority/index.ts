@@ -5,7 +5,7 @@ import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { QUOTA_CLASS, usageKey, type QuotaDoc } from './quota-store.js';
-import { Quotas } from './quotas.js';
+import { Quotas, quotasByStack } from './quotas.js';
 
 /** Stack events of the authority plugin the node emits as its own (docs/server.md#events). */
 const FORWARDED = ['sequence:assigned', 'unique:refused'] as const;
@@ -17,9 +17,14 @@ const FORWARDED = ['sequence:assigned', 'unique:refused'] as const;
  * in one place.
  */
 export function createAuthority(ctx: NodeContext) {
-  const quotas = new Quotas(ctx);
   const forwarded = new WeakSet<ClientStack>();
   const stack = () => ctx.stack();
+  /** the quotas of the stack served (attached when it opened) */
+  const quotasOf = (): Quotas => {
+    const found = quotasByStack.get(stack());
+    if (!found) throw SERVER_ERRORS.nodeNotReady('The node is starting.');
+    return found;
+  };
   const api = (): AuthorityApi => {
     const found = getApi(stack(), authorityPlugin);
     if (!found?.isAuthority) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the authority plugin (authority: true).', { details: { requires: 'authority' } });
@@ -54,11 +59,11 @@ export function createAuthority(ctx: NodeContext) {
   }));
 
   const adminOnly = (res: Response, what: string) => authorize(callerOf(res), { type: 'admin', what });
-  const withUsage = (q: QuotaDoc) => ({ ...q, usage: quotas.usageOf(q.key) });
+  const withUsage = (q: QuotaDoc) => ({ ...q, usage: quotasOf().usageOf(q.key) });
 
   router.get('/quotas', handle(async (_req, res) => {
     adminOnly(res, 'read quotas');
-    return { quotas: quotas.list().map(withUsage) };
+    return { quotas: quotasOf().list().map(withUsage) };
   }));
 
   router.put('/quotas', handle(async (req, res) => {
@@ -70,8 +75,8 @@ export function createAuthority(ctx: NodeContext) {
     const cleared = { maxDocs: null, maxBytes: null, className: null };
     if (existing) await stack().updateDoc(existing._id, { ...cleared, ...fields });
     else await stack().createDoc({ '~class': QUOTA_CLASS, ...fields });
-    await quotas.reloadLimits(stack());
-    return withUsage(quotas.list().find((q) => q.key === quota.key)!);
+    await quotasOf().reloadLimits(stack());
+    return withUsage(quotasOf().list().find((q) => q.key === quota.key)!);
   }));
 
   router.delete('/quotas/:id', handle(async (req, res) => {
@@ -79,7 +84,7 @@ export function createAuthority(ctx: NodeContext) {
     const doc = await stack().getDocument(String(req.params.id));
     if (!doc || doc['~class'] !== QUOTA_CLASS) throw new DocstackError('DS_DOC_NOT_FOUND', 'No quota with that id.', { path: 'id' });
     await stack().deleteDocument(doc._id);
-    await quotas.reloadLimits(stack());
+    await quotasOf().reloadLimits(stack());
     return { ok: true, id: doc._id };
   }));
 
@@ -89,16 +94,15 @@ export function createAuthority(ctx: NodeContext) {
     const user = typeof req.query.user === 'string' ? req.query.user : caller.userId;
     if (user !== caller.userId) adminOnly(res, "read another user's usage");
     const className = typeof req.query.class === 'string' ? req.query.class : undefined;
-    return { user: quotas.usageOf(usageKey('user', user, className)), tenant: quotas.usageOf(usageKey('tenant', stack().name, className)) };
+    return { user: quotasOf().usageOf(usageKey('user', user, className)), tenant: quotasOf().usageOf(usageKey('tenant', stack().name, className)) };
   }));
 
   return {
     router,
-    quotas,
     /** Once the node's stack is open (and again after a reset): quotas attached, authority events forwarded. */
     async attach(): Promise<void> {
       const current = stack();
-      await quotas.attach(current);
+      await Quotas.attach(ctx, current);
       if (forwarded.has(current)) return;
       forwarded.add(current);
       for (const name of FORWARDED) {

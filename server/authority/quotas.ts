@@ -48,26 +48,34 @@ function sizeOf(doc: Record<string, unknown>): number {
 /** The quotas serving each opened stack: the admission tap (server/replication/admission.ts) finds them here. */
 export const quotasByStack = new WeakMap<ClientStack, Quotas>();
 
+/** The quotas of one stack (a tenant's): its limits, its counters, the shares reserved by writes in flight. */
 export class Quotas {
   private limits = new Map<string, QuotaDoc>();
-  private usage: UsageStore | null = null;
+  private readonly usage: UsageStore;
   private readonly reservations = new Map<string, Reservation>();
   private readonly pending = new Map<string, Usage>();
-  private attached = new WeakSet<ClientStack>();
 
-  constructor(private readonly ctx: NodeContext) {}
+  private constructor(
+    private readonly ctx: NodeContext,
+    stack: ClientStack,
+  ) {
+    this.usage = new UsageStore(stack);
+  }
 
   /** Once per opened stack: the quota class, limits and counters loaded, usage counted from now on. */
-  async attach(stack: ClientStack): Promise<void> {
-    if (this.attached.has(stack)) return;
-    this.attached.add(stack);
-    quotasByStack.set(stack, this);
+  static async attach(ctx: NodeContext, stack: ClientStack): Promise<Quotas> {
+    const known = quotasByStack.get(stack);
+    if (known) return known;
+    const quotas = new Quotas(ctx, stack);
+    quotasByStack.set(stack, quotas);
     await ensureQuotaClass(stack);
-    this.usage = new UsageStore(stack);
-    await this.usage.load();
-    await this.reloadLimits(stack);
-    this.reservations.clear();
-    this.pending.clear();
+    await quotas.usage.load();
+    await quotas.reloadLimits(stack);
+    quotas.tap(stack);
+    return quotas;
+  }
+
+  private tap(stack: ClientStack): void {
     stack.hooks.afterWrite.tapPromise({ name: 'node-quotas', stage: -200 }, async (docs, ctx) => {
       for (const doc of docs) await this.count(stack, doc, ctx);
     });
@@ -89,7 +97,7 @@ export class Quotas {
   }
 
   usageOf(key: string): Usage {
-    return this.usage?.get(key) ?? { docs: 0, bytes: 0 };
+    return this.usage.get(key);
   }
 
   /**
@@ -138,7 +146,7 @@ export class Quotas {
   /** A stored write: its owner's and tenant's counters move, its record follows, the counters are saved. */
   private async count(stack: ClientStack, doc: Doc, ctx: WriteContext): Promise<void> {
     const className = ctx.classModel.name;
-    if (!counted(className) || !this.usage) return;
+    if (!counted(className)) return;
     const before = await this.recordOf(stack, doc._id, ctx.previous ?? null);
     const caller = callerOfSession(ctx.session);
     const owner = ctx.previous || before._rev ? before.owner : (caller?.userId ?? null) || null;
