@@ -35,15 +35,18 @@ export function ensureQuotaClass(stack: ClientStack): Promise<unknown> {
 }
 
 const USAGE_ID = '_local/~quota/usage';
+/** How long counted changes may wait to be saved together (a push saves before it is answered). */
+const SAVE_DELAY_MS = 50;
 
 /**
- * The usage counters, one `_local` document: read once when the node opens, written after every
- * change (writes that arrive while one is in flight are saved together by the next).
+ * The usage counters, one `_local` document: read once when the node opens, written after
+ * changes (changes made while a write is in flight are saved together by the next one).
  */
 export class UsageStore {
   counters = new Map<string, Usage>();
   private rev: string | undefined;
   private saving: Promise<void> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private version = 0;
   private savedVersion = 0;
 
@@ -62,11 +65,23 @@ export class UsageStore {
   add(key: string, docs: number, bytes: number): void {
     const usage = this.get(key);
     this.counters.set(key, { docs: usage.docs + docs, bytes: usage.bytes + bytes });
+    this.version += 1;
   }
 
-  /** Persists the counters; resolves once a write that includes every change so far is stored. */
+  /** Saves the counters shortly (changes within SAVE_DELAY_MS share one write); `save()` saves now. */
+  saveSoon(onError: (err: Error) => void): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.save().catch(onError);
+    }, SAVE_DELAY_MS);
+  }
+
+  /** Persists the counters; resolves once a write that includes every change so far is stored (at once when there is none). */
   async save(): Promise<void> {
-    const wanted = ++this.version;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const wanted = this.version;
     while (this.savedVersion < wanted) {
       if (this.saving) {
         await this.saving.catch(() => undefined);

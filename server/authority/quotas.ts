@@ -12,12 +12,11 @@ interface Reservation {
   at: number;
 }
 
+/** Who created a document through the node: the user its documents and bytes are charged to. */
 interface OwnerRecord {
   _id: string;
   _rev?: string;
-  owner: string | null;
-  bytes: number;
-  live: boolean;
+  owner: string;
 }
 
 const OWNER_PREFIX = '_local/~quota/doc/';
@@ -41,9 +40,10 @@ function sizeOf(doc: Record<string, unknown>): number {
 /**
  * Quotas per user and per tenant (server/authority): maximum documents and bytes, optionally per
  * class, stored as `~Quota` documents. Usage is counted as writes are stored (afterWrite), not by
- * scanning: per document a `_local/~quota/doc/<id>` record keeps its owner (the user who created
- * it through the node) and its counted size, so an update or a delete changes the right counters.
- * Checks reserve what they let through, so concurrent writes cannot overshoot a limit together.
+ * scanning: a write moves the counters by the difference between its revision and the previous
+ * one; a document a user created through the node has a `_local/~quota/doc/<id>` record naming
+ * that owner, so its updates and deletes move the owner's counters. Checks reserve what they let
+ * through, so concurrent writes cannot overshoot a limit together.
  */
 /** The quotas serving each opened stack: the admission tap (server/replication/admission.ts) finds them here. */
 export const quotasByStack = new WeakMap<ClientStack, Quotas>();
@@ -79,6 +79,7 @@ export class Quotas {
     stack.hooks.afterWrite.tapPromise({ name: 'node-quotas', stage: -200 }, async (docs, ctx) => {
       for (const doc of docs) await this.count(stack, doc, ctx);
     });
+    stack.hooks.onClose.tapPromise({ name: 'node-quotas', stage: 100 }, () => this.flush());
     // writes through the pipeline that carry a caller (the HTTP document API, private routes)
     stack.hooks.validate.tapPromise({ name: 'node-quotas', stage: 100 }, async (draft, ctx) => {
       if (ctx.dryRun || ctx.origin === 'replication') return;
@@ -108,12 +109,12 @@ export class Quotas {
     const className = (doc['~class'] ?? previous?.['~class']) as unknown;
     if (!counted(className) || this.limits.size === 0) return;
     const docId = String(doc._id);
-    const before = await this.recordOf(stack, docId, previous);
     const live = doc.active !== false && doc._deleted !== true;
-    const docs = (live ? 1 : 0) - (before.live ? 1 : 0);
-    const bytes = (live ? sizeOf(doc) : 0) - (before.live ? before.bytes : 0);
+    const wasLive = previous ? previous.active !== false : false;
+    const docs = (live ? 1 : 0) - (wasLive ? 1 : 0);
+    const bytes = (live ? sizeOf(doc) : 0) - (wasLive ? sizeOf(previous!) : 0);
     if (docs <= 0 && bytes <= 0) return;
-    const owner = previous ? before.owner : caller.userId || null;
+    const owner = previous ? await this.ownerOf(stack, docId) : caller.userId || null;
     const keys = this.keysOf(stack, className, owner);
     this.dropExpired(stack.clock.now());
     for (const key of keys) {
@@ -138,26 +139,53 @@ export class Quotas {
     this.reserve({ docId, keys, docs, bytes, at: stack.clock.now() });
   }
 
-  /** Gives back the reservations of documents a push did not store (called when the push is answered). */
-  settle(docIds: readonly string[]): void {
+  /** Gives back the reservations of documents a push did not store, and saves the counters (before the push is answered). */
+  async settle(docIds: readonly string[]): Promise<void> {
     for (const id of docIds) this.unreserve(id);
+    await this.flush();
   }
 
-  /** A stored write: its owner's and tenant's counters move, its record follows, the counters are saved. */
+  /** The counters saved as they are now (a write's counting saves them in the background). */
+  flush(): Promise<void> {
+    return this.usage.save();
+  }
+
+  /**
+   * A stored write: its owner's and tenant's counters move by what it changed (sizes from the
+   * stored revisions: this one and `ctx.previous`). A document created by a user through the node
+   * gets an owner record, read again when it is updated or deleted.
+   */
   private async count(stack: ClientStack, doc: Doc, ctx: WriteContext): Promise<void> {
     const className = ctx.classModel.name;
     if (!counted(className)) return;
-    const before = await this.recordOf(stack, doc._id, ctx.previous ?? null);
-    const caller = callerOfSession(ctx.session);
-    const owner = ctx.previous || before._rev ? before.owner : (caller?.userId ?? null) || null;
+    const { previous } = ctx;
+    let owner: string | null;
+    if (previous) owner = await this.ownerOf(stack, doc._id);
+    else {
+      owner = callerOfSession(ctx.session)?.userId || null;
+      if (owner) await this.recordOwner(stack, doc._id, owner);
+    }
     const live = doc.active !== false;
-    const bytes = live ? sizeOf(doc) : 0;
-    const docDelta = (live ? 1 : 0) - (before.live ? 1 : 0);
-    const byteDelta = bytes - (before.live ? before.bytes : 0);
+    const wasLive = previous ? previous.active !== false : false;
+    const docDelta = (live ? 1 : 0) - (wasLive ? 1 : 0);
+    const byteDelta = (live ? sizeOf(doc) : 0) - (wasLive ? sizeOf(previous!) : 0);
     for (const key of this.keysOf(stack, className, owner)) this.usage.add(key, docDelta, byteDelta);
     this.unreserve(doc._id);
-    await stack.storage.put({ _id: `${OWNER_PREFIX}${doc._id}`, ...(before._rev ? { _rev: before._rev } : {}), owner, bytes, live });
-    await this.usage.save();
+    this.usage.saveSoon((err) => this.ctx.log(`quotas: the usage counters could not be saved: ${JSON.stringify(err.message)}`));
+  }
+
+  private async ownerOf(stack: ClientStack, docId: string): Promise<string | null> {
+    return (await stack.storage.get<OwnerRecord>(`${OWNER_PREFIX}${docId}`))?.owner ?? null;
+  }
+
+  private async recordOwner(stack: ClientStack, docId: string, owner: string): Promise<void> {
+    const record = { _id: `${OWNER_PREFIX}${docId}`, owner };
+    await stack.storage.put(record).catch(async (err: { status?: number }) => {
+      if (err.status !== 409) throw err;
+      // a record left by a document that was purged: replaced
+      const stale = await stack.storage.get<OwnerRecord>(record._id);
+      await stack.storage.put({ ...record, ...(stale?._rev ? { _rev: stale._rev } : {}) });
+    });
   }
 
   private keysOf(stack: ClientStack, className: string, owner: string | null): string[] {
@@ -165,13 +193,6 @@ export class Quotas {
     const keys = [usageKey('tenant', tenant), usageKey('tenant', tenant, className)];
     if (owner) keys.push(usageKey('user', owner), usageKey('user', owner, className));
     return keys;
-  }
-
-  /** What the document counted for so far: its record, else (a document from before quotas) its stored revision, unowned. */
-  private async recordOf(stack: ClientStack, docId: string, previous: Doc | null): Promise<OwnerRecord> {
-    const record = await stack.storage.get<OwnerRecord>(`${OWNER_PREFIX}${docId}`);
-    if (record) return record;
-    return { _id: `${OWNER_PREFIX}${docId}`, owner: null, bytes: previous ? sizeOf(previous) : 0, live: previous ? previous.active !== false : false };
   }
 
   private reserve(reservation: Reservation): void {
