@@ -86,4 +86,21 @@ describe('authority plugin on the node', () => {
     await expect(node.createDoc({ '~class': 'Invoice', code: 'held' })).rejects.toMatchObject({ code: 'DS_UNIQUE_VIOLATION' });
     expect(await node.createDoc({ '~class': 'Invoice', code: 'held' }, { id: 'Invoice-later' })).toMatchObject({ code: 'held' });
   });
+
+  it('a peer\'s edit made before it pulled its number keeps the number the node gave', async () => {
+    const node = await open(server);
+    await Class.create(node, 'Invoice', 'class', '', { title: { type: 'string' }, number: { type: 'integer', sequence: 'invoice' } });
+    const base = { '~class': 'Invoice', '~createTimestamp': new Date().toISOString(), active: true, '~pending': ['number'] };
+    const first = 'a'.repeat(32);
+    await node.ingest([{ _id: 'Invoice-e', _rev: `1-${first}`, ...base, title: 'v1' }]);
+    expect(await node.getDocument('Invoice-e')).toMatchObject({ number: 1 });
+    // the peer edited its pending copy offline: a sibling of the node's numbered revision, which wins
+    const edit = 'f'.repeat(32);
+    const [result] = await node.ingest([{ _id: 'Invoice-e', _rev: `2-${edit}`, _revisions: { start: 2, ids: [edit, first] }, ...base, title: 'v2' }]);
+    expect(result).toMatchObject({ ok: true });
+    const now = await node.getDocument('Invoice-e');
+    expect(now).toMatchObject({ title: 'v2', number: 1 });
+    expect(now?.['~pending']).toBeUndefined();
+    expect(await node.authority.current('invoice')).toBe(1); // no second number drawn
+  });
 });
