@@ -51,7 +51,9 @@ export function createAuthority(ctx: NodeContext) {
   router.post('/unique/:class/:attribute', handle(async (req, res) => {
     const className = String(req.params.class);
     const body = isPlainObject(req.body) ? req.body : {};
-    if (typeof body.id !== 'string') throw SERVER_ERRORS.requestInvalid('The body must be JSON { "value": …, "id": "<the document id>" }.', { path: 'id' });
+    if (typeof body.id !== 'string' || body.id.length > 200) throw SERVER_ERRORS.requestInvalid('The body must be JSON { "value": …, "id": "<the document id>" }.', { path: 'id' });
+    // the value names a `_local` claim document: a bounded one
+    if (JSON.stringify(body.value ?? null).length > 1000) throw SERVER_ERRORS.requestInvalid('A claimed value is at most 1,000 characters as JSON.', { path: 'value' });
     authorize(callerOf(res), { type: 'write', subject: classifyWrite(body.id, { '~class': className }) });
     const answer = await api().claim(className, String(req.params.attribute), body.value, body.id);
     if (!answer.claimed) ctx.events.emit('unique:refused', { id: body.id, className, attribute: String(req.params.attribute), existingId: answer.id, origin: 'claim' });
