@@ -90,6 +90,13 @@ export function createAuthority(ctx: NodeContext) {
     return { ok: true, id: doc._id };
   }));
 
+  // repair: the usage counted again from the stored documents (one pass; run it when the node is quiet)
+  router.post('/quotas/recount', handle(async (_req, res) => {
+    adminOnly(res, 'recount quota usage');
+    await quotasOf().recount(stack());
+    return { quotas: quotasOf().list().map(withUsage) };
+  }));
+
   // a user reads their own usage (an admin anyone's: ?user=<id>)
   router.get('/quotas/usage', handle(async (req, res) => {
     const caller = callerOf(res);

@@ -68,6 +68,12 @@ export class UsageStore {
     this.version += 1;
   }
 
+  /** Replaces every counter (a recount). */
+  replace(counters: Map<string, Usage>): void {
+    this.counters = counters;
+    this.version += 1;
+  }
+
   /** Saves the counters shortly (changes within SAVE_DELAY_MS share one write); `save()` saves now. */
   saveSoon(onError: (err: Error) => void): void {
     if (this.timer) return;

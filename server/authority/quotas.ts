@@ -174,6 +174,30 @@ export class Quotas {
     this.usage.saveSoon((err) => this.ctx.log(`quotas: the usage counters could not be saved: ${JSON.stringify(err.message)}`));
   }
 
+  /**
+   * Counts the usage again from the stored documents (an admin's repair after a crash left the
+   * counters behind): one pass over every application class. Writes made meanwhile may be missed:
+   * run it when the node is quiet.
+   */
+  async recount(stack: ClientStack): Promise<void> {
+    const counters = new Map<string, Usage>();
+    for (const className of await stack.listClasses()) {
+      if (!counted(className)) continue;
+      for await (const page of stack.storage.pages(`${className}-`)) {
+        for (const doc of page) {
+          if (doc['~class'] !== className || doc.active === false) continue;
+          const owner = await this.ownerOf(stack, doc._id);
+          for (const key of this.keysOf(stack, className, owner)) {
+            const usage = counters.get(key) ?? { docs: 0, bytes: 0 };
+            counters.set(key, { docs: usage.docs + 1, bytes: usage.bytes + sizeOf(doc) });
+          }
+        }
+      }
+    }
+    this.usage.replace(counters);
+    await this.usage.save();
+  }
+
   private async ownerOf(stack: ClientStack, docId: string): Promise<string | null> {
     return (await stack.storage.get<OwnerRecord>(`${OWNER_PREFIX}${docId}`))?.owner ?? null;
   }

@@ -197,6 +197,12 @@ describe('quotas', () => {
     const { token: t2 } = await login(again.url, ANN.username, ANN.password);
     const usage = (await (await fetch(`${again.url}/api/private/quotas/usage`, { headers: { authorization: `Bearer ${t2}` } })).json()) as { user: { docs: number } };
     expect(usage.user.docs).toBe(2);
+    // an admin's recount from the stored documents finds the same usage
+    const recount = await fetch(`${again.url}/api/private/quotas/recount`, { method: 'POST', headers: { authorization: `Bearer ${(await login(again.url)).token}` } });
+    const recounted = (await recount.json()) as { quotas: { key: string; usage: { docs: number; bytes: number } }[] };
+    expect(recounted.quotas.find((q) => q.key === `user:${ann._id}:*`)?.usage.docs).toBe(2);
+    expect(recounted.quotas.find((q) => q.key === 'tenant:docstack:Other')?.usage.docs).toBe(3);
+    expect((await fetch(`${again.url}/api/private/quotas/recount`, { method: 'POST', headers: { authorization: `Bearer ${t2}` } })).status).toBe(403);
     expect((await post(`${again.db}/_bulk_docs`, t2, { docs: [note(7)] })).body).toMatchObject([{ code: 'DS_QUOTA_EXCEEDED' }]);
   });
 });
