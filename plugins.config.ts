@@ -1,5 +1,6 @@
 import { withPlugin, withoutPlugins } from './kernel/plugin.js';
 import type { StackWith } from './kernel/stack.js';
+import { authorityPlugin } from './plugins/authority/index.js';
 import { domainsPlugin } from './plugins/domains/index.js';
 import { encryptionPlugin } from './plugins/encryption/index.js';
 import { ephemeralPlugin } from './plugins/ephemeral/index.js';
@@ -23,7 +24,7 @@ const common = [validationPlugin, ephemeralPlugin, domainsPlugin, triggersPlugin
  * a node. No SQL: the browser bundle stays within its size budget without alasql; an app that
  * wants `stack.sql` opens with `browserWithSql` (or adds `sqlPlugin` from `docstack/sql`).
  */
-export const browser = [...common, [jobsPlugin, { platform: 'client' }], retentionPlugin, syncPlugin, patchesPlugin] as const;
+export const browser = [...common, [jobsPlugin, { platform: 'client' }], retentionPlugin, syncPlugin, patchesPlugin, authorityPlugin] as const;
 
 /** The browser preset plus `stack.sql` (alasql is loaded on the first statement). */
 export const browserWithSql = [...browser, sqlPlugin] as const;
@@ -32,7 +33,7 @@ export const browserWithSql = [...browser, sqlPlugin] as const;
  * The server node runs the same engine (it validates what it receives) with server jobs. It
  * loads the encryption plugin but is never unlocked: it stores and serves ciphertext only.
  */
-export const server = [...common, [jobsPlugin, { platform: 'server' }], retentionPlugin, syncPlugin, patchesPlugin, sqlPlugin] as const;
+export const server = [...common, [jobsPlugin, { platform: 'server' }], retentionPlugin, syncPlugin, patchesPlugin, sqlPlugin, [authorityPlugin, { authority: true }]] as const;
 
 export const presets = { browser, browserWithSql, server } as const;
 

@@ -16,6 +16,7 @@ import { runBrowser } from './browser/index.js';
 import { runTransactions } from './transactions.js';
 import { runSql } from './sql/index.js';
 import { runTenants } from './tenants.js';
+import { runAuthority } from './authority.js';
 
 interface RunOptions {
   rounds: number;
@@ -32,6 +33,7 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   transactions: runTransactions,
   sql: runSql,
   tenants: runTenants,
+  authority: runAuthority,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

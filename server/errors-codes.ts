@@ -29,6 +29,8 @@ export const SERVER_ERRORS = {
   replicationForbidden: createError('DS_REPLICATION_FORBIDDEN', 'Not served over replication: design documents, deleting a hosted database.', { status: 403 }),
   nodeNotReady: createError('DS_NODE_NOT_READY', 'The node is starting (or resetting); retry in a moment.', { status: 503 }),
   nodeInternal: createError('DS_NODE_INTERNAL', 'The node failed to answer; the cause is logged on the node, never sent.', { status: 500 }),
+  quotaExceeded: createError('DS_QUOTA_EXCEEDED', 'The write would take its user or its tenant past a quota (documents or bytes); the reason gives the current usage.', { status: 403 }),
+  quotaInvalid: createError('DS_QUOTA_INVALID', 'A quota sent to the admin route is malformed (scope, subject, className, maxDocs, maxBytes).'),
   resetUnavailable: createError('DS_NODE_RESET_UNAVAILABLE', 'This node cannot reset its database (no reset wired).', { status: 501 }),
   tenantInvalid: createError('DS_TENANT_INVALID', 'A tenant name is malformed: 1 to 64 lowercase letters, digits, "_" or "-".', { status: 400 }),
   tenantNotFound: createError('DS_TENANT_NOT_FOUND', 'No class of the node belongs to a tenant by that name, so the node hosts no such tenant.', { status: 404 }),

@@ -6,6 +6,7 @@ import express, { type Express } from 'express';
 import { type ClientStack, createStack, destroyStore, DocstackError, type PluginEntry } from '../index.js';
 import { server as serverPreset } from '../plugins.config.js';
 import { createAuth } from './auth/index.js';
+import { createAuthority } from './authority/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
 import { cors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
@@ -35,13 +36,14 @@ const DRAIN_MS = 5000;
 /**
  * The server node: the engine behind an Express app. Events: `ready` { port, url },
  * `login` { username, sessionId }, `session:revoked` { sessionId, by }, `reset`, `stopped`,
- * `error` (Error) — see docs/server.md.
+ * `error` (Error), `sequence:assigned`, `unique:refused`, `quota:exceeded` — see docs/server.md.
  */
 export class ServerNode extends EventEmitter {
   readonly config: ServerConfig;
   private readonly log: Logger;
   private readonly expressApp: Express;
   private readonly auth: ReturnType<typeof createAuth>;
+  private readonly authority: ReturnType<typeof createAuthority>;
   private httpServer: Server | null = null;
   private openStack: ClientStack | null = null;
   private jwtKeys: JwtKeys | null = null;
@@ -85,6 +87,7 @@ export class ServerNode extends EventEmitter {
       },
     };
     this.auth = createAuth(context, options.clock ? { clock: options.clock } : {});
+    this.authority = createAuthority(context);
     this.expressApp = this.buildApp(context);
   }
 
@@ -104,6 +107,8 @@ export class ServerNode extends EventEmitter {
     app.use(express.json({ limit: this.config.bodyLimit, type: ['application/json', 'application/*+json'] }));
     app.use(this.auth.router);
     app.use('/api/private', this.auth.requireSession, this.auth.privateRouter);
+    // sequences, unique claims, quotas (server/authority): reached when no route above answered
+    app.use('/api/private', this.auth.requireSession, this.authority.router);
     app.use('/db', this.auth.requireSession, createReplicationRouter(context));
     app.use(notFound);
     app.use(errorHandler(this.log));
@@ -180,6 +185,7 @@ export class ServerNode extends EventEmitter {
       this.config.adminPasswordGenerated = true;
     }
     const { adminCreated } = (await this.auth.init()) ?? { adminCreated: false };
+    await this.authority.attach();
     if (generatedPassword && adminCreated) {
       // printed once, on the first boot only, so an operator can log in; never logged again
       console.log(`docstack: first boot — admin user "${this.config.adminUsername}" created with the password: ${generatedPassword}`);

@@ -59,6 +59,8 @@ export const SYSTEM_FIELDS = [
   '~scope',
   // the transaction that last wrote the document, `{ id, size }` (plugins/transactions)
   '~tx',
+  // attributes whose value a node is still to assign, e.g. `["number"]` (plugins/authority: sequences)
+  '~pending',
 ] as const;
 
 export interface DocFields {
@@ -70,6 +72,7 @@ export interface DocFields {
   active: boolean;
   '~scope'?: string;
   '~tx'?: { id: string; size: number };
+  '~pending'?: string[];
 }
 
 /** A stored document: system fields plus the attributes of its class. */

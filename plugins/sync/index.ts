@@ -50,11 +50,28 @@ export interface SyncResult {
   cancelled?: boolean;
 }
 
+/** A document the remote refused (a push `denied`): kept until resolved (see docs/replication.md). */
+export interface DeniedPush {
+  id: string;
+  rev?: string;
+  /** the engine's code (`DS_UNIQUE_VIOLATION`, `DS_QUOTA_EXCEEDED`…) when the remote is a docstack node */
+  code: string | null;
+  reason: string;
+  status: number | null;
+  at: string;
+}
+
 /** The sync plugin's API; `stack.sync` is its member on the stack object. */
 export interface SyncApi {
   /** Replicates both ways with a remote CouchDB-protocol endpoint (a docstack node), authenticated. */
   sync(options: SyncOptions): SyncHandle;
+  /** The pushes a remote refused, by document id (the last refusal of each), until resolved. */
+  denied(): Promise<DeniedPush[]>;
+  /** Forgets the refusal of a document (the application changed or removed it). */
+  resolveDenied(id: string): Promise<void>;
 }
+
+const DENIED_ID = '_local/~sync/denied';
 
 type PouchSync = EventEmitter & PromiseLike<SyncResult> & { cancel(): void };
 type PouchStatic = typeof PouchDB & { fetch: (url: string | Request, init?: RequestInit) => Promise<Response> };
@@ -75,10 +92,67 @@ export const syncPlugin = definePlugin({
       for (const sync of running) sync.cancel();
       running.clear();
     });
-    return { sync: (options: SyncOptions) => startSync(stack, options, running) };
+    const denials = new DeniedRecords(stack);
+    return {
+      sync: (options: SyncOptions) => {
+        const handle = startSync(stack, options, running);
+        handle.on('denied', (info: { direction?: string; doc?: Record<string, unknown> }) => {
+          if (info?.direction === 'push' && info.doc) void denials.record(info.doc).catch(() => undefined);
+        });
+        return handle;
+      },
+      denied: () => denials.list(),
+      resolveDenied: (id: string) => denials.resolve(id),
+    };
   },
   members: (api) => ({ sync: api.sync }),
 });
+
+/**
+ * The refusals of this stack's pushes, in one `_local` document (it never replicates): the
+ * application reads them (`denied()`), fixes or removes the document, then `resolveDenied(id)`.
+ * Each is also announced as a `sync:denied` event on the stack.
+ */
+class DeniedRecords {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly stack: ClientStack) {}
+
+  record(line: Record<string, unknown>): Promise<void> {
+    const entry: DeniedPush = {
+      id: String(line.id ?? ''),
+      ...(typeof line.rev === 'string' ? { rev: line.rev } : {}),
+      code: typeof line.code === 'string' ? line.code : null,
+      reason: String(line.reason ?? line.message ?? 'refused'),
+      status: typeof line.status === 'number' ? line.status : null,
+      at: new Date(this.stack.clock.now()).toISOString(),
+    };
+    // every peer makes its own meta-class and engine documents (system patches): the node refusing
+    // them is expected, not something for the application to resolve
+    if (entry.code === 'DS_AUTHZ_META_CLASS' || entry.code === 'DS_AUTHZ_INTERNAL') return Promise.resolve();
+    this.stack.emit('sync:denied', entry);
+    return this.edit((all) => ({ ...all, [entry.id]: entry }));
+  }
+
+  async list(): Promise<DeniedPush[]> {
+    await this.chain;
+    const doc = await this.stack.storage.get<{ denied: Record<string, DeniedPush> }>(DENIED_ID);
+    return Object.values(doc?.denied ?? {});
+  }
+
+  resolve(id: string): Promise<void> {
+    return this.edit((all) => Object.fromEntries(Object.entries(all).filter(([key]) => key !== id)));
+  }
+
+  private edit(change: (all: Record<string, DeniedPush>) => Record<string, DeniedPush>): Promise<void> {
+    const run = this.chain.then(async () => {
+      const doc = await this.stack.storage.get<{ _id: string; _rev: string; denied: Record<string, DeniedPush> }>(DENIED_ID);
+      await this.stack.storage.put({ _id: DENIED_ID, ...(doc ? { _rev: doc._rev } : {}), denied: change(doc?.denied ?? {}) });
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+}
 
 /** registerPouchPlugin adds each plugin once per process; the checks cover a plugin registered by other code. */
 function registerPouchPluginsOnce(): void {

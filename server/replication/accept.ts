@@ -1,5 +1,6 @@
 import { bulkDocsLine, type BulkDocsLine, type ClientStack } from '../../index.js';
 import type { Caller } from '../authorization/index.js';
+import { quotasByStack } from '../authority/quotas.js';
 import { admitPeerPushes, PeerPush } from './admission.js';
 
 export type BulkResult = BulkDocsLine;
@@ -16,5 +17,7 @@ export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdi
   // hold: false — the node answers the pusher now (it sees `denied` with the code); a held
   // document would later be ingested again without the pusher's session to authorize it
   const results = await stack.ingest(docs, { origin: 'replication', newEdits, session: new PeerPush(caller), hold: false });
+  // quota shares reserved for documents refused after admission are given back; usage saved
+  await quotasByStack.get(stack)?.settle(results.filter((r) => !r.ok).map((r) => r.id));
   return results.map(bulkDocsLine);
 }

@@ -1,5 +1,6 @@
 import { DocstackError, type ClientStack } from '../../index.js';
 import { authorize, classifyWrite, refusePlaintext, type Caller } from '../authorization/index.js';
+import { quotasByStack } from '../authority/quotas.js';
 import { refusedId } from './policy.js';
 import { malformedDoc } from './shapes.js';
 
@@ -33,5 +34,7 @@ export function admitPeerPushes(stack: ClientStack): void {
       const model = await stack.classCache.get(className);
       if (model) refusePlaintext(model, doc);
     }
+    // quotas (server/authority): the write's share reserved, or refused with the usage
+    await quotasByStack.get(stack)?.admit(stack, doc, previous ?? null, ctx.session.caller);
   });
 }

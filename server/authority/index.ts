@@ -1,0 +1,146 @@
+import express, { type Request, type Response } from 'express';
+import { authorityPlugin, DocstackError, getApi, isPlainObject, type AuthorityApi, type ClientStack } from '../../index.js';
+import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
+import type { NodeContext } from '../context.js';
+import { sendError } from '../errors.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
+import { QUOTA_CLASS, usageKey, type QuotaDoc } from './quota-store.js';
+import { Quotas, quotasByStack } from './quotas.js';
+
+/** Stack events of the authority plugin the node emits as its own (docs/server.md#events). */
+const FORWARDED = ['sequence:assigned', 'unique:refused'] as const;
+
+/**
+ * The node as authority (issue 13): sequence numbers, unique-value claims and quotas. Routes
+ * under /api/private (behind the session check); `attach()` once the node's stack is open.
+ * The stack is read through `ctx.stack()` here only, so a node serving several stacks switches
+ * in one place.
+ */
+export function createAuthority(ctx: NodeContext) {
+  const forwarded = new WeakSet<ClientStack>();
+  const stack = () => ctx.stack();
+  /** the quotas of the stack served (attached when it opened) */
+  const quotasOf = (): Quotas => {
+    const found = quotasByStack.get(stack());
+    if (!found) throw SERVER_ERRORS.nodeNotReady('The node is starting.');
+    return found;
+  };
+  const api = (): AuthorityApi => {
+    const found = getApi(stack(), authorityPlugin);
+    if (!found?.isAuthority) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the authority plugin (authority: true).', { details: { requires: 'authority' } });
+    return found;
+  };
+  const router = express.Router();
+  const handle = (fn: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
+    try {
+      res.json(await fn(req, res));
+    } catch (err) {
+      sendError(res, err, ctx.log);
+    }
+  };
+
+  // any signed-in user: numbers are not secret; count reserves a block (its unused numbers are a gap)
+  router.post('/sequences/:name/next', handle(async (req, res) => {
+    const count = req.query.count === undefined ? 1 : /^[0-9]{1,6}$/.test(String(req.query.count)) ? Number(req.query.count) : NaN;
+    const block = await api().next(String(req.params.name), count);
+    ctx.events.emit('sequence:assigned', { sequence: String(req.params.name), first: block.first, last: block.last, user: callerOf(res).username });
+    return block;
+  }));
+
+  // claim a unique value for a document about to be written: { value, id } → { claimed, id }
+  router.post('/unique/:class/:attribute', handle(async (req, res) => {
+    const className = String(req.params.class);
+    const body = isPlainObject(req.body) ? req.body : {};
+    if (typeof body.id !== 'string' || body.id.length > 200) throw SERVER_ERRORS.requestInvalid('The body must be JSON { "value": …, "id": "<the document id>" }.', { path: 'id' });
+    // the value names a `_local` claim document: a bounded one
+    if (JSON.stringify(body.value ?? null).length > 1000) throw SERVER_ERRORS.requestInvalid('A claimed value is at most 1,000 characters as JSON.', { path: 'value' });
+    authorize(callerOf(res), { type: 'write', subject: classifyWrite(body.id, { '~class': className }) });
+    const answer = await api().claim(className, String(req.params.attribute), body.value, body.id);
+    if (!answer.claimed) ctx.events.emit('unique:refused', { id: body.id, className, attribute: String(req.params.attribute), existingId: answer.id, origin: 'claim' });
+    return answer;
+  }));
+
+  const adminOnly = (res: Response, what: string) => authorize(callerOf(res), { type: 'admin', what });
+  const withUsage = (q: QuotaDoc) => ({ ...q, usage: quotasOf().usageOf(q.key) });
+
+  router.get('/quotas', handle(async (_req, res) => {
+    adminOnly(res, 'read quotas');
+    return { quotas: quotasOf().list().map(withUsage) };
+  }));
+
+  router.put('/quotas', handle(async (req, res) => {
+    adminOnly(res, 'set quotas');
+    const quota = quotaOf(req.body, stack().name);
+    const current = await stack().getClassSnapshot(QUOTA_CLASS);
+    const existing = await current.getByPrimaryKeys({ key: quota.key });
+    const { _id: _i, ...fields } = quota;
+    const cleared = { maxDocs: null, maxBytes: null, className: null };
+    if (existing) await stack().updateDoc(existing._id, { ...cleared, ...fields });
+    else await stack().createDoc({ '~class': QUOTA_CLASS, ...fields });
+    await quotasOf().reloadLimits(stack());
+    return withUsage(quotasOf().list().find((q) => q.key === quota.key)!);
+  }));
+
+  router.delete('/quotas/:id', handle(async (req, res) => {
+    adminOnly(res, 'remove quotas');
+    const doc = await stack().getDocument(String(req.params.id));
+    if (!doc || doc['~class'] !== QUOTA_CLASS) throw new DocstackError('DS_DOC_NOT_FOUND', 'No quota with that id.', { path: 'id' });
+    await stack().deleteDocument(doc._id);
+    await quotasOf().reloadLimits(stack());
+    return { ok: true, id: doc._id };
+  }));
+
+  // repair: the usage counted again from the stored documents (one pass; run it when the node is quiet)
+  router.post('/quotas/recount', handle(async (_req, res) => {
+    adminOnly(res, 'recount quota usage');
+    await quotasOf().recount(stack());
+    return { quotas: quotasOf().list().map(withUsage) };
+  }));
+
+  // a user reads their own usage (an admin anyone's: ?user=<id>)
+  router.get('/quotas/usage', handle(async (req, res) => {
+    const caller = callerOf(res);
+    const user = typeof req.query.user === 'string' ? req.query.user : caller.userId;
+    if (user !== caller.userId) adminOnly(res, "read another user's usage");
+    const className = typeof req.query.class === 'string' ? req.query.class : undefined;
+    return { user: quotasOf().usageOf(usageKey('user', user, className)), tenant: quotasOf().usageOf(usageKey('tenant', stack().name, className)) };
+  }));
+
+  return {
+    router,
+    /** Once the node's stack is open (and again after a reset): quotas attached, authority events forwarded. */
+    async attach(): Promise<void> {
+      const current = stack();
+      await Quotas.attach(ctx, current);
+      if (forwarded.has(current)) return;
+      forwarded.add(current);
+      for (const name of FORWARDED) {
+        current.on(name, (event: Record<string, unknown>) => ctx.events.emit(name, name === 'sequence:assigned' ? { ...event, first: event.value, last: event.value } : event));
+      }
+    },
+  };
+}
+
+/** A quota from the admin route's body, checked: DS_QUOTA_INVALID names the field at fault. */
+function quotaOf(body: unknown, tenant: string): QuotaDoc {
+  const invalid = (message: string, path: string) => SERVER_ERRORS.quotaInvalid(message, { path });
+  if (!isPlainObject(body)) throw invalid('The body must be JSON { scope, subject, className?, maxDocs?, maxBytes? }.', 'scope');
+  const { scope, className, maxDocs, maxBytes } = body;
+  if (scope !== 'user' && scope !== 'tenant') throw invalid('scope must be "user" or "tenant".', 'scope');
+  const subject = scope === 'tenant' && body.subject === undefined ? tenant : body.subject;
+  if (typeof subject !== 'string' || subject === '' || subject.length > 200 || subject.includes(':')) throw invalid('subject must be a user id (scope user) or a tenant name, without ":".', 'subject');
+  if (className !== undefined && (typeof className !== 'string' || !/^[A-Za-z][A-Za-z0-9_]{0,99}$/.test(className))) throw invalid('className must be the name of an application class.', 'className');
+  for (const [name, value] of [['maxDocs', maxDocs], ['maxBytes', maxBytes]] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) throw invalid(`${name} must be a whole number ≥ 0.`, name);
+  }
+  if (maxDocs === undefined && maxBytes === undefined) throw invalid('A quota sets maxDocs, maxBytes or both.', 'maxDocs');
+  return {
+    _id: '',
+    key: usageKey(scope, subject, className as string | undefined),
+    scope,
+    subject,
+    ...(className !== undefined ? { className: className as string } : {}),
+    ...(maxDocs !== undefined ? { maxDocs: maxDocs as number } : {}),
+    ...(maxBytes !== undefined ? { maxBytes: maxBytes as number } : {}),
+  };
+}
