@@ -66,6 +66,7 @@ export class ServerNode extends EventEmitter {
       source: () => this.stack(),
       ...(options.clock ? { clock: options.clock } : {}),
       log: this.log,
+      onOpen: (stack, tenant) => this.authority.attachStack(stack, tenant),
     });
     const context: NodeContext = {
       config: this.config,

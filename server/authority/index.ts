@@ -30,6 +30,11 @@ export function createAuthority(ctx: NodeContext) {
     if (!found?.isAuthority) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the authority plugin (authority: true).', { details: { requires: 'authority' } });
     return found;
   };
+  /** every stack whose quotas are attached: the default one and the tenant stacks open now */
+  const attached = new Set<ClientStack>();
+  const reloadEverywhere = async () => {
+    for (const open of attached) await quotasByStack.get(open)?.reloadLimits();
+  };
   const router = express.Router();
   const handle = (fn: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
     try {
@@ -77,7 +82,7 @@ export function createAuthority(ctx: NodeContext) {
     const cleared = { maxDocs: null, maxBytes: null, className: null };
     if (existing) await stack().updateDoc(existing._id, { ...cleared, ...fields });
     else await stack().createDoc({ '~class': QUOTA_CLASS, ...fields });
-    await quotasOf().reloadLimits(stack());
+    await reloadEverywhere();
     return withUsage(quotasOf().list().find((q) => q.key === quota.key)!);
   }));
 
@@ -86,7 +91,7 @@ export function createAuthority(ctx: NodeContext) {
     const doc = await stack().getDocument(String(req.params.id));
     if (!doc || doc['~class'] !== QUOTA_CLASS) throw new DocstackError('DS_DOC_NOT_FOUND', 'No quota with that id.', { path: 'id' });
     await stack().deleteDocument(doc._id);
-    await quotasOf().reloadLimits(stack());
+    await reloadEverywhere();
     return { ok: true, id: doc._id };
   }));
 
@@ -110,8 +115,15 @@ export function createAuthority(ctx: NodeContext) {
     router,
     /** Once the node's stack is open (and again after a reset): quotas attached, authority events forwarded. */
     async attach(): Promise<void> {
-      const current = stack();
-      await Quotas.attach(ctx, current);
+      await this.attachStack(stack());
+    },
+    /** A stack the node serves (the default one, or a tenant's as it opens: its tenant named). */
+    async attachStack(current: ClientStack, tenant?: string): Promise<void> {
+      await Quotas.attach(ctx, current, tenant);
+      attached.add(current);
+      current.hooks.onClose.tapPromise('node-authority', async () => {
+        attached.delete(current);
+      });
       if (forwarded.has(current)) return;
       forwarded.add(current);
       for (const name of FORWARDED) {

@@ -58,19 +58,26 @@ export class Quotas {
   private constructor(
     private readonly ctx: NodeContext,
     stack: ClientStack,
+    /** the tenant name its `tenant` quotas key on: the stack's name for the default stack */
+    readonly tenant: string,
+    /** where the `~Quota` documents live: the default stack, where admins set them for every tenant */
+    private readonly limitsSource: () => ClientStack,
   ) {
     this.usage = new UsageStore(stack);
   }
 
-  /** Once per opened stack: the quota class, limits and counters loaded, usage counted from now on. */
-  static async attach(ctx: NodeContext, stack: ClientStack): Promise<Quotas> {
+  /**
+   * Once per opened stack: the quota class, limits and counters loaded, usage counted from now
+   * on. A tenant stack (server/tenants) names its tenant; its limits are read from the default stack.
+   */
+  static async attach(ctx: NodeContext, stack: ClientStack, tenant?: string): Promise<Quotas> {
     const known = quotasByStack.get(stack);
     if (known) return known;
-    const quotas = new Quotas(ctx, stack);
+    const quotas = new Quotas(ctx, stack, tenant ?? stack.name, tenant === undefined ? () => stack : () => ctx.stack());
     quotasByStack.set(stack, quotas);
     await ensureQuotaClass(stack);
     await quotas.usage.load();
-    await quotas.reloadLimits(stack);
+    await quotas.reloadLimits();
     quotas.tap(stack);
     return quotas;
   }
@@ -88,8 +95,8 @@ export class Quotas {
     });
   }
 
-  async reloadLimits(stack: ClientStack): Promise<void> {
-    const docs = (await stack.findDocuments(QUOTA_CLASS)) as unknown as QuotaDoc[];
+  async reloadLimits(): Promise<void> {
+    const docs = (await this.limitsSource().findDocuments(QUOTA_CLASS)) as unknown as QuotaDoc[];
     this.limits = new Map(docs.map((q) => [q.key, q]));
   }
 
@@ -213,7 +220,7 @@ export class Quotas {
   }
 
   private keysOf(stack: ClientStack, className: string, owner: string | null): string[] {
-    const tenant = stack.name;
+    const tenant = this.tenant;
     const keys = [usageKey('tenant', tenant), usageKey('tenant', tenant, className)];
     if (owner) keys.push(usageKey('user', owner), usageKey('user', owner, className));
     return keys;

@@ -17,6 +17,8 @@ export interface TenantStacksOptions {
   source: () => ClientStack;
   clock?: () => number;
   log: (line: string) => void;
+  /** what the node attaches to a tenant stack once it is open (quotas, authority events) */
+  onOpen?: (stack: ClientStack, tenant: string) => Promise<void>;
 }
 
 interface Entry {
@@ -154,6 +156,7 @@ export class TenantStacks {
       const source = this.options.source();
       admitTenantPushes(stack, tenant, source);
       await copySchemaDocs(source, stack, await tenantSchemaIds(source, tenant));
+      await this.options.onOpen?.(stack, tenant);
     } catch (err) {
       await stack.close().catch(() => undefined);
       throw err;

@@ -141,6 +141,22 @@ describe('tenants on the node', () => {
     await expect(client.sync({ remote: `${url}/db/globex`, auth: { username: 'alice', password: 'alice password' } })).rejects.toMatchObject({ status: 403 });
   });
 
+  it("a tenant's quota (set by an admin on the default stack) holds on that tenant's endpoint", async () => {
+    const { admin, bob, call } = await twoTenants();
+    const set = await call('PUT', '/api/private/quotas', admin, { scope: 'tenant', subject: 'globex', className: 'Order', maxDocs: 2 });
+    expect(set, JSON.stringify(set.body)).toMatchObject({ status: 200 });
+    const orders = [order(901), order(902), order(903)];
+    const pushed = await call('POST', '/db/globex/_bulk_docs', bob, { docs: orders });
+    expect(pushed.status).toBe(201);
+    // the tenant may already hold Orders from other tests: at most two stand in all, the rest refused with the usage
+    const refused = (pushed.body as { id: string; error?: string; reason?: string; code?: string }[]).filter((line) => line.error);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]).toMatchObject({ error: 'forbidden', reason: expect.stringMatching(/quota/i) });
+    const stored = await call('GET', `/db/globex/_all_docs?startkey=${encodeURIComponent('"Order-"')}&endkey=${encodeURIComponent('"Order-\uffff"')}`, bob);
+    expect(stored.body.rows.length).toBeLessThanOrEqual(2);
+    expect(await call('DELETE', `/api/private/quotas/${(await call('GET', '/api/private/quotas', admin)).body.quotas.find((q: { subject: string }) => q.subject === 'globex')._id}`, admin)).toMatchObject({ status: 200 });
+  });
+
   it('admins manage the tenants of a user; names are checked; unknown tenants are 404', async () => {
     const { url, admin, alice, bob, call } = await twoTenants();
     expect(await call('PUT', '/api/private/users/bob/tenants', alice, { tenants: ['acme'] })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_ADMIN' } });
