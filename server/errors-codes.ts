@@ -29,6 +29,11 @@ export const SERVER_ERRORS = {
   replicationForbidden: createError('DS_REPLICATION_FORBIDDEN', 'Not served over replication: design documents, deleting a hosted database.', { status: 403 }),
   nodeNotReady: createError('DS_NODE_NOT_READY', 'The node is starting (or resetting); retry in a moment.', { status: 503 }),
   nodeInternal: createError('DS_NODE_INTERNAL', 'The node failed to answer; the cause is logged on the node, never sent.', { status: 500 }),
+  secretInvalid: createError('DS_SECRET_INVALID', 'A secret name or value is malformed (names: letters, digits, "_", ".", ":", "-"; values: text up to 16 KB).', { status: 400 }),
+  secretNotFound: createError('DS_SECRET_NOT_FOUND', 'No secret by that name.', { status: 404 }),
+  secretUnreadable: createError('DS_SECRET_UNREADABLE', "A stored secret does not open with this node's key (the JWT key was replaced); set it again.", { status: 500 }),
+  webhookInvalid: createError('DS_WEBHOOK_INVALID', 'A webhook endpoint is malformed: its url, classes, operations, secret or headers.', { status: 400 }),
+  webhookNotFound: createError('DS_WEBHOOK_NOT_FOUND', 'No webhook endpoint (or delivery) with that id.', { status: 404 }),
   resetUnavailable: createError('DS_NODE_RESET_UNAVAILABLE', 'This node cannot reset its database (no reset wired).', { status: 501 }),
 };
 

@@ -11,6 +11,12 @@ import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
 import { cors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
+import { createIntegrationRouter, startIntegrations, type Integrations } from './integrations.js';
+import { createOpenApiRoute } from './routes/openapi.js';
+import type { WebhookOptions } from './webhooks/options.js';
+
+export { SECRETS, type SecretReader } from './secrets/store.js';
+export type { WebhookOptions } from './webhooks/options.js';
 
 export interface ServerNodeOptions {
   /** the environment to read (default process.env) */
@@ -25,6 +31,8 @@ export interface ServerNodeOptions {
   adapter?: 'leveldb' | 'memory';
   /** what time it is for sessions and for the node's stack (default Date.now): tests move it instead of waiting */
   clock?: () => number;
+  /** webhook delivery settings over the WEBHOOK_* variables (tests: short retry delays) */
+  webhooks?: Partial<WebhookOptions>;
 }
 
 /** How long stop() lets in-flight requests (long-poll feeds among them) finish before closing them. */
@@ -45,6 +53,8 @@ export class ServerNode extends EventEmitter {
   private jwtKeys: JwtKeys | null = null;
   private ready = false;
   private initializing: Promise<void> | null = null;
+  private readonly context: NodeContext;
+  private integrations: Integrations | null = null;
 
   constructor(private readonly options: ServerNodeOptions = {}) {
     super();
@@ -64,6 +74,7 @@ export class ServerNode extends EventEmitter {
       },
       resetStack: () => this.resetStack(),
     };
+    this.context = context;
     this.auth = createAuth(context, options.clock ? { clock: options.clock } : {});
     this.expressApp = this.buildApp(context);
   }
@@ -83,6 +94,8 @@ export class ServerNode extends EventEmitter {
     app.get('/health', (_req, res) => void res.json({ ok: true }));
     app.use(express.json({ limit: this.config.bodyLimit, type: ['application/json', 'application/*+json'] }));
     app.use(this.auth.router);
+    app.get('/api/openapi.json', this.auth.requireSession, createOpenApiRoute(context));
+    this.auth.privateRouter.use(createIntegrationRouter(context)); // document API, SQL, secrets, webhooks
     app.use('/api/private', this.auth.requireSession, this.auth.privateRouter);
     app.use('/db', this.auth.requireSession, createReplicationRouter(context));
     app.use(notFound);
@@ -166,6 +179,7 @@ export class ServerNode extends EventEmitter {
     }
     this.config.adminPassword = null; // the first-boot password is not kept in memory
     this.config.adminPasswordGenerated = false;
+    this.integrations = await startIntegrations(this.context, this.openStack, { env: this.options.env ?? process.env, webhooks: this.options.webhooks });
   }
 
   /** Destroys the node's database and opens it again empty; requests get 503 meanwhile. */
@@ -173,6 +187,7 @@ export class ServerNode extends EventEmitter {
     this.ready = false;
     try {
       const stack = this.openStack;
+      await this.stopIntegrations();
       this.openStack = null;
       if (stack) {
         await stack.close();
@@ -183,6 +198,13 @@ export class ServerNode extends EventEmitter {
     } finally {
       this.ready = this.openStack !== null;
     }
+  }
+
+  /** Webhooks stop sending (what is pending stays in the outbox for the next start). */
+  private async stopIntegrations(): Promise<void> {
+    const integrations = this.integrations;
+    this.integrations = null;
+    await integrations?.stop();
   }
 
   /** Stops accepting, lets in-flight requests finish (bounded), closes the stack. */
@@ -199,6 +221,7 @@ export class ServerNode extends EventEmitter {
     }
     this.auth.close();
     await this.initializing?.catch(() => undefined);
+    await this.stopIntegrations();
     await this.openStack?.close();
     this.openStack = null;
     this.initializing = null;
