@@ -255,10 +255,11 @@ function fixedPaths(): Record<string, Schema> {
 
 /**
  * The OpenAPI 3.1 description of the node's document API for this caller: one set of paths per
- * class the caller may read (its attributes as JSON Schema), plus SQL and the admin routes.
+ * application class the caller may read (its attributes as JSON Schema), plus SQL and the admin routes.
  */
 export async function buildOpenApi(stack: ClientStack, caller: Caller): Promise<Schema> {
-  const names = (await stack.listClasses()).filter((n) => !META.has(n) && canRead(caller, `${n}-x`)).sort();
+  // application classes: the engine's own (`~…`) are not an integration surface, even where readable
+  const names = (await stack.listClasses()).filter((n) => !META.has(n) && !n.startsWith('~') && canRead(caller, `${n}-x`)).sort();
   const schemas: Record<string, Schema> = { ...COMMON_SCHEMAS };
   const paths: Record<string, Schema> = {};
   for (const name of names) {

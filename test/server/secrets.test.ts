@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Class, registerJobHandler, type ClientStack } from '../../index.js';
+import type { ServerStack } from '../../plugins.config.js';
 import { createUser } from '../../server/auth/index.js';
 import { SECRETS, type SecretReader } from '../../server/node.js';
 import { login, testNode } from './node-helpers.js';
@@ -40,7 +41,7 @@ describe('server-only credentials', () => {
   it('are sealed at rest, readable by server jobs through the container, and never answered, logged or replicated', async () => {
     const { node, lines, dataDir } = await testNode();
     const { url } = await node.start();
-    const stack = node.stack();
+    const stack = node.stack() as ServerStack;
     await createUser(stack, 'sam', 'sam password for tests');
     const admin = (await login(url)).token;
     const user = (await login(url, 'sam', 'sam password for tests')).token;
@@ -48,7 +49,7 @@ describe('server-only credentials', () => {
     const call = async (method: string, path: string, body?: unknown, token = admin) => {
       const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       const text = await res.text();
-      outputs.push(`${method} ${path} ${res.status} ${[...res.headers].join(' ')} ${text}`);
+      outputs.push(`${method} ${path} ${res.status} ${JSON.stringify(Object.fromEntries(res.headers as unknown as Iterable<[string, string]>))} ${text}`);
       return { status: res.status, body: text ? JSON.parse(text) : null };
     };
 
