@@ -30,8 +30,8 @@ type Outcome = { ok: true; status: number } | { ok: false; gone?: boolean; statu
  * `webhook:dead-lettered`, `webhook:disabled`.
  */
 export class Sender {
-  /** delivery id → when it is due (ms, the stack's clock) */
-  private readonly due = new Map<string, number>();
+  /** delivery id → when it is due (ms, the stack's clock), and the stored delivery when known (saves a read) */
+  private readonly due = new Map<string, { at: number; doc?: DeliveryDoc }>();
   private readonly inFlight = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -40,13 +40,13 @@ export class Sender {
   constructor(private readonly deps: SenderDeps) {}
 
   async start(): Promise<void> {
-    for await (const doc of this.deps.deliveries.open()) this.due.set(doc._id, doc.nextAttemptAt);
+    for await (const doc of this.deps.deliveries.open()) this.due.set(doc._id, { at: doc.nextAttemptAt, doc });
     this.wake();
   }
 
   add(doc: DeliveryDoc): void {
     if (this.stopped) return;
-    this.due.set(doc._id, doc.nextAttemptAt);
+    this.due.set(doc._id, { at: doc.nextAttemptAt, doc });
     this.wake();
   }
 
@@ -69,11 +69,11 @@ export class Sender {
     this.timer = null;
     const now = this.deps.stack.clock.now();
     const free = this.deps.options.concurrency - this.inFlight.size;
-    const ready = [...this.due].filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]).slice(0, Math.max(free, 0));
-    for (const [id] of ready) {
+    const ready = [...this.due].filter(([, d]) => d.at <= now).sort((a, b) => a[1].at - b[1].at).slice(0, Math.max(free, 0));
+    for (const [id, { doc }] of ready) {
       this.due.delete(id);
       this.inFlight.add(id);
-      void this.attempt(id)
+      void this.attempt(id, doc)
         .catch((err) => this.deps.log(`webhook: delivery ${id} could not be recorded: ${JSON.stringify((err as Error).message)}`))
         .finally(() => {
           this.inFlight.delete(id);
@@ -81,14 +81,15 @@ export class Sender {
           this.wake();
         });
     }
-    const next = Math.min(...this.due.values());
+    let next = Infinity;
+    for (const d of this.due.values()) next = Math.min(next, d.at);
     const wait = Number.isFinite(next) ? Math.max(0, Math.min(next - now, this.deps.options.pollMs)) : this.deps.options.pollMs;
     if (this.due.size > 0 && this.inFlight.size < this.deps.options.concurrency) this.timer = setTimeout(() => this.wake(), wait);
   }
 
-  private async attempt(id: string): Promise<void> {
+  private async attempt(id: string, known?: DeliveryDoc): Promise<void> {
     if (!this.deps.stack.isOpen) return;
-    const delivery = await this.deps.deliveries.get(id);
+    const delivery = known ?? (await this.deps.deliveries.get(id));
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead') return;
     const endpoint = this.deps.endpointById(delivery.endpointId);
     if (!endpoint || endpoint.disabled) {
@@ -119,8 +120,8 @@ export class Sender {
       return;
     }
     const nextAttemptAt = now + retryDelay(this.deps.options, attempts);
-    await this.deps.deliveries.update({ ...failed, status: 'retrying', nextAttemptAt });
-    this.due.set(id, nextAttemptAt);
+    const retrying = await this.deps.deliveries.update({ ...failed, status: 'retrying', nextAttemptAt });
+    this.due.set(id, { at: nextAttemptAt, doc: retrying });
     this.deps.events.emit('webhook:failed', { deliveryId: id, webhookId: delivery.webhookId, endpointId: endpoint._id, type: delivery.type, docId: delivery.docId, attempts, status: outcome.status ?? null, error: outcome.error, nextAttemptAt: new Date(nextAttemptAt).toISOString() });
   }
 
