@@ -57,10 +57,10 @@ export class DeliveryStore {
     return id.startsWith(`${DELIVERY_CLASS}-`) ? this.stack.storage.get<DeliveryDoc>(id) : Promise.resolve(null);
   }
 
-  /** Writes a new delivery; false when it is there already (the outbox read that change before). */
+  /** Writes a new delivery (setting its `_rev`); false when it is there already (the outbox read that change before). */
   async add(doc: DeliveryDoc): Promise<boolean> {
     try {
-      await this.stack.storage.put(doc);
+      doc._rev = await this.stack.storage.put(doc);
       return true;
     } catch (err) {
       if ((err as { status?: number }).status === 409) return false;
