@@ -13,8 +13,8 @@ export class ApiWrite {
 
 /**
  * The caller of an SQL statement run over HTTP. `stack.sql` takes no session, so the route runs
- * the statement inside this scope and the taps below find the caller here: the statement's
- * writes are authorized and its reads filtered by the same rules as every other path.
+ * the statement inside this scope and the validate tap below finds the caller here: the
+ * statement's writes are authorized by the same rules as every other path.
  */
 const sqlScope = new AsyncLocalStorage<Caller>();
 
@@ -32,9 +32,8 @@ const tapped = new WeakSet<ClientStack>();
 
 /**
  * Once per stack: a validate tap that authorizes the writes of an SQL statement (depth 0, origin
- * local, inside runAsCaller) and of the document API (ApiWrite, also checked by the route before
- * the pipeline runs: a `simple` class skips validate); and an afterRead tap that refuses an SQL
- * statement reading a document the caller may not read over replication (visibility.ts).
+ * local, inside runAsCaller: a trigger's writes, depth ≥ 1, are the engine's) and of the document
+ * API (ApiWrite, also checked by the route before the pipeline runs: a `simple` class skips validate).
  */
 export function enforceApiAccess(stack: ClientStack): void {
   if (tapped.has(stack)) return;
@@ -45,11 +44,17 @@ export function enforceApiAccess(stack: ClientStack): void {
     authorize(caller, { type: 'write', subject: classifyWrite(draft._id, draft, ctx.previous ?? null) });
     if (ctx.op !== 'delete') refusePlaintext(ctx.classModel, draft);
   });
-  stack.hooks.afterRead.tapPromise({ name: 'node-api-visibility', stage: -1000 }, async (doc, ctx) => {
-    const caller = sqlScope.getStore();
-    if (caller && !ctx.written && !canRead(caller, doc._id)) {
-      throw new DocstackError('DS_AUTHZ_INTERNAL', `The statement reads documents of ${JSON.stringify(doc['~class'])}, which this caller may not read.`, { details: { className: doc['~class'] } });
-    }
-    return doc;
-  });
+}
+
+/**
+ * Refuses an SQL statement that names a class whose documents the caller may not read over
+ * replication (visibility.ts). Only `~` classes can be such a class, and the sql plugin takes
+ * table names as plain identifiers, so every one is a `~name` token of the statement; a token
+ * that names no class (a system column such as `~createTimestamp`) is not a table.
+ */
+export async function refuseUnreadableTables(stack: ClientStack, caller: Caller, statement: string): Promise<void> {
+  for (const name of new Set(statement.match(/~[A-Za-z_][A-Za-z0-9_]*/g) ?? [])) {
+    if (canRead(caller, `${name}-x`) || !(await stack.classCache.get(name))) continue;
+    throw new DocstackError('DS_AUTHZ_INTERNAL', `The statement reads ${name}, whose documents this caller may not read.`, { path: name, details: { className: name } });
+  }
 }

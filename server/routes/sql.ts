@@ -1,17 +1,17 @@
 import express from 'express';
-import { DocstackError, isPlainObject } from '../../index.js';
+import { type ClientStack, DocstackError, isPlainObject } from '../../index.js';
 import type { ServerStack } from '../../plugins.config.js';
 import { callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
-import { runAsCaller } from './api-access.js';
+import { refuseUnreadableTables, runAsCaller } from './api-access.js';
 import { stackFor } from './docs.js';
 
 /**
  * `POST /api/private/sql` { statement, params? }: one statement of the sql plugin (docs/sql.md).
- * It runs as the caller: its writes pass the node's authorization and the pipeline, and a read
- * of a document the caller may not read over replication refuses the statement (403).
+ * It runs as the caller: its writes pass the node's authorization and the pipeline, and a
+ * statement naming a class the caller may not read over replication is refused (403).
  * SELECT answers `{ rows }`, INSERT/UPDATE/DELETE `{ count, ids }`.
  */
 export function createSqlRouter(ctx: NodeContext): express.Router {
@@ -26,7 +26,9 @@ export function createSqlRouter(ctx: NodeContext): express.Router {
       const stack = stackFor(ctx, req, res) as unknown as Partial<ServerStack>;
       const sql = stack.sql;
       if (!sql) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the sql plugin.', { details: { requires: 'sql' } });
-      const result = await runAsCaller(callerOf(res), () => sql(statement, params as never));
+      const caller = callerOf(res);
+      await refuseUnreadableTables(stack as unknown as ClientStack, caller, statement);
+      const result = await runAsCaller(caller, () => sql(statement, params as never));
       res.json(Array.isArray(result) ? { rows: result } : result);
     } catch (err) {
       sendError(res, err, ctx.log);

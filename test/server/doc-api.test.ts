@@ -191,6 +191,10 @@ describe('SQL over HTTP', () => {
       expect(JSON.stringify(users.body)).not.toMatch(/scrypt/);
     }
     expect((await call(user, 'POST', '/api/private/sql', { statement: 'SELECT COUNT(*) AS n FROM [~UserSession]' })).status).toBe(403);
+    // an engine-internal class the user cannot replicate: refused even while it holds nothing
+    expect((await call(user, 'POST', '/api/private/sql', { statement: 'SELECT * FROM Item JOIN [~Job] j ON j.name = Item.colour' })).body).toMatchObject({ code: 'DS_AUTHZ_INTERNAL', path: '~Job' });
+    // system columns are not tables
+    expect((await call(user, 'POST', '/api/private/sql', { statement: 'SELECT n, [~createTimestamp] AS at FROM Item WHERE n = 1' })).status).toBe(200);
     expect((await call(user, 'POST', '/api/private/sql', { statement: 'SELEC nonsense' })).body.code).toBe('DS_SQL_SYNTAX');
     expect((await call(user, 'POST', '/api/private/sql', { statement: 42 })).body).toMatchObject({ code: 'DS_REQUEST_INVALID', path: 'statement' });
   });
