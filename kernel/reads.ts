@@ -29,11 +29,12 @@ const SCAN_PAGE = 500;
  */
 export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE, after?: string): AsyncGenerator<Doc[]> {
   let startkey = after !== undefined && after > prefix ? after : prefix;
-  let skip = startkey === after ? 1 : 0;
+  let skip = 0;
   for (;;) {
     const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: pageSize, skip });
     if (page.rows.length === 0) return;
-    yield page.rows.map((row) => row.doc as unknown as Doc).filter(Boolean);
+    // a cursor id is excluded (it may be a stored document, or a deleted one's id)
+    yield page.rows.filter((row) => row.id !== after).map((row) => row.doc as unknown as Doc).filter(Boolean);
     if (page.rows.length < pageSize) return;
     startkey = page.rows[page.rows.length - 1].id;
     skip = 1;
