@@ -41,7 +41,8 @@ const DRAIN_MS = 5000;
 /**
  * The server node: the engine behind an Express app. Events: `ready` { port, url },
  * `login` { username, sessionId }, `session:revoked` { sessionId, by }, `reset`, `stopped`,
- * `error` (Error) — see docs/server.md.
+ * `error` (Error), and the webhooks' `webhook:delivered` / `webhook:failed` /
+ * `webhook:dead-lettered` / `webhook:disabled` — see docs/server.md.
  */
 export class ServerNode extends EventEmitter {
   readonly config: ServerConfig;
