@@ -20,6 +20,8 @@ let spec: any;
 // ajv is CommonJS: its class is the default export's `default` under NodeNext typings
 const Ajv2020 = (Ajv2020Module as unknown as { default: typeof Ajv2020Module }).default ?? Ajv2020Module;
 const ajv = new (Ajv2020 as unknown as new (o: object) => import('ajv').default)({ strict: false, allErrors: true });
+// the one format the description uses (ajv-formats is not a dependency): RFC 3339 date-times, as the engine stamps them
+ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
 
 async function call(method: string, path: string, body?: unknown, token = admin) {
   const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
