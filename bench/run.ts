@@ -17,6 +17,7 @@ import { runTransactions } from './transactions.js';
 import { runSql } from './sql/index.js';
 import { runTenants } from './tenants.js';
 import { runAuthority } from './authority.js';
+import { runApi } from './api.js';
 
 interface RunOptions {
   rounds: number;
@@ -34,6 +35,7 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   sql: runSql,
   tenants: runTenants,
   authority: runAuthority,
+  api: runApi,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

@@ -12,6 +12,8 @@ export interface FindOptions {
   skip?: number;
   limit?: number;
   includeInactive?: boolean;
+  /** Only documents whose `_id` sorts after this one: a cursor, so a next page does not read the pages before it. */
+  after?: string;
 }
 
 export interface GetOptions {
@@ -25,13 +27,14 @@ const SCAN_PAGE = 500;
  * in id order, one page at a time: memory stays bounded, a caller that has enough stops the
  * scan, and a caller may write between pages (the next page starts after the last id read).
  */
-export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE): AsyncGenerator<Doc[]> {
-  let startkey = prefix;
+export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE, after?: string): AsyncGenerator<Doc[]> {
+  let startkey = after !== undefined && after > prefix ? after : prefix;
   let skip = 0;
   for (;;) {
     const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: pageSize, skip });
     if (page.rows.length === 0) return;
-    yield page.rows.map((row) => row.doc as unknown as Doc).filter(Boolean);
+    // a cursor id is excluded (it may be a stored document, or a deleted one's id)
+    yield page.rows.filter((row) => row.id !== after).map((row) => row.doc as unknown as Doc).filter(Boolean);
     if (page.rows.length < pageSize) return;
     startkey = page.rows[page.rows.length - 1].id;
     skip = 1;
@@ -54,6 +57,9 @@ export function checkFindOptions(options: FindOptions): void {
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
       throw new DocstackError('DS_QUERY_INVALID', `${key} must be a whole number ≥ 0 (got ${String(value)}).`, { path: key });
     }
+  }
+  if (options.after !== undefined && typeof options.after !== 'string') {
+    throw new DocstackError('DS_QUERY_INVALID', 'after must be a document id.', { path: 'after' });
   }
   if (options.fields !== undefined && (!Array.isArray(options.fields) || options.fields.some((f) => typeof f !== 'string'))) {
     throw new DocstackError('DS_QUERY_INVALID', 'fields must be a list of attribute names.', { path: 'fields' });
@@ -79,7 +85,7 @@ export async function scanClass(
   let toSkip = options.skip ?? 0;
   const out: Doc[] = [];
   if (limit === 0) return out;
-  for await (const page of candidatePages(stack, db, hooks, model, selector, options.includeInactive === true)) {
+  for await (const page of candidatePages(stack, db, hooks, model, selector, options.includeInactive === true, options.after)) {
     const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive) && !hooks.hidden.call(doc, { stack, classModel: model }));
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
     const candidates = await Promise.all(stored.map((doc) => hooks.afterRead.promise(doc, { stack, classModel: model })));
@@ -99,10 +105,10 @@ export async function scanClass(
  * The stored documents a find reads: what a findCandidates tap (an index) names, in `_id` order,
  * else the whole class range.
  */
-async function* candidatePages(stack: ClientStack, db: Database, hooks: KernelHooks, model: ClassModel, selector: Selector | undefined, includeInactive: boolean): AsyncGenerator<Doc[]> {
+async function* candidatePages(stack: ClientStack, db: Database, hooks: KernelHooks, model: ClassModel, selector: Selector | undefined, includeInactive: boolean, after?: string): AsyncGenerator<Doc[]> {
   const answer = selector && Object.keys(selector).length > 0 ? await hooks.findCandidates.promise(selector, { stack, classModel: model, includeInactive }) : undefined;
-  if (!answer) return yield* rangePages(db, `${model.name}-`);
-  const docs = [...answer.docs].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  if (!answer) return yield* rangePages(db, `${model.name}-`, SCAN_PAGE, after);
+  const docs = answer.docs.filter((d) => after === undefined || d._id > after).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   for (let start = 0; start < docs.length; start += SCAN_PAGE) yield docs.slice(start, start + SCAN_PAGE);
 }
 

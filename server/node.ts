@@ -14,6 +14,12 @@ import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 import { authorize } from './authorization/index.js';
 import { TenantStacks } from './tenants/stacks.js';
+import { createIntegrationRouter, startIntegrations, type Integrations } from './integrations.js';
+import { createOpenApiRoute } from './routes/openapi.js';
+import type { WebhookOptions } from './webhooks/options.js';
+
+export { SECRETS, type SecretReader } from './secrets/store.js';
+export type { WebhookOptions } from './webhooks/options.js';
 
 export interface ServerNodeOptions {
   /** the environment to read (default process.env) */
@@ -28,6 +34,8 @@ export interface ServerNodeOptions {
   adapter?: 'leveldb' | 'memory';
   /** what time it is for sessions and for the node's stack (default Date.now): tests move it instead of waiting */
   clock?: () => number;
+  /** webhook delivery settings over the WEBHOOK_* variables (tests: short retry delays) */
+  webhooks?: Partial<WebhookOptions>;
 }
 
 /** How long stop() lets in-flight requests (long-poll feeds among them) finish before closing them. */
@@ -36,7 +44,9 @@ const DRAIN_MS = 5000;
 /**
  * The server node: the engine behind an Express app. Events: `ready` { port, url },
  * `login` { username, sessionId }, `session:revoked` { sessionId, by }, `reset`, `stopped`,
- * `error` (Error), `sequence:assigned`, `unique:refused`, `quota:exceeded` — see docs/server.md.
+ * `error` (Error), the authority's `sequence:assigned`, `unique:refused`, `quota:exceeded`, and
+ * the webhooks' `webhook:delivered` / `webhook:failed` / `webhook:dead-lettered` /
+ * `webhook:disabled` — see docs/server.md.
  */
 export class ServerNode extends EventEmitter {
   readonly config: ServerConfig;
@@ -51,6 +61,8 @@ export class ServerNode extends EventEmitter {
   private initializing: Promise<void> | null = null;
   /** one stack per tenant, opened on demand (server/tenants, docs/server.md#tenants) */
   readonly tenants: TenantStacks;
+  private readonly context: NodeContext;
+  private integrations: Integrations | null = null;
 
   constructor(private readonly options: ServerNodeOptions = {}) {
     super();
@@ -87,6 +99,7 @@ export class ServerNode extends EventEmitter {
         return this.tenants.lease(tenant);
       },
     };
+    this.context = context;
     this.auth = createAuth(context, options.clock ? { clock: options.clock } : {});
     this.authority = createAuthority(context);
     this.expressApp = this.buildApp(context);
@@ -107,6 +120,8 @@ export class ServerNode extends EventEmitter {
     app.get('/health', (_req, res) => void res.json({ ok: true }));
     app.use(express.json({ limit: this.config.bodyLimit, type: ['application/json', 'application/*+json'] }));
     app.use(this.auth.router);
+    app.get('/api/openapi.json', this.auth.requireSession, createOpenApiRoute(context));
+    this.auth.privateRouter.use(createIntegrationRouter(context)); // document API, SQL, secrets, webhooks
     app.use('/api/private', this.auth.requireSession, this.auth.privateRouter);
     // sequences, unique claims, quotas (server/authority): reached when no route above answered
     app.use('/api/private', this.auth.requireSession, this.authority.router);
@@ -193,6 +208,7 @@ export class ServerNode extends EventEmitter {
     }
     this.config.adminPassword = null; // the first-boot password is not kept in memory
     this.config.adminPasswordGenerated = false;
+    this.integrations = await startIntegrations(this.context, this.openStack, { env: this.options.env ?? process.env, webhooks: this.options.webhooks });
   }
 
   /** Destroys the node's database and opens it again empty; requests get 503 meanwhile. */
@@ -200,6 +216,7 @@ export class ServerNode extends EventEmitter {
     this.ready = false;
     try {
       const stack = this.openStack;
+      await this.stopIntegrations();
       this.openStack = null;
       if (stack) {
         await stack.close();
@@ -210,6 +227,13 @@ export class ServerNode extends EventEmitter {
     } finally {
       this.ready = this.openStack !== null;
     }
+  }
+
+  /** Webhooks stop sending (what is pending stays in the outbox for the next start). */
+  private async stopIntegrations(): Promise<void> {
+    const integrations = this.integrations;
+    this.integrations = null;
+    await integrations?.stop();
   }
 
   /** Stops accepting, lets in-flight requests finish (bounded), closes the stack. */
@@ -227,6 +251,7 @@ export class ServerNode extends EventEmitter {
     this.auth.close();
     await this.initializing?.catch(() => undefined);
     await this.tenants.closeAll();
+    await this.stopIntegrations();
     await this.openStack?.close();
     this.openStack = null;
     this.initializing = null;

@@ -2,10 +2,11 @@ import { PATCH_CLASS } from '../../index.js';
 import type { Caller } from './caller.js';
 
 /**
- * Server-private classes hold the node's own secrets (password hashes, sessions): never served
- * to anyone over replication, admins included (admins manage users through their routes).
+ * Server-private classes hold the node's own secrets (password hashes, sessions, integration
+ * secrets, webhook endpoints and their deliveries): never served to anyone over replication,
+ * admins included (admins manage them through their routes).
  */
-export const SERVER_PRIVATE_CLASSES: readonly string[] = ['~User', '~UserSession'];
+export const SERVER_PRIVATE_CLASSES: readonly string[] = ['~User', '~UserSession', '~Secret', '~WebhookEndpoint', '~WebhookDelivery'];
 
 export function isServerPrivateId(id: string): boolean {
   return SERVER_PRIVATE_CLASSES.some((name) => id === name || id.startsWith(`${name}-`));

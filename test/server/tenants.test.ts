@@ -157,6 +157,14 @@ describe('tenants on the node', () => {
     expect(await call('DELETE', `/api/private/quotas/${(await call('GET', '/api/private/quotas', admin)).body.quotas.find((q: { subject: string }) => q.subject === 'globex')._id}`, admin)).toMatchObject({ status: 200 });
   });
 
+  it('the document API and SQL serve the default database: a member of tenants gets 403 there, like on /db/<default>', async () => {
+    const { admin, alice, call } = await twoTenants();
+    expect(await call('GET', '/api/private/docs/Invoice', alice)).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
+    expect(await call('POST', '/api/private/docs/Invoice', alice, { number: 'I-x' })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
+    expect(await call('POST', '/api/private/sql', alice, { statement: 'SELECT * FROM Invoice' })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
+    expect((await call('GET', '/api/private/docs/Invoice', admin)).status).toBe(200);
+  });
+
   it('admins manage the tenants of a user; names are checked; unknown tenants are 404', async () => {
     const { url, admin, alice, bob, call } = await twoTenants();
     expect(await call('PUT', '/api/private/users/bob/tenants', alice, { tenants: ['acme'] })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_ADMIN' } });

@@ -1,0 +1,38 @@
+import express from 'express';
+import { type ClientStack, DocstackError, isPlainObject } from '../../index.js';
+import type { ServerStack } from '../../plugins.config.js';
+import { callerOf } from '../authorization/index.js';
+import type { NodeContext } from '../context.js';
+import { sendError } from '../errors.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
+import { refuseUnreadableTables, runAsCaller } from './api-access.js';
+import { stackFor } from './docs.js';
+
+/**
+ * `POST /api/private/sql` { statement, params? }: one statement of the sql plugin (docs/sql.md).
+ * It runs as the caller: its writes pass the node's authorization and the pipeline, and a
+ * statement naming a class the caller may not read over replication is refused (403).
+ * SELECT answers `{ rows }`, INSERT/UPDATE/DELETE `{ count, ids }`.
+ */
+export function createSqlRouter(ctx: NodeContext): express.Router {
+  const router = express.Router();
+  router.post('/sql', async (req, res) => {
+    try {
+      const { statement, params } = isPlainObject(req.body) ? req.body : ({} as Record<string, unknown>);
+      if (typeof statement !== 'string' || statement.trim() === '' || statement.length > 100_000) {
+        throw SERVER_ERRORS.requestInvalid('The body must be { "statement": "SELECT …", "params"?: [...] | {...} }.', { path: 'statement' });
+      }
+      if (params !== undefined && !Array.isArray(params) && !isPlainObject(params)) throw SERVER_ERRORS.requestInvalid('params must be a list (for ?) or an object (for $name).', { path: 'params' });
+      const stack = stackFor(ctx, req, res) as unknown as Partial<ServerStack>;
+      const sql = stack.sql;
+      if (!sql) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the sql plugin.', { details: { requires: 'sql' } });
+      const caller = callerOf(res);
+      await refuseUnreadableTables(stack as unknown as ClientStack, caller, statement);
+      const result = await runAsCaller(caller, () => sql(statement, params as never));
+      res.json(Array.isArray(result) ? { rows: result } : result);
+    } catch (err) {
+      sendError(res, err, ctx.log);
+    }
+  });
+  return router;
+}
