@@ -1,10 +1,13 @@
 import { DocstackError } from './errors.js';
 import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
+import type { ClassCounts } from './indexes/class-counts.js';
 import { planClaims, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 import type { AttributeTypes } from './model/attribute-types.js';
 import type { ClassModel, Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
+import { storeWrites } from './pipeline-store.js';
 import type { Database } from './storage.js';
+import type { WriteLock } from './write-lock.js';
 
 export interface WriteRequest {
   op: WriteOp;
@@ -52,20 +55,20 @@ function refuseMissingCapability(model: ClassModel, types: AttributeTypes): void
   }
 }
 
-/** Documents per bulkDocs call: PouchDB's bulkDocs grows worse than linearly past ~1,000. */
-const WRITE_CHUNK = 1000;
-
 interface PipelineDeps {
   db: Database;
   hooks: KernelHooks;
   primaryKeys: PrimaryKeyIndex;
+  counts: ClassCounts;
+  lock: WriteLock;
   stack: ClientStack;
 }
 
 /**
- * The write pipeline: beforeValidate → validate → (primary keys) → beforeWrite → bulkDocs →
- * afterWrite. A call is all-or-nothing: every draft is validated before anything is stored,
- * and a write-time failure (a concurrent writer) undoes what the call had stored.
+ * The write pipeline: beforeValidate → validate → beforeWrite → bulkDocs (documents, their
+ * primary-key entries and class counters in one call) → afterWrite. A call is all-or-nothing:
+ * every draft is validated before anything is stored, and a write-time failure (a concurrent
+ * writer) undoes what the call had stored.
  */
 export class WritePipeline {
   constructor(private readonly deps: PipelineDeps) {}
@@ -79,14 +82,12 @@ export class WritePipeline {
       stored.push(requests[i].classModel.simple ? drafts[i] : await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]));
     }
 
-    await this.deps.primaryKeys.claim(claims);
-    try {
-      await this.store(requests, stored);
-    } catch (err) {
-      await this.deps.primaryKeys.release(claims);
-      throw err;
-    }
-    await this.deps.primaryKeys.release(releases);
+    await storeWrites(
+      this.deps,
+      stored.map((doc, i) => ({ doc, previous: requests[i].previous, className: requests[i].classModel.name, create: requests[i].op === 'create' })),
+      claims,
+      releases,
+    );
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker)
     const results: Doc[] = [];
@@ -147,50 +148,11 @@ export class WritePipeline {
     return { drafts, contexts, ...this.planKeys(requests, drafts) };
   }
 
-  /** Keys to claim before the write and to release after it; a duplicate inside the batch is refused. */
-  private planKeys(requests: WriteRequest[], drafts: Doc[]): { claims: KeyClaim[]; releases: KeyClaim[] } {
+  /** Keys the write claims and gives back, by draft; a duplicate inside the batch is refused. */
+  private planKeys(requests: WriteRequest[], drafts: Doc[]): { claims: { index: number; claim: KeyClaim }[]; releases: { index: number; claim: KeyClaim }[] } {
     const plan = planClaims(requests.map((r, i) => ({ model: r.classModel, next: r.op === 'delete' ? null : drafts[i], previous: r.previous })));
     if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
-    return { claims: plan.claims.map((c) => c.claim), releases: plan.releases };
-  }
-
-  /** bulkDocs in chunks; on any per-document failure, undo what this call stored and throw. */
-  private async store(requests: WriteRequest[], stored: Doc[]): Promise<void> {
-    const { db } = this.deps;
-    const written: number[] = [];
-    let failure: { index: number; status?: number; message?: string } | null = null;
-    for (let start = 0; start < stored.length && !failure; start += WRITE_CHUNK) {
-      const chunk = stored.slice(start, start + WRITE_CHUNK);
-      const results = await db.bulkDocs(chunk as never[]);
-      results.forEach((result, offset) => {
-        const index = start + offset;
-        if ('error' in result && result.error) {
-          failure ??= { index, status: result.status, message: result.message };
-        } else {
-          stored[index]._rev = (result as PouchDB.Core.Response).rev;
-          written.push(index);
-        }
-      });
-    }
-    if (!failure) return;
-    await this.undo(requests, stored, written);
-    const { index, status, message } = failure as { index: number; status?: number; message?: string };
-    const id = stored[index]._id;
-    if (status === 409 && requests[index].op === 'create') {
-      throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${id}" already exists.`, { details: { id } });
-    }
-    if (status === 409) {
-      throw new DocstackError('DS_DOC_CONFLICT', `"${id}" was changed by another writer; read it again and retry.`, { details: { id } });
-    }
-    throw new DocstackError('DS_DOC_CONFLICT', `Storing "${id}" failed: ${message ?? 'unknown storage error'}.`, { details: { id, status } });
-  }
-
-  /** Compensates a partial bulk write: new documents removed, updated ones restored. */
-  private async undo(requests: WriteRequest[], stored: Doc[], written: number[]): Promise<void> {
-    const reverts = written.map((i) => {
-      const previous = requests[i].previous;
-      return previous ? { ...previous, _rev: stored[i]._rev } : { _id: stored[i]._id, _rev: stored[i]._rev, _deleted: true };
-    });
-    if (reverts.length > 0) await this.deps.db.bulkDocs(reverts as never[]);
+    const indexOf = new Map(drafts.map((d, i) => [d._id, i]));
+    return { claims: plan.claims, releases: plan.releases.map((claim) => ({ index: indexOf.get(claim.docId) ?? 0, claim })) };
   }
 }

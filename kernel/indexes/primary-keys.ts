@@ -20,7 +20,7 @@ export interface KeyClaim {
   attributes: string[];
 }
 
-interface KeyDoc {
+export interface KeyDoc {
   _id: string;
   _rev?: string;
   docId: string;
@@ -120,6 +120,22 @@ function batchDuplicate(claim: KeyClaim, first: string): DocstackError {
   );
 }
 
+/** A key entry to write in the same bulkDocs call as the documents (see PrimaryKeyIndex.prepare). */
+export interface KeyEntryWrite {
+  /** the document (by index in the caller's batch) this entry belongs to */
+  index: number;
+  entry: KeyDoc & { _deleted?: boolean };
+  /** a claim: its key; a release: the entry as it was, to put back if the write is undone */
+  claim?: KeyClaim;
+  restore?: KeyDoc;
+}
+
+export interface PreparedKeys {
+  writes: KeyEntryWrite[];
+  /** claims whose key a live document (or a pending claim) owns: refused before anything is written */
+  conflicts: { index: number; claim: KeyClaim; owner: string }[];
+}
+
 export class PrimaryKeyIndex {
   constructor(
     private readonly db: Database,
@@ -176,6 +192,39 @@ export class PrimaryKeyIndex {
     }
   }
 
+  /**
+   * Reads the key entries of a batch's claims and releases and returns what to write for them
+   * in the documents' own bulkDocs call: a free or stale key gets an entry (a stale one is taken
+   * over at its revision), a key the claimant already holds needs nothing, a key a live document
+   * owns is a conflict; a release deletes the entry if its document still owns it. Nothing is
+   * written here. Call inside the store's write lock, so no writer of this process can take a
+   * key between this read and the write.
+   */
+  async prepare(claims: readonly { index: number; claim: KeyClaim }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
+    const prepared: PreparedKeys = { writes: [], conflicts: [] };
+    if (claims.length === 0 && releases.length === 0) return prepared;
+    const claimedAt = this.clock.now();
+    const current = await this.readKeys([...claims, ...releases].map((c) => c.claim.keyId));
+    for (let i = 0; i < claims.length; i++) {
+      const { index, claim } = claims[i];
+      const keyDoc = current[i];
+      if (keyDoc?.docId === claim.docId) continue;
+      if (keyDoc && (await this.isLiveOwner(keyDoc, claim))) {
+        prepared.conflicts.push({ index, claim, owner: keyDoc.docId });
+        continue;
+      }
+      prepared.writes.push({ index, claim, entry: { _id: claim.keyId, ...(keyDoc ? { _rev: keyDoc._rev } : {}), docId: claim.docId, claimedAt } });
+    }
+    for (let i = 0; i < releases.length; i++) {
+      const { index, claim } = releases[i];
+      const keyDoc = current[claims.length + i];
+      if (!keyDoc || keyDoc.docId !== claim.docId) continue;
+      const { _rev, ...restore } = keyDoc;
+      prepared.writes.push({ index, restore, entry: { _id: keyDoc._id, _rev, docId: keyDoc.docId, _deleted: true } });
+    }
+    return prepared;
+  }
+
   /** Removes key entries, but only those still owned by the given document. */
   async release(claims: readonly KeyClaim[]): Promise<void> {
     for (const claim of claims) {
@@ -187,6 +236,15 @@ export class PrimaryKeyIndex {
         if ((err as { status?: number }).status !== 409 && (err as { status?: number }).status !== 404) throw err;
       }
     }
+  }
+
+  /** Several key entries at once (`_local` documents are read one get each; these run together). */
+  private async readKeys(keyIds: readonly string[]): Promise<Array<KeyDoc | null>> {
+    const out: Array<KeyDoc | null> = [];
+    for (let start = 0; start < keyIds.length; start += CLAIM_CHUNK) {
+      out.push(...(await Promise.all(keyIds.slice(start, start + CLAIM_CHUNK).map((id) => this.readKey(id)))));
+    }
+    return out;
   }
 
   private readKey(keyId: string): Promise<KeyDoc | null> {

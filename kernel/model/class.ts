@@ -222,6 +222,11 @@ export class Class extends EventEmitter {
     return this.stack.findDocuments(this.name, selector, { fields, skip, limit });
   }
 
+  /** How many active documents of this class match the selector (all without one); see stack.countDocuments. */
+  count(selector?: Selector): Promise<number> {
+    return this.stack.countDocuments(this.name, selector);
+  }
+
   /** One active document of this class, or null. */
   async get(id: string): Promise<Doc | null> {
     const doc = await this.stack.getDocument(id);
