@@ -15,6 +15,7 @@ import { runHttp } from './http.js';
 import { runBrowser } from './browser/index.js';
 import { runTransactions } from './transactions.js';
 import { runSql } from './sql/index.js';
+import { runCompare } from './compare.js';
 
 interface RunOptions {
   rounds: number;
@@ -30,6 +31,7 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   browser: runBrowser,
   transactions: runTransactions,
   sql: runSql,
+  compare: runCompare,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

@@ -250,9 +250,11 @@ export class Ingestor {
       }
     }
     const counters = await counts.entries(deltas);
-    const locals = [...keyWrites.map((w) => ({ ...w.entry })), ...counters];
+    const locals = [...keyWrites.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
     const answers = await this.deps.db.bulkDocs([...locals, ...pending.map((e) => e.doc)] as never[], { new_edits: how.newEdits });
     const { stored, localFailed } = this.record(pending, locals, answers, how.newEdits, results);
+    // without new_edits PouchDB answers failures only: a counter written has the next `_local` revision
+    counters.forEach((c, i) => counts.stored(c, localFailed.has(c._id) ? null : how.newEdits ? (answers[keyWrites.length + i] as { rev: string }).rev : nextLocalRev(c._rev)));
 
     // what the batch's counters could not hold: failed documents, a counter another process moved, settled revisions
     const correction = new Map<string, number>();
@@ -389,6 +391,11 @@ export class Ingestor {
     }
     return { found, tombstones };
   }
+}
+
+/** The revision PouchDB gives a `_local` document written over `rev` ("0-N" → "0-N+1"). */
+function nextLocalRev(rev: string | undefined): string {
+  return `0-${rev ? Number(rev.split('-')[1]) + 1 : 1}`;
 }
 
 function idOf(doc: unknown): string {

@@ -1,3 +1,4 @@
+import type { ChangeFeed, WrittenChange } from './change-feed.js';
 import { DocstackError } from './errors.js';
 import { addDelta, counts, type ClassCounts, type CountDoc } from './indexes/class-counts.js';
 import { uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from './indexes/primary-keys.js';
@@ -13,6 +14,8 @@ export interface StoreDeps {
   primaryKeys: PrimaryKeyIndex;
   counts: ClassCounts;
   lock: WriteLock;
+  /** the stack's change feed: a large write is announced from what it wrote (ChangeFeed.ownWrite) */
+  feed?: ChangeFeed;
 }
 
 /** One document of a pipeline call, as storage sees it. */
@@ -52,39 +55,49 @@ export async function storeWrites(deps: StoreDeps, items: StoreItem[], claims: {
     const written: number[] = [];
     const keysWritten: { write: KeyEntryWrite; rev: string }[] = [];
     let failure: Failure | null = null;
-    for (let start = 0; start < items.length && !failure; start += WRITE_CHUNK) {
-      const chunk = items.slice(start, start + WRITE_CHUNK);
-      const deltas = new Map<string, number>();
-      const chunkKeys: KeyEntryWrite[] = [];
-      chunk.forEach((item, offset) => {
-        addDelta(deltas, item.className, counts(item.previous), counts(item.doc));
-        chunkKeys.push(...(keyWrites.get(start + offset) ?? []));
-      });
-      for (const [name, d] of deltas) total.set(name, (total.get(name) ?? 0) + d);
-      const counters: CountDoc[] = await deps.counts.entries(deltas);
-      const locals = [...chunkKeys.map((w) => ({ ...w.entry })), ...counters];
-      const results = await deps.db.bulkDocs([...locals, ...chunk.map((i) => i.doc)] as never[]);
-      results.forEach((result, i) => {
-        const failed = 'error' in result && result.error;
-        if (i < chunkKeys.length) {
-          if (!failed) keysWritten.push({ write: chunkKeys[i], rev: (result as PouchDB.Core.Response).rev });
-          else if (chunkKeys[i].claim) failure ??= { index: chunkKeys[i].index, claim: chunkKeys[i].claim };
-        } else if (i < locals.length) {
-          const name = counters[i - chunkKeys.length]._id.slice('_local/~count/'.length);
-          if (!failed) counted.set(name, (counted.get(name) ?? 0) + (deltas.get(name) ?? 0));
-        } else {
-          const index = start + i - locals.length;
-          if (failed) failure ??= { index, status: (result as { status?: number }).status, message: (result as { message?: string }).message };
-          else {
-            items[index].doc._rev = (result as PouchDB.Core.Response).rev;
-            written.push(index);
+    const run = async (): Promise<WrittenChange[]> => {
+      for (let start = 0; start < items.length && !failure; start += WRITE_CHUNK) {
+        const chunk = items.slice(start, start + WRITE_CHUNK);
+        const deltas = new Map<string, number>();
+        const chunkKeys: KeyEntryWrite[] = [];
+        chunk.forEach((item, offset) => {
+          addDelta(deltas, item.className, counts(item.previous), counts(item.doc));
+          chunkKeys.push(...(keyWrites.get(start + offset) ?? []));
+        });
+        for (const [name, d] of deltas) total.set(name, (total.get(name) ?? 0) + d);
+        const counters: CountDoc[] = await deps.counts.entries(deltas);
+        const locals = [...chunkKeys.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
+        const results = await deps.db.bulkDocs([...locals, ...chunk.map((i) => i.doc)] as never[]);
+        results.forEach((result, i) => {
+          const failed = 'error' in result && result.error;
+          if (i < chunkKeys.length) {
+            if (!failed) keysWritten.push({ write: chunkKeys[i], rev: (result as PouchDB.Core.Response).rev });
+            else if (chunkKeys[i].claim) failure ??= { index: chunkKeys[i].index, claim: chunkKeys[i].claim };
+          } else if (i < locals.length) {
+            const counter = counters[i - chunkKeys.length];
+            const name = counter._id.slice('_local/~count/'.length);
+            deps.counts.stored(counter, failed ? null : (result as PouchDB.Core.Response).rev);
+            if (!failed) counted.set(name, (counted.get(name) ?? 0) + (deltas.get(name) ?? 0));
+          } else {
+            const index = start + i - locals.length;
+            if (failed) failure ??= { index, status: (result as { status?: number }).status, message: (result as { message?: string }).message };
+            else {
+              items[index].doc._rev = (result as PouchDB.Core.Response).rev;
+              written.push(index);
+            }
           }
-        }
-      });
-    }
-    if (failure) await undo(deps, items, written, keysWritten, counted);
-    else await correctCounts(deps, total, counted);
+        });
+      }
+      if (failure) {
+        await undo(deps, items, written, keysWritten, counted);
+        return [];
+      }
+      return written.map((i) => ({ id: items[i].doc._id, rev: items[i].doc._rev!, deleted: (items[i].doc as { _deleted?: boolean })._deleted === true }));
+    };
+    await (deps.feed ? deps.feed.ownWrite(items.length, run) : run());
     if (failure) throw failureError(items, failure);
+    for (const { write } of keysWritten) deps.primaryKeys.remember(write.entry._id, write.claim ? write.claim.docId : null);
+    await correctCounts(deps, total, counted);
   });
 }
 
@@ -134,11 +147,12 @@ export async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index
     const deltas = new Map<string, number>();
     for (const doc of docs) addDelta(deltas, doc['~class'], counts(doc), false);
     const counters = await deps.counts.entries(deltas);
-    const locals = [...keys.writes.map((w) => ({ ...w.entry })), ...counters];
+    const locals = [...keys.writes.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
     const results = await deps.db.bulkDocs([...locals, ...docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true }))] as never[]);
     const failedCounters = new Map<string, number>();
     counters.forEach((c, i) => {
       const r = results[keys.writes.length + i];
+      deps.counts.stored(c, 'error' in r && r.error ? null : (r as PouchDB.Core.Response).rev);
       if ('error' in r && r.error) failedCounters.set(c._id.slice('_local/~count/'.length), deltas.get(c._id.slice('_local/~count/'.length))!);
     });
     const kept = new Map<string, number>();

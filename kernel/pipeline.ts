@@ -1,3 +1,4 @@
+import type { ChangeFeed } from './change-feed.js';
 import { DocstackError } from './errors.js';
 import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
 import type { ClassCounts } from './indexes/class-counts.js';
@@ -61,6 +62,7 @@ interface PipelineDeps {
   primaryKeys: PrimaryKeyIndex;
   counts: ClassCounts;
   lock: WriteLock;
+  feed?: ChangeFeed;
   stack: ClientStack;
 }
 

@@ -105,7 +105,7 @@ export class ClientStack extends EventEmitter {
     this.classNames = new ClassNamesIndex(db);
     this.#writeLock = writeLockFor(db);
     this.classCounts = new ClassCounts(db, this.#writeLock);
-    this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, counts: this.classCounts, lock: this.#writeLock, stack: this });
+    this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, counts: this.classCounts, lock: this.#writeLock, feed: this.changes, stack: this });
     this.ingestor = new Ingestor({
       db,
       hooks: this.hooks,

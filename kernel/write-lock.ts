@@ -12,8 +12,13 @@ const queues = new Map<string, Promise<unknown>>();
 
 export type WriteLock = <T>(section: () => Promise<T>) => Promise<T>;
 
+/** One key per store of this process (adapter and name: two PouchDB objects may share a store). */
+export function storeKeyOf(db: Database): string {
+  return `${(db as { adapter?: string }).adapter ?? ''}:${db.name}`;
+}
+
 export function writeLockFor(db: Database): WriteLock {
-  const key = `${(db as { adapter?: string }).adapter ?? ''}:${db.name}`;
+  const key = storeKeyOf(db);
   return <T>(section: () => Promise<T>): Promise<T> => {
     const before = queues.get(key) ?? Promise.resolve();
     const run = before.then(section, section);

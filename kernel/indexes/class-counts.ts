@@ -1,7 +1,15 @@
 import { readRaw, rangePages } from '../reads.js';
 import type { Doc } from '../model/types.js';
 import type { Database } from '../storage.js';
-import type { WriteLock } from '../write-lock.js';
+import { storeKeyOf, type WriteLock } from '../write-lock.js';
+
+/**
+ * The counters this process last wrote or read, per store and class, so a write does not read
+ * its counter first. Only written inside the store's write lock, so within this process it is
+ * exact; a writer of another process (two browser tabs) makes a counter write conflict, and the
+ * conflict path re-reads it. Reads (`count`) always read the stored counter.
+ */
+const known = new Map<string, Map<string, { count: number; rev: string }>>();
 
 /**
  * How many active documents each class has, kept as one `_local` counter document per class
@@ -34,10 +42,24 @@ export function addDelta(deltas: Map<string, number>, className: string | undefi
 }
 
 export class ClassCounts {
+  private readonly cache: Map<string, { count: number; rev: string }>;
+
   constructor(
     private readonly db: Database,
     private readonly lock: WriteLock,
-  ) {}
+  ) {
+    const key = storeKeyOf(db);
+    let cache = known.get(key);
+    if (!cache) known.set(key, (cache = new Map()));
+    this.cache = cache;
+  }
+
+  /** After a bulkDocs that carried counters: what is stored now (or forgotten, when a write failed). Inside the lock. */
+  stored(counter: CountDoc, rev: string | null): void {
+    const className = counter._id.slice(PREFIX.length);
+    if (rev === null) this.cache.delete(className);
+    else this.cache.set(className, { count: counter.count, rev });
+  }
 
   /** The number of active documents of the class (one `_local` read; a scan the very first time). */
   async count(className: string): Promise<number> {
@@ -46,8 +68,9 @@ export class ClassCounts {
     return this.lock(async () => {
       const current = await this.current(className);
       if (current._rev === undefined) {
-        const { rev } = await this.db.put(current as never);
+        const { rev } = await this.db.put({ ...current } as never);
         current._rev = rev;
+        this.stored(current, rev);
       }
       return current.count;
     });
@@ -73,20 +96,27 @@ export class ClassCounts {
     for (let attempt = 0; ; attempt++) {
       const docs = await this.entries(deltas, true);
       if (docs.length === 0) return;
-      const results = await this.db.bulkDocs(docs as never[]);
+      const results = await this.db.bulkDocs(docs.map((d) => ({ ...d })) as never[]);
       const failed = new Map<string, number>();
       results.forEach((r, i) => {
-        if ('error' in r && r.error) failed.set(docs[i]._id.slice(PREFIX.length), deltas.get(docs[i]._id.slice(PREFIX.length))!);
+        const ok = !('error' in r && r.error);
+        this.stored(docs[i], ok ? (r as { rev: string }).rev : null);
+        if (!ok) failed.set(docs[i]._id.slice(PREFIX.length), deltas.get(docs[i]._id.slice(PREFIX.length))!);
       });
       if (failed.size === 0 || attempt >= 5) return;
       deltas = failed;
     }
   }
 
-  /** The stored counter, or one built now by counting the class (not yet stored: no `_rev`). */
+  /** The stored counter (as this process last wrote it, else read), or one built now by counting the class (not yet stored: no `_rev`). */
   private async current(className: string): Promise<CountDoc> {
+    const cached = this.cache.get(className);
+    if (cached) return { _id: countIdOf(className), _rev: cached.rev, count: cached.count };
     const stored = await readRaw<CountDoc>(this.db, countIdOf(className));
-    if (stored) return { _id: stored._id, _rev: stored._rev, count: stored.count };
+    if (stored) {
+      this.cache.set(className, { count: stored.count, rev: stored._rev! });
+      return { _id: stored._id, _rev: stored._rev, count: stored.count };
+    }
     let count = 0;
     for await (const page of rangePages(this.db, `${className}-`)) {
       for (const doc of page as Doc[]) if (doc['~class'] === className && counts(doc)) count++;

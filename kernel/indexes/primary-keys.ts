@@ -136,7 +136,17 @@ export interface PreparedKeys {
   conflicts: { index: number; claim: KeyClaim; owner: string }[];
 }
 
+/** How many key → owner hints a stack keeps (see PrimaryKeyIndex.hint); past it they start over. */
+const HINTS_MAX = 100_000;
+
 export class PrimaryKeyIndex {
+  /**
+   * key → owning document, as this stack last claimed or looked it up: a hint that saves the key
+   * entry's read, never an answer. Whoever uses it reads the document and checks it holds the
+   * key (Class.getByPrimaryKeys), and asks the index when it does not.
+   */
+  private readonly hints = new Map<string, string>();
+
   constructor(
     private readonly db: Database,
     private readonly loadClass: (name: string) => Promise<ClassModel | null>,
@@ -145,8 +155,25 @@ export class PrimaryKeyIndex {
 
   /** The id of the document that owns the key, or null. */
   async lookup(className: string, values: readonly unknown[]): Promise<string | null> {
-    const keyDoc = await this.readKey(keyIdOf(className, values));
+    const keyId = keyIdOf(className, values);
+    const keyDoc = await this.readKey(keyId);
+    if (keyDoc) this.remember(keyId, keyDoc.docId);
     return keyDoc?.docId ?? null;
+  }
+
+  /** The document this stack last saw owning the key (unverified: read it and check), or undefined. */
+  hint(keyId: string): string | undefined {
+    return this.hints.get(keyId);
+  }
+
+  /** Records (docId) or forgets (null) who owns a key, after a write or a lookup. */
+  remember(keyId: string, docId: string | null): void {
+    if (docId === null) {
+      this.hints.delete(keyId);
+      return;
+    }
+    if (this.hints.size >= HINTS_MAX) this.hints.clear();
+    this.hints.set(keyId, docId);
   }
 
   /** The current owner of a claim's key other than the claimant, or null when free or stale. */
