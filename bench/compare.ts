@@ -61,7 +61,7 @@ async function docstackSide(withSql: boolean): Promise<Side> {
     code: { type: 'string', primaryKey: true, maxLength: 16 },
     label: { type: 'string', maxLength: 40 },
     quantity: { type: 'integer', min: 0 },
-    score: { type: 'integer', indexed: true },
+    score: { type: 'integer', ...(withSql ? { indexed: true } : {}) },
     status: { type: 'enum', values: STATUSES },
   });
   return {

@@ -7,6 +7,7 @@ import type { AttributeTypes } from './model/attribute-types.js';
 import type { ClassModel, Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
 import { storeWrites } from './pipeline-store.js';
+import { planFor, type WritePlan } from './write-plan.js';
 import type { Database } from './storage.js';
 import type { WriteLock } from './write-lock.js';
 
@@ -76,12 +77,13 @@ export class WritePipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
   async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
-    const { hooks } = this.deps;
-    const { drafts, contexts, claims, releases } = await this.prepare(requests, origin, extras, false);
+    const { drafts, contexts, plans, claims, releases } = await this.prepare(requests, origin, extras, false);
 
+    // a copy only for a class whose beforeWrite taps (encryption) may change what is stored
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
-      stored.push(requests[i].classModel.simple ? drafts[i] : await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]));
+      const beforeWrite = requests[i].classModel.simple ? null : plans[i].beforeWrite;
+      stored.push(beforeWrite ? await beforeWrite.promise({ ...drafts[i] }, contexts[i]) : drafts[i]);
     }
 
     await storeWrites(
@@ -91,11 +93,13 @@ export class WritePipeline {
       releases,
     );
 
-    // what a write returns reads like any read (a value the write kept sealed reads as a marker)
+    // what a write returns reads like any read (a value the write kept sealed reads as a marker);
+    // a copy: the stored object stays what afterWrite taps see
     const results: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
       const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
-      results.push(requests[i].classModel.simple ? result : await hooks.afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }));
+      const afterRead = requests[i].classModel.simple ? null : plans[i].afterRead;
+      results.push(afterRead ? await afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result);
     }
     for (let i = 0; i < stored.length; i++) {
       this.deps.stack.emit('change', {
@@ -107,7 +111,7 @@ export class WritePipeline {
         doc: results[i],
       } satisfies DocChangeEvent);
     }
-    for (let i = 0; i < stored.length; i++) await hooks.afterWrite.promise([stored[i]], contexts[i]);
+    for (let i = 0; i < stored.length; i++) await plans[i].afterWrite?.promise([stored[i]], contexts[i]);
     return results;
   }
 
@@ -122,7 +126,16 @@ export class WritePipeline {
   /** beforeValidate and validate for every draft, then the primary-key plan. */
   private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
     const { hooks, stack } = this.deps;
-    for (const request of requests) refuseMissingCapability(request.classModel, stack.attributeTypes);
+    const plans: WritePlan[] = [];
+    const checked = new Map<ClassModel, WritePlan>(); // one capability check and one plan lookup per class per call
+    for (const { classModel } of requests) {
+      let plan = checked.get(classModel);
+      if (!plan) {
+        refuseMissingCapability(classModel, stack.attributeTypes);
+        checked.set(classModel, (plan = planFor(hooks, classModel, origin)));
+      }
+      plans.push(plan);
+    }
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map() };
     const contexts: WriteContext[] = requests.map((r, index) => ({
@@ -142,12 +155,14 @@ export class WritePipeline {
     const piped = (i: number) => !requests[i].classModel.simple;
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.
     for (let i = 0; i < drafts.length; i++) {
-      if (piped(i)) drafts[i] = await hooks.beforeValidate.promise(drafts[i], contexts[i]);
+      const beforeValidate = plans[i].beforeValidate;
+      if (piped(i) && beforeValidate) drafts[i] = await beforeValidate.promise(drafts[i], contexts[i]);
     }
     for (let i = 0; i < drafts.length; i++) {
-      if (piped(i)) await hooks.validate.promise(drafts[i], contexts[i]);
+      const validate = plans[i].validate;
+      if (piped(i) && validate) await validate.promise(drafts[i], contexts[i]);
     }
-    return { drafts, contexts, ...this.planKeys(requests, drafts) };
+    return { drafts, contexts, plans, ...this.planKeys(requests, drafts) };
   }
 
   /** Keys the write claims and gives back, by draft; a duplicate inside the batch is refused. */
