@@ -16,6 +16,7 @@ import { Ingestor, type IngestOptions, type IngestResult } from './ingest.js';
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
+import { planFor } from './write-plan.js';
 import { storePurge } from './pipeline-store.js';
 import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMembers } from './plugin.js';
 import { findClassDocuments, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
@@ -271,7 +272,9 @@ export class ClientStack extends EventEmitter {
     const classModel = typeof doc['~class'] === 'string' ? ((await this.classCache.get(doc['~class'])) ?? undefined) : undefined;
     const ctx = { stack: this, ...(classModel ? { classModel } : {}) };
     if (this.hooks.hidden.call(doc, ctx)) return null;
-    return this.hooks.afterRead.promise(doc, ctx);
+    // a class's plan leaves out afterRead taps with no work for it (no encrypted attribute: no decryption)
+    const afterRead = classModel ? planFor(this.hooks, classModel, 'local').afterRead : this.hooks.afterRead;
+    return afterRead ? afterRead.promise(doc, ctx) : doc;
   }
 
   /** Documents of a class matching a Mango selector, in `_id` order. */
