@@ -33,3 +33,4 @@ export { syncPlugin, type SyncApi, type SyncOptions, type SyncHandle } from './p
 export { isPlainObject } from './kernel/drafts.js';
 export { isClassDocId } from './kernel/class-cache.js';
 export type { ChangeEvent } from './kernel/change-feed.js';
+export { tapWhen, type TapWhen } from './kernel/write-plan.js';

@@ -28,6 +28,17 @@ if (what === 'lookup') {
   await stack.createDocs(Array.from({ length: 10_000 }, (_, i) => doc(i)));
   for (let i = 0; i < 10_000; i += 2) await items.getByPrimaryKeys({ code: `ITEM-${i}` });
 }
+if (what === 'ingest') {
+  // what the node's _bulk_docs does with a push: documents made by a peer, with their revisions
+  const peer = await createStack({ name: `profile-peer-${process.pid}`, adapter: 'memory', plugins: browser });
+  await Class.create(peer, 'Item', 'class', 'profiled', items.model.schema as never);
+  const made = await peer.createDocs(Array.from({ length: 10_000 }, (_, i) => doc(i)));
+  const revisions = await Promise.all(made.map((d) => peer.storage.replication.get(d._id, { revs: true })));
+  const t = performance.now();
+  for (let start = 0; start < revisions.length; start += 1000) await stack.ingest(revisions.slice(start, start + 1000));
+  console.log(`ingest of 10,000 in batches of 1,000: ${Math.round(performance.now() - t)} ms`);
+  await peer.close();
+}
 if (what === 'live') await new Promise((r) => setTimeout(r, 2000)); // let the feed catch up inside the profile
 console.log(`${what} on ${adapter}: ${Math.round(performance.now() - started)} ms`);
 await stack.close();
