@@ -8,7 +8,13 @@ import type { Database } from './storage.js';
  * free, or a counter at the same revision, before either writes. Keyed by adapter and store
  * name, not by PouchDB instance: memory stores of one name are shared within a process.
  */
-const queues = new Map<string, Promise<unknown>>();
+interface Queue {
+  busy: boolean;
+  /** sections waiting their turn, each resumed by the one before it */
+  waiting: (() => void)[];
+}
+
+const queues = new Map<string, Queue>();
 
 export type WriteLock = <T>(section: () => Promise<T>) => Promise<T>;
 
@@ -19,18 +25,22 @@ export function storeKeyOf(db: Database): string {
 
 export function writeLockFor(db: Database): WriteLock {
   const key = storeKeyOf(db);
-  return <T>(section: () => Promise<T>): Promise<T> => {
-    const before = queues.get(key) ?? Promise.resolve();
-    const run = before.then(section, section);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(key, tail);
-    // the last section out removes the queue, so a closed store leaves nothing behind
-    void tail.then(() => {
-      if (queues.get(key) === tail) queues.delete(key);
-    });
-    return run;
+  return async <T>(section: () => Promise<T>): Promise<T> => {
+    const queue = queues.get(key) ?? { busy: false, waiting: [] };
+    queues.set(key, queue);
+    // uncontended (a serial writer): no promise chain at all; else wait for the turn handed over
+    if (queue.busy) await new Promise<void>((resume) => queue.waiting.push(resume));
+    queue.busy = true;
+    try {
+      return await section();
+    } finally {
+      const next = queue.waiting.shift();
+      if (next) next();
+      else {
+        queue.busy = false;
+        // the last section out removes the queue, so a closed store leaves nothing behind
+        if (queues.get(key) === queue) queues.delete(key);
+      }
+    }
   };
 }
