@@ -35,7 +35,7 @@ export interface PipelineOptions {
 }
 
 const DOCS = 10_000;
-const CHUNK = 1_000; // the engine's WRITE_CHUNK in kernel/pipeline-store.ts
+const CHUNK = 250; // the engine's WRITE_CHUNK in kernel/pipeline-store.ts
 const SERIAL = 1_000;
 const LOOKUPS = 3_000;
 /** The warm-up round runs every step at this fraction of the full size, then is thrown away. */

@@ -6,8 +6,12 @@ import type { Doc } from './model/types.js';
 import type { Database } from './storage.js';
 import type { WriteLock } from './write-lock.js';
 
-/** Documents per bulkDocs call: PouchDB's bulkDocs grows worse than linearly past ~1,000. */
-const WRITE_CHUNK = 1000;
+/**
+ * Documents per bulkDocs call. leveldb-core copies a call's whole pending batch on every operation
+ * it adds (LevelTransaction.batch), so a call costs more than linearly in its operations; with a
+ * key entry per document, 250 documents a call measured ≈ 20 % less CPU than 1,000 (memory adapter).
+ */
+const WRITE_CHUNK = 250;
 
 export interface StoreDeps {
   db: Database;
