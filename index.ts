@@ -34,3 +34,4 @@ export { authorityPlugin, isPending, pendingOf, PENDING_FIELD, type AuthorityApi
 export { isPlainObject } from './kernel/drafts.js';
 export { isClassDocId } from './kernel/class-cache.js';
 export type { ChangeEvent } from './kernel/change-feed.js';
+export { tapWhen, type TapWhen } from './kernel/write-plan.js';

@@ -35,9 +35,9 @@ export interface PipelineOptions {
 }
 
 const DOCS = 10_000;
-const CHUNK = 1_000; // the engine's WRITE_CHUNK in kernel/pipeline.ts
+const CHUNK = 250; // the engine's WRITE_CHUNK in kernel/pipeline-store.ts
 const SERIAL = 1_000;
-const LOOKUPS = 1_000;
+const LOOKUPS = 3_000;
 /** The warm-up round runs every step at this fraction of the full size, then is thrown away. */
 const WARMUP_SCALE = 0.2;
 const CATEGORIES = 5;

@@ -18,6 +18,7 @@ import { runSql } from './sql/index.js';
 import { runTenants } from './tenants.js';
 import { runAuthority } from './authority.js';
 import { runApi } from './api.js';
+import { runCompare } from './compare.js';
 
 interface RunOptions {
   rounds: number;
@@ -36,6 +37,7 @@ const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
   tenants: runTenants,
   authority: runAuthority,
   api: runApi,
+  compare: runCompare,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

@@ -1,12 +1,15 @@
 import type { ClassCache } from './class-cache.js';
 import { DocstackError } from './errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from './hooks.js';
-import { planClaims, uniqueViolation, type ClaimEntry, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { addDelta, type ClassCounts } from './indexes/class-counts.js';
+import { planClaims, uniqueViolation, type ClaimEntry, type KeyEntryWrite, type PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { revisionDelta, settleCounts } from './ingest-counts.js';
 import { checkClassDocument } from './model/class-check.js';
 import { CLASS_META, isEngineClassName, SELF_META, type ClassModel, type Doc } from './model/types.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from './pipeline.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
+import type { WriteLock } from './write-lock.js';
 
 export interface IngestOptions {
   /** default 'replication': plugins tell a peer's documents from the caller's by it */
@@ -48,6 +51,8 @@ interface IngestDeps {
   hooks: KernelHooks;
   classCache: ClassCache;
   primaryKeys: PrimaryKeyIndex;
+  counts: ClassCounts;
+  lock: WriteLock;
   stack: ClientStack;
   check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<unknown>;
 }
@@ -81,7 +86,7 @@ export class Ingestor {
       } else entries.push({ index, doc: doc as IngestDoc, kind: 'document' });
     });
 
-    const stored = await this.currentDocs(entries.map((e) => e.doc._id).filter((id) => !id.startsWith('_local/')));
+    const { found: stored, tombstones } = await this.currentDocs(entries.map((e) => e.doc._id).filter((id) => !id.startsWith('_local/')));
     const admitted = await this.admit(entries, stored, { stack: this.deps.stack, origin, newEdits, ...extras }, refuse);
 
     const classes: Entry[] = [];
@@ -118,12 +123,9 @@ export class Ingestor {
     for (const entry of admitted.filter((e) => e.kind === 'tombstone')) entry.model = await this.modelOf(entry.previous);
 
     const keyed = [...valid, ...admitted.filter((e) => e.kind === 'tombstone')];
-    const releases = await this.claimKeys(keyed, options.keyConflicts ?? 'refuse', refuse);
-    // every refusal so far has its result line: what has none is stored
-    const rest = admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined);
-    written.push(...(await this.store(rest, newEdits, results)));
-    const storedIds = new Set(written.map((e) => e.doc._id));
-    await this.deps.primaryKeys.release(releases.filter((c) => storedIds.has(c.docId)));
+    const rest = () => admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined);
+    const keyConflicts = options.keyConflicts ?? 'refuse';
+    written.push(...(await this.deps.lock(() => this.storeDocuments(keyed, rest, { newEdits, keyConflicts, tombstones }, refuse, results))));
 
     await this.announce(written, results, origin, extras);
     return results as IngestResult[];
@@ -201,35 +203,121 @@ export class Ingestor {
   }
 
   /**
-   * Claims the keys of the batch (planClaims, as a local write would): all at once when none is
-   * taken, else one by one, so a clash refuses (or reports) that document alone. Returns the
-   * keys to release once the documents are stored.
+   * Stores the batch's documents in one bulkDocs call with their primary-key entries and class
+   * counters (inside the store's write lock). Keys are planned as a local write would
+   * (planClaims) and read first: a key another live document owns refuses (or reports) that
+   * document alone, before anything is written. Counters take each revision's known change; a
+   * revision beside the stored winner is settled once stored.
    */
-  private async claimKeys(entries: Entry[], onConflict: 'refuse' | 'report', refuse: (e: Entry, err: unknown) => void): Promise<KeyClaim[]> {
-    const { primaryKeys, stack } = this.deps;
-    const plan = planClaims(entries.map((e): ClaimEntry | null => (e.model ? { model: e.model, next: e.kind === 'tombstone' ? null : (e.doc as unknown as Doc), previous: e.previous } : null)));
-    const report = (claim: KeyClaim, owner: unknown) => stack.emit('index:conflict', { id: claim.docId, className: claim.className, attributes: claim.attributes, owner });
+  private async storeDocuments(
+    keyed: Entry[],
+    rest: () => Entry[],
+    how: { newEdits: boolean; keyConflicts: 'refuse' | 'report'; tombstones: Map<string, string> },
+    refuse: (e: Entry, err: unknown) => void,
+    results: (IngestResult | undefined)[],
+  ): Promise<Entry[]> {
+    const { primaryKeys, stack, counts } = this.deps;
+    const plan = planClaims(keyed.map((e): ClaimEntry | null => (e.model ? { model: e.model, next: e.kind === 'tombstone' ? null : (e.doc as unknown as Doc), previous: e.previous } : null)));
+    const report = (claim: { docId: string; className: string; attributes: string[] }, owner: unknown) => stack.emit('index:conflict', { id: claim.docId, className: claim.className, attributes: claim.attributes, owner });
     for (const { index, claim, first, error } of plan.duplicates) {
-      if (onConflict === 'refuse') refuse(entries[index], error);
+      if (how.keyConflicts === 'refuse') refuse(keyed[index], error);
       else report(claim, first);
     }
-    const wanted = plan.claims; // a duplicate never gets a claim (planClaims)
-    try {
-      await primaryKeys.claim(wanted.map((w) => w.claim));
-      return plan.releases;
-    } catch (err) {
-      if ((err as DocstackError).code !== 'DS_UNIQUE_VIOLATION') throw err;
-    }
-    const free: KeyClaim[] = [];
-    for (const { index, claim } of wanted) {
-      const owner = await primaryKeys.ownerOf(claim);
-      if (!owner) free.push(claim);
-      else if (onConflict === 'refuse') refuse(entries[index], uniqueViolation(claim, owner));
+    const byDoc = new Map(keyed.map((e, i) => [e.doc._id, i]));
+    const keys = await primaryKeys.prepare(plan.claims, plan.releases.map((claim) => ({ index: byDoc.get(claim.docId) ?? -1, claim })));
+    for (const { index, claim, owner } of keys.conflicts) {
+      if (how.keyConflicts === 'refuse') refuse(keyed[index], uniqueViolation(claim, owner));
       else report(claim, owner);
     }
-    await primaryKeys.claim(free);
-    // a refused document is not stored, and only stored documents give their old keys back
-    return plan.releases;
+    // every refusal so far has its result line: what has none is stored
+    const pending = rest();
+    if (pending.length === 0) return [];
+    const storing = new Set(pending);
+    const keyWrites = keys.writes.filter((w) => storing.has(keyed[w.index]));
+
+    const seen = new Map<string, number>();
+    for (const e of pending) seen.set(e.doc._id, (seen.get(e.doc._id) ?? 0) + 1);
+    const deltas = new Map<string, number>();
+    const known = new Map<Entry, number>();
+    const unsettled: Entry[] = [];
+    for (const e of pending) {
+      if (!e.model) continue;
+      const delta = revisionDelta(e.doc, e.previous, how.tombstones.get(e.doc._id), how.newEdits, seen.get(e.doc._id)! > 1);
+      if (delta === null) unsettled.push(e);
+      else if (delta !== 0) {
+        known.set(e, delta);
+        addDelta(deltas, e.model.name, delta < 0, delta > 0);
+      }
+    }
+    const counters = await counts.entries(deltas);
+    const locals = [...keyWrites.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
+    const answers = await this.deps.db.bulkDocs([...locals, ...pending.map((e) => e.doc)] as never[], { new_edits: how.newEdits });
+    const { stored, localFailed } = this.record(pending, locals, answers, how.newEdits, results);
+    // without new_edits PouchDB answers failures only: a counter written has the next `_local` revision
+    counters.forEach((c, i) => counts.stored(c, localFailed.has(c._id) ? null : how.newEdits ? (answers[keyWrites.length + i] as { rev: string }).rev : nextLocalRev(c._rev)));
+
+    // what the batch's counters could not hold: failed documents, a counter another process moved, settled revisions
+    const correction = new Map<string, number>();
+    for (const [e, delta] of known) if (!stored.has(e)) addDelta(correction, e.model!.name, delta > 0, delta < 0);
+    for (const c of counters) {
+      const name = c._id.slice('_local/~count/'.length);
+      if (localFailed.has(c._id)) correction.set(name, (correction.get(name) ?? 0) + (deltas.get(name) ?? 0));
+    }
+    const settled = await settleCounts(
+      this.deps.db,
+      unsettled.filter((e) => stored.has(e)).map((e) => ({ doc: e.doc, rev: (results[e.index] as { rev: string }).rev, previous: e.previous, className: e.model!.name })),
+    );
+    for (const [name, d] of settled) correction.set(name, (correction.get(name) ?? 0) + d);
+    if ([...correction.values()].some((d) => d !== 0)) await counts.apply(correction);
+    await this.afterKeys(keyWrites, keyed, stored, localFailed);
+    return pending.filter((e) => stored.has(e));
+  }
+
+  /**
+   * Key entries that did not hold: a claim taken meanwhile by another process (its document is
+   * stored: reported as a key clash), a release of a document that was not stored (put back).
+   */
+  private async afterKeys(keyWrites: KeyEntryWrite[], keyed: Entry[], stored: Set<Entry>, localFailed: Set<string>): Promise<void> {
+    const restores: object[] = [];
+    for (const w of keyWrites) {
+      const entry = keyed[w.index];
+      if (w.claim && localFailed.has(w.entry._id) && stored.has(entry)) {
+        this.deps.stack.emit('index:conflict', { id: w.claim.docId, className: w.claim.className, attributes: w.claim.attributes, owner: '(a concurrent writer)' });
+      }
+      if (w.restore && !stored.has(entry) && !localFailed.has(w.entry._id)) restores.push({ ...w.restore });
+    }
+    if (restores.length > 0) await this.deps.db.bulkDocs(restores as never[]);
+  }
+
+  /**
+   * Records each document's result from a bulkDocs answer (every line with new_edits, only the
+   * failures without it, as CouchDB does); returns the entries stored and the `_local` ids that failed.
+   */
+  private record(pending: Entry[], locals: { _id: string }[], answers: unknown[], newEdits: boolean, results: (IngestResult | undefined)[]): { stored: Set<Entry>; localFailed: Set<string> } {
+    type Answer = { id?: string; rev?: string; error?: unknown; name?: string; status?: number; message?: string; reason?: string };
+    const failures = new Map<string, Answer>();
+    const localFailed = new Set<string>();
+    const localIds = new Set(locals.map((l) => l._id));
+    (answers as Answer[]).forEach((answer, i) => {
+      const id = newEdits ? (i < locals.length ? locals[i]._id : pending[i - locals.length].doc._id) : answer.id;
+      if (!answer.error || id === undefined) return;
+      if (localIds.has(id)) localFailed.add(id);
+      else failures.set(id, answer);
+    });
+    const stored = new Set<Entry>();
+    pending.forEach((entry, i) => {
+      const failure = failures.get(entry.doc._id);
+      if (failure) {
+        const status = failure.status ?? 500;
+        const code = status === 409 ? 'DS_DOC_CONFLICT' : 'DS_DOC_INVALID';
+        results[entry.index] = { id: entry.doc._id, ok: false, code, reason: failure.reason ?? failure.message ?? String(failure.name ?? 'storage error'), status };
+        return;
+      }
+      const answer = newEdits ? (answers as Answer[])[locals.length + i] : undefined;
+      results[entry.index] = { id: entry.doc._id, ok: true, rev: answer?.rev ?? entry.doc._rev ?? '' };
+      stored.add(entry);
+    });
+    return { stored, localFailed };
   }
 
   /** Stores documents as they came; returns the entries stored and records every result. */
@@ -290,17 +378,24 @@ export class Ingestor {
     return typeof name === 'string' ? ((await this.deps.classCache.get(name)) ?? undefined) : undefined;
   }
 
-  /** The winning stored revision of each id (absent when new or deleted). */
-  private async currentDocs(ids: string[]): Promise<Map<string, Doc>> {
+  /** The winning stored revision of each id (absent when new or deleted), and the revision of each deleted winner. */
+  private async currentDocs(ids: string[]): Promise<{ found: Map<string, Doc>; tombstones: Map<string, string> }> {
     const found = new Map<string, Doc>();
-    if (ids.length === 0) return found;
+    const tombstones = new Map<string, string>();
+    if (ids.length === 0) return { found, tombstones };
     const rows = await this.deps.db.allDocs({ keys: [...new Set(ids)], include_docs: true });
     for (const row of rows.rows) {
       const doc = 'doc' in row ? (row.doc as unknown as Doc | null) : null;
       if (doc) found.set(doc._id, doc);
+      else if ('value' in row && row.value?.deleted) tombstones.set(row.id, row.value.rev);
     }
-    return found;
+    return { found, tombstones };
   }
+}
+
+/** The revision PouchDB gives a `_local` document written over `rev` ("0-N" → "0-N+1"). */
+function nextLocalRev(rev: string | undefined): string {
+  return `0-${rev ? Number(rev.split('-')[1]) + 1 : 1}`;
 }
 
 function idOf(doc: unknown): string {

@@ -1,10 +1,15 @@
+import type { ChangeFeed } from './change-feed.js';
 import { DocstackError } from './errors.js';
 import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
+import type { ClassCounts } from './indexes/class-counts.js';
 import { planClaims, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 import type { AttributeTypes } from './model/attribute-types.js';
 import type { ClassModel, Doc } from './model/types.js';
 import type { ClientStack } from './stack.js';
+import { storeWrites } from './pipeline-store.js';
+import { planFor, type WritePlan } from './write-plan.js';
 import type { Database } from './storage.js';
+import type { WriteLock } from './write-lock.js';
 
 export interface WriteRequest {
   op: WriteOp;
@@ -52,47 +57,49 @@ function refuseMissingCapability(model: ClassModel, types: AttributeTypes): void
   }
 }
 
-/** Documents per bulkDocs call: PouchDB's bulkDocs grows worse than linearly past ~1,000. */
-const WRITE_CHUNK = 1000;
-
 interface PipelineDeps {
   db: Database;
   hooks: KernelHooks;
   primaryKeys: PrimaryKeyIndex;
+  counts: ClassCounts;
+  lock: WriteLock;
+  feed?: ChangeFeed;
   stack: ClientStack;
 }
 
 /**
- * The write pipeline: beforeValidate → validate → (primary keys) → beforeWrite → bulkDocs →
- * afterWrite. A call is all-or-nothing: every draft is validated before anything is stored,
- * and a write-time failure (a concurrent writer) undoes what the call had stored.
+ * The write pipeline: beforeValidate → validate → beforeWrite → bulkDocs (documents, their
+ * primary-key entries and class counters in one call) → afterWrite. A call is all-or-nothing:
+ * every draft is validated before anything is stored, and a write-time failure (a concurrent
+ * writer) undoes what the call had stored.
  */
 export class WritePipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
   async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
-    const { hooks } = this.deps;
-    const { drafts, contexts, claims, releases } = await this.prepare(requests, origin, extras, false);
+    const { drafts, contexts, plans, claims, releases } = await this.prepare(requests, origin, extras, false);
 
+    // a copy only for a class whose beforeWrite taps (encryption) may change what is stored
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
-      stored.push(requests[i].classModel.simple ? drafts[i] : await hooks.beforeWrite.promise({ ...drafts[i] }, contexts[i]));
+      const beforeWrite = requests[i].classModel.simple ? null : plans[i].beforeWrite;
+      stored.push(beforeWrite ? await beforeWrite.promise({ ...drafts[i] }, contexts[i]) : drafts[i]);
     }
 
-    await this.deps.primaryKeys.claim(claims);
-    try {
-      await this.store(requests, stored);
-    } catch (err) {
-      await this.deps.primaryKeys.release(claims);
-      throw err;
-    }
-    await this.deps.primaryKeys.release(releases);
+    await storeWrites(
+      this.deps,
+      stored.map((doc, i) => ({ doc, previous: requests[i].previous, className: requests[i].classModel.name, create: requests[i].op === 'create' })),
+      claims,
+      releases,
+    );
 
-    // what a write returns reads like any read (a value the write kept sealed reads as a marker)
+    // what a write returns reads like any read (a value the write kept sealed reads as a marker);
+    // a copy: the stored object stays what afterWrite taps see
     const results: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
       const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
-      results.push(requests[i].classModel.simple ? result : await hooks.afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }));
+      const afterRead = requests[i].classModel.simple ? null : plans[i].afterRead;
+      results.push(afterRead ? await afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result);
     }
     for (let i = 0; i < stored.length; i++) {
       this.deps.stack.emit('change', {
@@ -104,7 +111,7 @@ export class WritePipeline {
         doc: results[i],
       } satisfies DocChangeEvent);
     }
-    for (let i = 0; i < stored.length; i++) await hooks.afterWrite.promise([stored[i]], contexts[i]);
+    for (let i = 0; i < stored.length; i++) await plans[i].afterWrite?.promise([stored[i]], contexts[i]);
     return results;
   }
 
@@ -119,7 +126,16 @@ export class WritePipeline {
   /** beforeValidate and validate for every draft, then the primary-key plan. */
   private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
     const { hooks, stack } = this.deps;
-    for (const request of requests) refuseMissingCapability(request.classModel, stack.attributeTypes);
+    const plans: WritePlan[] = [];
+    const checked = new Map<ClassModel, WritePlan>(); // one capability check and one plan lookup per class per call
+    for (const { classModel } of requests) {
+      let plan = checked.get(classModel);
+      if (!plan) {
+        refuseMissingCapability(classModel, stack.attributeTypes);
+        checked.set(classModel, (plan = planFor(hooks, classModel, origin)));
+      }
+      plans.push(plan);
+    }
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map() };
     const contexts: WriteContext[] = requests.map((r, index) => ({
@@ -139,58 +155,21 @@ export class WritePipeline {
     const piped = (i: number) => !requests[i].classModel.simple;
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.
     for (let i = 0; i < drafts.length; i++) {
-      if (piped(i)) drafts[i] = await hooks.beforeValidate.promise(drafts[i], contexts[i]);
+      const beforeValidate = plans[i].beforeValidate;
+      if (piped(i) && beforeValidate) drafts[i] = await beforeValidate.promise(drafts[i], contexts[i]);
     }
     for (let i = 0; i < drafts.length; i++) {
-      if (piped(i)) await hooks.validate.promise(drafts[i], contexts[i]);
+      const validate = plans[i].validate;
+      if (piped(i) && validate) await validate.promise(drafts[i], contexts[i]);
     }
-    return { drafts, contexts, ...this.planKeys(requests, drafts) };
+    return { drafts, contexts, plans, ...this.planKeys(requests, drafts) };
   }
 
-  /** Keys to claim before the write and to release after it; a duplicate inside the batch is refused. */
-  private planKeys(requests: WriteRequest[], drafts: Doc[]): { claims: KeyClaim[]; releases: KeyClaim[] } {
+  /** Keys the write claims and gives back, by draft; a duplicate inside the batch is refused. */
+  private planKeys(requests: WriteRequest[], drafts: Doc[]): { claims: { index: number; claim: KeyClaim }[]; releases: { index: number; claim: KeyClaim }[] } {
     const plan = planClaims(requests.map((r, i) => ({ model: r.classModel, next: r.op === 'delete' ? null : drafts[i], previous: r.previous })));
     if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
-    return { claims: plan.claims.map((c) => c.claim), releases: plan.releases };
-  }
-
-  /** bulkDocs in chunks; on any per-document failure, undo what this call stored and throw. */
-  private async store(requests: WriteRequest[], stored: Doc[]): Promise<void> {
-    const { db } = this.deps;
-    const written: number[] = [];
-    let failure: { index: number; status?: number; message?: string } | null = null;
-    for (let start = 0; start < stored.length && !failure; start += WRITE_CHUNK) {
-      const chunk = stored.slice(start, start + WRITE_CHUNK);
-      const results = await db.bulkDocs(chunk as never[]);
-      results.forEach((result, offset) => {
-        const index = start + offset;
-        if ('error' in result && result.error) {
-          failure ??= { index, status: result.status, message: result.message };
-        } else {
-          stored[index]._rev = (result as PouchDB.Core.Response).rev;
-          written.push(index);
-        }
-      });
-    }
-    if (!failure) return;
-    await this.undo(requests, stored, written);
-    const { index, status, message } = failure as { index: number; status?: number; message?: string };
-    const id = stored[index]._id;
-    if (status === 409 && requests[index].op === 'create') {
-      throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${id}" already exists.`, { details: { id } });
-    }
-    if (status === 409) {
-      throw new DocstackError('DS_DOC_CONFLICT', `"${id}" was changed by another writer; read it again and retry.`, { details: { id } });
-    }
-    throw new DocstackError('DS_DOC_CONFLICT', `Storing "${id}" failed: ${message ?? 'unknown storage error'}.`, { details: { id, status } });
-  }
-
-  /** Compensates a partial bulk write: new documents removed, updated ones restored. */
-  private async undo(requests: WriteRequest[], stored: Doc[], written: number[]): Promise<void> {
-    const reverts = written.map((i) => {
-      const previous = requests[i].previous;
-      return previous ? { ...previous, _rev: stored[i]._rev } : { _id: stored[i]._id, _rev: stored[i]._rev, _deleted: true };
-    });
-    if (reverts.length > 0) await this.deps.db.bulkDocs(reverts as never[]);
+    const indexOf = new Map(drafts.map((d, i) => [d._id, i]));
+    return { claims: plan.claims, releases: plan.releases.map((claim) => ({ index: indexOf.get(claim.docId) ?? 0, claim })) };
   }
 }

@@ -1,5 +1,6 @@
 import { DocstackError } from './errors.js';
 import type { KernelHooks } from './hooks.js';
+import { planFor } from './write-plan.js';
 import type { ClassModel, Doc } from './model/types.js';
 import { compileSelector, projectFields, type Selector } from './selector.js';
 import type { ClassNamesIndex } from './indexes/class-names.js';
@@ -88,7 +89,8 @@ export async function scanClass(
   for await (const page of candidatePages(stack, db, hooks, model, selector, options.includeInactive === true, options.after)) {
     const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive) && !hooks.hidden.call(doc, { stack, classModel: model }));
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
-    const candidates = await Promise.all(stored.map((doc) => hooks.afterRead.promise(doc, { stack, classModel: model })));
+    const afterRead = planFor(hooks, model, 'local').afterRead;
+    const candidates = afterRead ? await Promise.all(stored.map((doc) => afterRead.promise(doc, { stack, classModel: model }))) : stored;
     for (const doc of match(candidates)) {
       if (toSkip > 0) {
         toSkip--;

@@ -8,11 +8,16 @@ import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDra
 import { DocstackError } from './errors.js';
 import { createHooks, type KernelHooks, type WriteOrigin } from './hooks.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
+import { ClassCounts } from './indexes/class-counts.js';
+import { countDocuments } from './count.js';
 import { claimFor, PrimaryKeyIndex, type KeyClaim } from './indexes/primary-keys.js';
+import { writeLockFor, type WriteLock } from './write-lock.js';
 import { Ingestor, type IngestOptions, type IngestResult } from './ingest.js';
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
+import { planFor } from './write-plan.js';
+import { storePurge } from './pipeline-store.js';
 import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMembers } from './plugin.js';
 import { findClassDocuments, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
 import type { Selector } from './selector.js';
@@ -68,6 +73,10 @@ export class ClientStack extends EventEmitter {
   readonly classCache: ClassCache;
   readonly primaryKeys: PrimaryKeyIndex;
   readonly classNames: ClassNamesIndex;
+  /** each class's count of active documents (one `_local` counter per class) */
+  readonly classCounts: ClassCounts;
+  /** the store's queue for read-then-write sections (index entries, counters) */
+  readonly #writeLock: WriteLock;
   /** the stack's clock (StackOptions.clock, or the wall clock) */
   readonly clock: Clock;
   private readonly pipeline: WritePipeline;
@@ -95,12 +104,16 @@ export class ClientStack extends EventEmitter {
     this.classCache = new ClassCache(db, this.changes, this.clock);
     this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock);
     this.classNames = new ClassNamesIndex(db);
-    this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, stack: this });
+    this.#writeLock = writeLockFor(db);
+    this.classCounts = new ClassCounts(db, this.#writeLock);
+    this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, counts: this.classCounts, lock: this.#writeLock, feed: this.changes, stack: this });
     this.ingestor = new Ingestor({
       db,
       hooks: this.hooks,
       classCache: this.classCache,
       primaryKeys: this.primaryKeys,
+      counts: this.classCounts,
+      lock: this.#writeLock,
       stack: this,
       check: (requests, origin, extras) => this.pipeline.check(requests, origin, extras),
     });
@@ -259,7 +272,9 @@ export class ClientStack extends EventEmitter {
     const classModel = typeof doc['~class'] === 'string' ? ((await this.classCache.get(doc['~class'])) ?? undefined) : undefined;
     const ctx = { stack: this, ...(classModel ? { classModel } : {}) };
     if (this.hooks.hidden.call(doc, ctx)) return null;
-    return this.hooks.afterRead.promise(doc, ctx);
+    // a class's plan leaves out afterRead taps with no work for it (no encrypted attribute: no decryption)
+    const afterRead = classModel ? planFor(this.hooks, classModel, 'local').afterRead : this.hooks.afterRead;
+    return afterRead ? afterRead.promise(doc, ctx) : doc;
   }
 
   /** Documents of a class matching a Mango selector, in `_id` order. */
@@ -267,6 +282,16 @@ export class ClientStack extends EventEmitter {
     const model = await this.requireClass(className);
     if (model.name === CLASS_META) return findClassDocuments(this, this.classNames, selector, options);
     return scanClass(this, this.#db, this.hooks, model, selector, options);
+  }
+
+  /**
+   * How many active documents of the class match the selector (all of them without one): the
+   * class's counter for a whole class (constant time, no document read), the primary-key index
+   * for a selector naming a whole key, an index plugin's candidates (findCandidates) else.
+   */
+  async countDocuments(className: string, selector?: Selector): Promise<number> {
+    const model = await this.requireClass(className);
+    return countDocuments(this, this.#db, model, selector);
   }
 
   private async requireActive(id: string): Promise<Doc> {
@@ -287,15 +312,14 @@ export class ClientStack extends EventEmitter {
     let purged = 0;
     for (let start = 0; start < ids.length; start += PURGE_CHUNK) {
       const docs = (await this.storage.getMany(ids.slice(start, start + PURGE_CHUNK))).filter((d): d is Doc => !!d);
-      const claims: KeyClaim[] = [];
-      for (const doc of docs) {
+      const releases: { index: number; claim: KeyClaim }[] = [];
+      for (const [index, doc] of docs.entries()) {
         const model = await this.classCache.get(doc['~class']);
         const claim = model ? claimFor(model, doc) : null;
-        if (claim) claims.push(claim);
+        if (claim) releases.push({ index, claim });
       }
-      await this.primaryKeys.release(claims);
-      const results = await this.#db.bulkDocs(docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true })) as never[]);
-      purged += results.filter((r) => !('error' in r && r.error)).length;
+      // key entries and counters go in the same bulkDocs as the tombstones
+      purged += await storePurge({ db: this.#db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock: this.#writeLock }, docs, releases);
     }
     return purged;
   }

@@ -20,7 +20,7 @@ export interface KeyClaim {
   attributes: string[];
 }
 
-interface KeyDoc {
+export interface KeyDoc {
   _id: string;
   _rev?: string;
   docId: string;
@@ -120,7 +120,33 @@ function batchDuplicate(claim: KeyClaim, first: string): DocstackError {
   );
 }
 
+/** A key entry to write in the same bulkDocs call as the documents (see PrimaryKeyIndex.prepare). */
+export interface KeyEntryWrite {
+  /** the document (by index in the caller's batch) this entry belongs to */
+  index: number;
+  entry: KeyDoc & { _deleted?: boolean };
+  /** a claim: its key; a release: the entry as it was, to put back if the write is undone */
+  claim?: KeyClaim;
+  restore?: KeyDoc;
+}
+
+export interface PreparedKeys {
+  writes: KeyEntryWrite[];
+  /** claims whose key a live document (or a pending claim) owns: refused before anything is written */
+  conflicts: { index: number; claim: KeyClaim; owner: string }[];
+}
+
+/** How many key → owner hints a stack keeps (see PrimaryKeyIndex.hint); past it they start over. */
+const HINTS_MAX = 100_000;
+
 export class PrimaryKeyIndex {
+  /**
+   * key → owning document, as this stack last claimed or looked it up: a hint that saves the key
+   * entry's read, never an answer. Whoever uses it reads the document and checks it holds the
+   * key (Class.getByPrimaryKeys), and asks the index when it does not.
+   */
+  private readonly hints = new Map<string, string>();
+
   constructor(
     private readonly db: Database,
     private readonly loadClass: (name: string) => Promise<ClassModel | null>,
@@ -129,8 +155,25 @@ export class PrimaryKeyIndex {
 
   /** The id of the document that owns the key, or null. */
   async lookup(className: string, values: readonly unknown[]): Promise<string | null> {
-    const keyDoc = await this.readKey(keyIdOf(className, values));
+    const keyId = keyIdOf(className, values);
+    const keyDoc = await this.readKey(keyId);
+    if (keyDoc) this.remember(keyId, keyDoc.docId);
     return keyDoc?.docId ?? null;
+  }
+
+  /** The document this stack last saw owning the key (unverified: read it and check), or undefined. */
+  hint(keyId: string): string | undefined {
+    return this.hints.get(keyId);
+  }
+
+  /** Records (docId) or forgets (null) who owns a key, after a write or a lookup. */
+  remember(keyId: string, docId: string | null): void {
+    if (docId === null) {
+      this.hints.delete(keyId);
+      return;
+    }
+    if (this.hints.size >= HINTS_MAX) this.hints.clear();
+    this.hints.set(keyId, docId);
   }
 
   /** The current owner of a claim's key other than the claimant, or null when free or stale. */
@@ -176,6 +219,39 @@ export class PrimaryKeyIndex {
     }
   }
 
+  /**
+   * Reads the key entries of a batch's claims and releases and returns what to write for them
+   * in the documents' own bulkDocs call: a free or stale key gets an entry (a stale one is taken
+   * over at its revision), a key the claimant already holds needs nothing, a key a live document
+   * owns is a conflict; a release deletes the entry if its document still owns it. Nothing is
+   * written here. Call inside the store's write lock, so no writer of this process can take a
+   * key between this read and the write.
+   */
+  async prepare(claims: readonly { index: number; claim: KeyClaim }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
+    const prepared: PreparedKeys = { writes: [], conflicts: [] };
+    if (claims.length === 0 && releases.length === 0) return prepared;
+    const claimedAt = this.clock.now();
+    const current = await this.readKeys([...claims, ...releases].map((c) => c.claim.keyId));
+    for (let i = 0; i < claims.length; i++) {
+      const { index, claim } = claims[i];
+      const keyDoc = current[i];
+      if (keyDoc?.docId === claim.docId) continue;
+      if (keyDoc && (await this.isLiveOwner(keyDoc, claim))) {
+        prepared.conflicts.push({ index, claim, owner: keyDoc.docId });
+        continue;
+      }
+      prepared.writes.push({ index, claim, entry: { _id: claim.keyId, ...(keyDoc ? { _rev: keyDoc._rev } : {}), docId: claim.docId, claimedAt } });
+    }
+    for (let i = 0; i < releases.length; i++) {
+      const { index, claim } = releases[i];
+      const keyDoc = current[claims.length + i];
+      if (!keyDoc || keyDoc.docId !== claim.docId) continue;
+      const { _rev, ...restore } = keyDoc;
+      prepared.writes.push({ index, restore, entry: { _id: keyDoc._id, _rev, docId: keyDoc.docId, _deleted: true } });
+    }
+    return prepared;
+  }
+
   /** Removes key entries, but only those still owned by the given document. */
   async release(claims: readonly KeyClaim[]): Promise<void> {
     for (const claim of claims) {
@@ -187,6 +263,15 @@ export class PrimaryKeyIndex {
         if ((err as { status?: number }).status !== 409 && (err as { status?: number }).status !== 404) throw err;
       }
     }
+  }
+
+  /** Several key entries at once (`_local` documents are read one get each; these run together). */
+  private async readKeys(keyIds: readonly string[]): Promise<Array<KeyDoc | null>> {
+    const out: Array<KeyDoc | null> = [];
+    for (let start = 0; start < keyIds.length; start += CLAIM_CHUNK) {
+      out.push(...(await Promise.all(keyIds.slice(start, start + CLAIM_CHUNK).map((id) => this.readKey(id)))));
+    }
+    return out;
   }
 
   private readKey(keyId: string): Promise<KeyDoc | null> {

@@ -211,15 +211,28 @@ export class Class extends EventEmitter {
     const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
     if (missing.length > 0) throw new DocstackError('DS_QUERY_INVALID', `getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
     const values = primaryKeyValues(this.current, params)!;
+    const keyId = keyIdOf(this.name, values);
+    const holds = (doc: Doc | null) => !!doc && claimFor(this.current, doc)?.keyId === keyId;
+    // the owner this stack last saw, read and checked: one read instead of two while it holds
+    const hinted = this.stack.primaryKeys.hint(keyId);
+    if (hinted) {
+      const doc = await this.stack.getDocument(hinted);
+      if (holds(doc)) return doc;
+    }
     const id = await this.stack.primaryKeys.lookup(this.name, values);
-    if (!id) return null;
+    if (!id || id === hinted) return null;
     const doc = await this.stack.getDocument(id);
     // an entry left stale by a crash never answers for another key
-    return doc && claimFor(this.current, doc)?.keyId === keyIdOf(this.name, values) ? doc : null;
+    return holds(doc) ? doc : null;
   }
 
   getCards(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<Doc[]> {
     return this.stack.findDocuments(this.name, selector, { fields, skip, limit });
+  }
+
+  /** How many active documents of this class match the selector (all without one); see stack.countDocuments. */
+  count(selector?: Selector): Promise<number> {
+    return this.stack.countDocuments(this.name, selector);
   }
 
   /** One active document of this class, or null. */

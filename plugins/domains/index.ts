@@ -2,7 +2,8 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { admitRelation } from './admit.js';
 import { domainMetaClassPatch } from './meta-class-patch.js';
 import type { Domain } from './domain.js';
-import { followReferences, validateReferences } from './references.js';
+import { followReferences, referencesOf, validateReferences } from './references.js';
+import { tapWhen } from '../../kernel/write-plan.js';
 import { referenceType } from './reference-type.js';
 import { domainErrorList } from './errors.js';
 import { DomainRegistry } from './registry.js';
@@ -22,7 +23,7 @@ export const domainsPlugin = definePlugin({
   setup({ hooks, stack, defineAttribute }): DomainRegistry {
     const registry = new DomainRegistry(stack);
     defineAttribute(referenceType(registry));
-    hooks.validate.tapPromise({ name: 'domains', stage: STAGE }, (draft, ctx) => validateReferences(registry, draft, ctx));
+    hooks.validate.tapPromise(tapWhen('domains', (model) => referencesOf(model).length > 0, STAGE), (draft, ctx) => validateReferences(registry, draft, ctx));
     hooks.admit.tapPromise('domains', (item) => admitRelation(stack, item));
     hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
       // a peer's document arrives with its relations: they are the peer's to write, not ours

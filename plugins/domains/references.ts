@@ -7,7 +7,7 @@ import { domainOf } from './reference-type.js';
 
 const referenceAttributes = new WeakMap<ClassModel, AttributeModel[]>();
 
-function referencesOf(model: ClassModel): AttributeModel[] {
+export function referencesOf(model: ClassModel): AttributeModel[] {
   let list = referenceAttributes.get(model);
   if (!list) {
     list = Object.values(model.schema).filter((a) => a.type === 'reference');

@@ -1,9 +1,11 @@
 import { encryptedKey, isEncrypted } from './encrypted-key.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { tapWhen } from '../../kernel/write-plan.js';
+import type { ClassModel } from '../../kernel/model/types.js';
 import { DocstackError } from '../../kernel/errors.js';
 import { Keyring } from './keyring.js';
 import { rotateScope, type RotationProgress } from './rotation.js';
-import { PlainCache, Sealer, scopeOf } from './sealing.js';
+import { encryptedAttributes, PlainCache, Sealer, scopeOf } from './sealing.js';
 import { encryptionErrorList } from './errors.js';
 import { isSealed } from './sealed.js';
 import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
@@ -57,7 +59,9 @@ export const encryptionPlugin = definePlugin({
     };
 
     hooks.onOpen.tapPromise({ name: 'encryption', stage: 10 }, () => keyring.ensureClass());
-    hooks.beforeValidate.tapPromise({ name: 'encryption', stage: OPEN_STAGE }, (draft, ctx) => sealer.openDraft(draft, ctx));
+    // the write plan leaves these taps out for a class without encrypted attributes
+    const sealedClasses = (model: ClassModel) => encryptedAttributes(model).length > 0;
+    hooks.beforeValidate.tapPromise(tapWhen('encryption', sealedClasses, OPEN_STAGE), (draft, ctx) => sealer.openDraft(draft, ctx));
     hooks.validate.tapPromise({ name: 'encryption', stage: 20 }, async (draft, ctx) => {
       // a replica stores what its peers wrote, even under scopes whose keyring entry has not arrived yet
       if (ctx.op === 'delete' || ctx.origin === 'replication') return;
@@ -73,9 +77,9 @@ export const encryptionPlugin = definePlugin({
         }
       }
     });
-    hooks.beforeWrite.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.sealDraft(doc, ctx));
+    hooks.beforeWrite.tapPromise(tapWhen('encryption', sealedClasses, 0), (doc, ctx) => sealer.sealDraft(doc, ctx));
     // the last tap before storage: whatever ran after sealing, an encrypted value is never stored in clear
-    hooks.beforeWrite.tapPromise({ name: 'encryption', stage: 1000 }, async (doc, ctx) => {
+    hooks.beforeWrite.tapPromise(tapWhen('encryption', sealedClasses, 1000), async (doc, ctx) => {
       if (ctx.op === 'delete') return doc;
       for (const attribute of Object.values(ctx.classModel.schema)) {
         const value = doc[attribute.name];
@@ -85,7 +89,7 @@ export const encryptionPlugin = definePlugin({
       }
       return doc;
     });
-    hooks.afterRead.tapPromise({ name: 'encryption', stage: 0 }, (doc, ctx) => sealer.openRead(doc, ctx.classModel, ctx.written === true));
+    hooks.afterRead.tapPromise(tapWhen('encryption', sealedClasses, 0), (doc, ctx) => sealer.openRead(doc, ctx.classModel, ctx.written === true));
     hooks.onClose.tap('encryption', () => {
       keyring.lock();
       cache.clear();

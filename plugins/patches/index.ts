@@ -1,5 +1,6 @@
 import { asValue } from 'awilix';
 import { definePlugin } from '../../kernel/plugin.js';
+import { tapWhen } from '../../kernel/write-plan.js';
 import { domainsPlugin } from '../domains/index.js';
 import { PatchesApi } from './api.js';
 import { HeldDocuments } from './held.js';
@@ -26,7 +27,7 @@ export const patchesPlugin = definePlugin({
     const store = new PatchStateStore(storage);
     const runner = new PatchRunner(stack, store, handlers, use(domainsPlugin));
     // a patch a peer made: applied in order once stored (not awaited: the sync goes on meanwhile)
-    hooks.afterWrite.tapPromise('patches', async (docs, ctx) => {
+    hooks.afterWrite.tapPromise(tapWhen('patches', (model, origin) => origin === 'replication' && model.name === PATCH_CLASS), async (docs, ctx) => {
       if (ctx.origin === 'replication' && ctx.classModel.name === PATCH_CLASS && docs.length > 0) void runner.schedule();
     });
     // what arrived while closed, or a patch interrupted mid-way: resumed in the background, from

@@ -5,6 +5,7 @@ import { runSql, type PlanRow, type SqlDeps, type WriteResult } from './engine.j
 import { sqlErrorList } from './errors.js';
 import { findCandidates } from './find.js';
 import { indexedKey } from './indexed-key.js';
+import { tapWhen } from '../../kernel/write-plan.js';
 import { IndexSet, indexedAttributes, type IndexProgress } from './indexes/index-set.js';
 import type { Row } from './rows.js';
 import { SqlStore } from './store.js';
@@ -50,7 +51,7 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
     const cache = new DocCache(options?.cacheSize ?? DEFAULT_CACHE);
     const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin), cache, ...(options?.alasql ? { alasql: options.alasql } : {}) };
     // before the after-triggers (stage 0): a reaction that queries sees its cause indexed
-    hooks.afterWrite.tapPromise({ name: 'sql', stage: -100 }, async (docs, ctx) => {
+    hooks.afterWrite.tapPromise(tapWhen('sql', (model) => indexedAttributes(model).length > 0, -100), async (docs, ctx) => {
       if (indexedAttributes(ctx.classModel).length === 0) return;
       for (const doc of docs) await indexes.written(doc, ctx.classModel);
     });

@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/plugin.js';
+import { tapWhen } from '../../kernel/write-plan.js';
 import { Arrivals } from './arrivals.js';
 import { runTransaction, type TransactionOptions } from './commit.js';
 import { txErrorList } from './errors.js';
@@ -42,7 +43,7 @@ export const transactionsPlugin = definePlugin({
     });
     hooks.hidden.tap('transactions', (doc) => (arrivals.hides(doc) ? true : undefined));
     hooks.admit.tapPromise({ name: 'transactions', stage: ADMIT_STAGE }, (item) => arrivals.admit(item));
-    hooks.afterWrite.tapPromise('transactions', async ([doc], ctx) => {
+    hooks.afterWrite.tapPromise(tapWhen('transactions', (_model, origin) => origin === 'replication'), async ([doc], ctx) => {
       if (ctx.origin === 'replication') await arrivals.stored(doc);
     });
     return api;

@@ -1,0 +1,232 @@
+/**
+ * bench/compare: docstack, raw PouchDB and RxDB (its open-source memory storage with ajv
+ * validation, from bench/peers) side by side in one run, memory adapter, each ratio against raw
+ * PouchDB in the same round:
+ *   - bulk insert of 10,000 documents (one call each side);
+ *   - 1,000 serial single-document inserts;
+ *   - 3,000 primary-key lookups;
+ *   - count of a class of 100,000 (docstack: `countDocuments`, raw: the class's id range
+ *     without documents, RxDB: `count()`);
+ *   - a 1% range on an indexed attribute of 100,000 (docstack: findDocuments with the sql
+ *     plugin's `indexed: true`, raw: pouchdb-find with an index, RxDB: an indexed field).
+ * RxDB is skipped (and said so) when bench/peers has not installed it.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import PouchDB from 'pouchdb-core';
+import memoryAdapter from 'pouchdb-adapter-memory';
+import pouchdbFind from 'pouchdb-find';
+import { Class, createStack, type ClientStack } from '../index.js';
+import { browser, browserWithSql } from '../plugins.config.js';
+import { comparison, measure, record, summarize, time, type BenchReport, type Comparison, type Sample } from './harness.js';
+
+PouchDB.plugin(memoryAdapter).plugin(pouchdbFind as unknown as PouchDB.Plugin);
+
+type RawDb = PouchDB.Database<Record<string, unknown>> & { createIndex(o: object): Promise<unknown>; find(o: object): Promise<{ docs: unknown[] }> };
+
+interface Options {
+  rounds: number;
+  log: (line: string) => void;
+}
+
+const BULK = 10_000;
+const SERIAL = 1_000;
+const LOOKUPS = 3_000;
+const BIG = 100_000;
+const WINDOW = BIG / 100;
+const STATUSES = ['draft', 'active', 'retired'];
+
+/** score of item i: a permutation of 0..BIG-1, so a 1% window is spread over the id order */
+const scoreOf = (i: number) => (i * 7919) % BIG;
+const attributes = (i: number) => ({ code: `C${String(i).padStart(7, '0')}`, label: `item ${i}`, quantity: i % 1000, score: scoreOf(i), status: STATUSES[i % 3] });
+
+let names = 0;
+const fresh = (side: string) => `cmp-${side}-${process.pid}-${++names}`;
+
+// ---- the three sides -----------------------------------------------------------------------
+
+interface Side {
+  bulk(docs: ReturnType<typeof attributes>[]): Promise<unknown>;
+  insert(doc: ReturnType<typeof attributes>): Promise<unknown>;
+  lookup(code: string): Promise<unknown>;
+  count(): Promise<number>;
+  range(lo: number, hi: number): Promise<number>;
+  close(): Promise<unknown>;
+}
+
+/** `withSql`: the browserWithSql preset (the range needs its index); else the browser preset, as bench/pipeline. */
+async function docstackSide(withSql: boolean): Promise<Side> {
+  const stack: ClientStack = await createStack({ name: fresh('docstack'), adapter: 'memory', plugins: withSql ? browserWithSql : browser });
+  const items = await Class.create(stack, 'Item', 'class', '', {
+    code: { type: 'string', primaryKey: true, maxLength: 16 },
+    label: { type: 'string', maxLength: 40 },
+    quantity: { type: 'integer', min: 0 },
+    score: { type: 'integer', ...(withSql ? { indexed: true } : {}) },
+    status: { type: 'enum', values: STATUSES },
+  });
+  return {
+    bulk: (docs) => stack.createDocs(docs.map((d) => ({ '~class': 'Item', ...d }))),
+    insert: (doc) => stack.createDoc({ '~class': 'Item', ...doc }),
+    lookup: async (code) => {
+      if (!(await items.getByPrimaryKeys({ code }))) throw new Error(`docstack missed ${code}`);
+    },
+    count: () => stack.countDocuments('Item'),
+    range: async (lo, hi) => (await stack.findDocuments('Item', { score: { $gte: lo, $lt: hi } })).length,
+    close: () => stack.close(),
+  };
+}
+
+async function rawSide(): Promise<Side> {
+  const db = new PouchDB<Record<string, unknown>>(fresh('raw'), { adapter: 'memory' } as PouchDB.Configuration.DatabaseConfiguration) as RawDb;
+  const now = new Date().toISOString();
+  // the engine's stored shape; the primary key is the id (the cheapest raw lookup there is)
+  const shape = (d: ReturnType<typeof attributes>) => ({ _id: `Item-${d.code}`, '~class': 'Item', ...d, '~createTimestamp': now, active: true });
+  let indexed = false;
+  return {
+    bulk: (docs) => db.bulkDocs(docs.map(shape)),
+    insert: (doc) => db.put(shape(doc)),
+    lookup: (code) => db.get(`Item-${code}`),
+    count: async () => (await db.allDocs({ startkey: 'Item-', endkey: 'Item-\uffff' })).rows.length,
+    range: async (lo, hi) => {
+      if (!indexed) {
+        await db.createIndex({ index: { fields: ['score'] } });
+        indexed = true;
+      }
+      return (await db.find({ selector: { score: { $gte: lo, $lt: hi } }, limit: BIG })).docs.length;
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** RxDB's memory storage wrapped in its ajv validator; undefined when bench/peers lacks rxdb. */
+async function rxdbSide(log: (line: string) => void): Promise<Side | undefined> {
+  const require = createRequire(fileURLToPath(new URL('./peers/package.json', import.meta.url)));
+  let core: any, memory: any, ajv: any;
+  try {
+    core = await import(require.resolve('rxdb'));
+    memory = await import(require.resolve('rxdb/plugins/storage-memory'));
+    ajv = await import(require.resolve('rxdb/plugins/validate-ajv'));
+  } catch {
+    log('compare: rxdb is not installed in bench/peers (npm run bench:peers); its rows are skipped');
+    return undefined;
+  }
+  const db = await core.createRxDatabase({ name: fresh('rx').replace(/-/g, ''), storage: ajv.wrappedValidateAjvStorage({ storage: memory.getRxStorageMemory() }) });
+  await db.addCollections({
+    items: {
+      schema: {
+        version: 0,
+        primaryKey: 'code',
+        type: 'object',
+        properties: {
+          code: { type: 'string', maxLength: 16 },
+          label: { type: 'string', maxLength: 40 },
+          quantity: { type: 'integer', minimum: 0 },
+          score: { type: 'integer', minimum: 0, maximum: BIG, multipleOf: 1 },
+          status: { type: 'string', enum: STATUSES },
+        },
+        required: ['code', 'score'],
+        indexes: ['score'],
+      },
+    },
+  });
+  const items = db.items;
+  return {
+    bulk: (docs) => items.bulkInsert(docs),
+    insert: (doc) => items.insert(doc),
+    lookup: async (code) => {
+      if (!(await items.findOne(code).exec())) throw new Error(`rxdb missed ${code}`);
+    },
+    count: () => items.count().exec(),
+    range: async (lo, hi) => (await items.find({ selector: { score: { $gte: lo, $lt: hi } } }).exec()).length,
+    close: () => db.remove(),
+  };
+}
+
+// ---- the run -------------------------------------------------------------------------------
+
+/**
+ * Five runs in a row after one untimed run, the mean, without a forced collection right before (a
+ * full GC of a 300,000-document heap leaves sweeping work that lands on a sub-millisecond call).
+ */
+async function meanOf5(fn: () => Promise<unknown>): Promise<Sample> {
+  await fn();
+  const block = await time(async () => {
+    for (let k = 0; k < 5; k++) await fn();
+  });
+  return { wallMs: block.wallMs / 5, cpuMs: block.cpuMs / 5 };
+}
+
+export async function runCompare(options: Options): Promise<BenchReport> {
+  const { rounds, log } = options;
+  const rxAvailable = (await rxdbSide(() => undefined).then(async (s) => (await s?.close(), s !== undefined))) ?? false;
+  if (!rxAvailable) log('compare: rxdb is not installed in bench/peers (npm run bench:peers); its rows are skipped');
+  const c = (name: string, engine: string, baseline: string, aim?: number) => comparison({ name, adapter: 'memory', engine, baseline, ...(aim ? { aim: { max: aim, binding: engine.startsWith('docstack') } } : {}) });
+  const rows: Record<string, [Comparison, Comparison]> = {
+    bulk: [c('bulk insert 10,000', 'docstack createDocs', 'PouchDB bulkDocs', 1.1), c('bulk insert 10,000', 'RxDB bulkInsert', 'PouchDB bulkDocs')],
+    serial: [c('serial insert ×1,000', 'docstack createDoc', 'PouchDB put', 1.3), c('serial insert ×1,000', 'RxDB insert', 'PouchDB put')],
+    lookup: [c('pk lookup ×3,000', 'docstack getByPrimaryKeys', 'PouchDB get(_id)', 1.2), c('pk lookup ×3,000', 'RxDB findOne(pk)', 'PouchDB get(_id)')],
+    count: [c('count of 100,000 (mean of 5)', 'docstack countDocuments', 'PouchDB allDocs id range'), c('count of 100,000 (mean of 5)', 'RxDB count()', 'PouchDB allDocs id range')],
+    range: [c('range 1% of 100,000 (indexed)', 'docstack findDocuments (sql index)', 'pouchdb-find (index)'), c('range 1% of 100,000 (indexed)', 'RxDB find (index)', 'pouchdb-find (index)')],
+  };
+  const put = (key: string, ds: Sample, raw: Sample, rx: Sample | null) => {
+    record(rows[key][0], ds, raw);
+    if (rx) record(rows[key][1], rx, raw);
+  };
+  const open = async (withSql = false) => ({ ds: await docstackSide(withSql), raw: await rawSide(), rx: rxAvailable ? await rxdbSide(log) : undefined });
+  const absolute: Record<string, number[]> = { countMs: [], rangeMs: [] };
+
+  for (let round = 0; round <= rounds; round++) {
+    log(`compare: ${round === 0 ? 'warm-up' : `round ${round}/${rounds}`}`);
+    const scale = round === 0 ? 0.2 : 1;
+    const docs = Array.from({ length: BULK * scale }, (_, i) => attributes(i));
+    const small = await open();
+    const bulk = { ds: await measure(() => small.ds.bulk(docs)), raw: await measure(() => small.raw.bulk(docs)), rx: small.rx ? await measure(() => small.rx!.bulk(docs)) : null };
+    const picks = Array.from({ length: LOOKUPS * scale }, (_, k) => docs[(k * 7) % docs.length].code);
+    const run = (side: Side | undefined) => (side ? measure(async () => { for (const code of picks) await side.lookup(code); }) : Promise.resolve(null));
+    const lookup = { ds: (await run(small.ds))!, raw: (await run(small.raw))!, rx: await run(small.rx) };
+    for (const s of [small.ds, small.raw, small.rx]) await s?.close();
+    const serialDocs = Array.from({ length: SERIAL * scale }, (_, i) => attributes(BULK + i));
+    const serialSides = await open();
+    const serially = (side: Side | undefined) => (side ? measure(async () => { for (const d of serialDocs) await side.insert(d); }) : Promise.resolve(null));
+    const serial = { ds: (await serially(serialSides.ds))!, raw: (await serially(serialSides.raw))!, rx: await serially(serialSides.rx) };
+    for (const s of [serialSides.ds, serialSides.raw, serialSides.rx]) await s?.close();
+    if (round === 0) continue;
+    put('bulk', bulk.ds, bulk.raw, bulk.rx);
+    put('lookup', lookup.ds, lookup.raw, lookup.rx);
+    put('serial', serial.ds, serial.raw, serial.rx);
+  }
+
+  // 100,000 documents once per side (not timed), then the reads per round
+  log('compare: storing 100,000 documents per side');
+  const big = await open(true);
+  for (let start = 0; start < BIG; start += BULK) {
+    const docs = Array.from({ length: BULK }, (_, k) => attributes(start + k));
+    for (const side of [big.ds, big.raw, big.rx]) await side?.bulk(docs);
+  }
+  const counted = { ds: await big.ds.count(), raw: await big.raw.count(), rx: await big.rx?.count() };
+  if (counted.ds !== BIG || counted.raw !== BIG || (big.rx && counted.rx !== BIG)) throw new Error(`counts differ: ${JSON.stringify(counted)}`);
+  for (const side of [big.ds, big.raw, big.rx]) await side?.range(0, 1); // index builds (pouchdb-find view, sql index) are setup, not timed
+  for (let round = 0; round <= rounds; round++) {
+    const lo = ((round * 7_919 + 1_234) * 13) % (BIG - WINDOW);
+    const count = { ds: await meanOf5(() => big.ds.count()), raw: await meanOf5(() => big.raw.count()), rx: big.rx ? await meanOf5(() => big.rx!.count()) : null };
+    const found: number[] = [];
+    const ranged = async (side: Side | undefined) => (side ? measure(async () => found.push(await side.range(lo, lo + WINDOW))) : null);
+    const range = { ds: (await ranged(big.ds))!, raw: (await ranged(big.raw))!, rx: await ranged(big.rx) };
+    if (found.some((n) => n !== WINDOW)) throw new Error(`a 1% range found ${found.join(', ')} documents, expected ${WINDOW}`);
+    if (round === 0) continue;
+    put('count', count.ds, count.raw, count.rx);
+    put('range', range.ds, range.raw, range.rx);
+    absolute.countMs.push(Math.round(count.ds.wallMs * 1000) / 1000);
+    absolute.rangeMs.push(Math.round(range.ds.wallMs * 10) / 10);
+  }
+  for (const side of [big.ds, big.raw, big.rx]) await side?.close();
+
+  const results = Object.values(rows)
+    .flatMap(([ds, rx]) => (rxAvailable ? [ds, rx] : [ds]))
+    .map(summarize);
+  return {
+    bench: 'compare',
+    settings: { adapter: 'memory', rounds, bulk: BULK, serial: SERIAL, lookups: LOOKUPS, big: BIG, plugins: 'browser preset (bulk, serial, lookups); browserWithSql (count, range)', rxdb: rxAvailable ? 'rxdb memory storage + ajv (bench/peers)' : 'not installed', docstackCountMs: absolute.countMs, docstackRangeMs: absolute.rangeMs },
+    results,
+  };
+}
