@@ -15,6 +15,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** The browser preset's budget: 150 kB gzipped (issue 9), without the SQL plugin. */
 export const GZIP_BUDGET = 150 * 1024;
 
+/** Cuts plugins.config.ts's import of the SQL plugin (docstack.js exports no preset that names it). */
+const withoutSql = {
+  name: 'docstack-without-sql',
+  setup(build) {
+    build.onResolve({ filter: /plugins\/sql\/index\.js$/ }, (args) => (args.importer.endsWith('plugins.config.ts') ? { path: 'sql', namespace: 'docstack-no-sql' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'docstack-no-sql' }, () => ({ contents: 'export const sqlPlugin = undefined;', loader: 'js' }));
+  },
+};
+
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 /** What must not appear in the output: a Node module import, or Node's globals used as such. */
 const FORBIDDEN_OUTPUT = [
@@ -57,12 +66,20 @@ const builtinsLeftExternal = {
  * `entry` (tests of the checks) replaces browser.ts. Returns the output path, the raw and
  * gzipped sizes; throws on a Node built-in or over the budget.
  */
-export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), minify = true, quiet = false, entry = join(root, 'browser.ts') } = {}) {
+export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), minify = true, quiet = false, entry } = {}) {
   const outfile = join(outdir, 'docstack.js');
-  const result = await esbuild.build({
+  // docstack.js: the engine and the browser preset, without the SQL plugin (its import in
+  // plugins.config.ts is cut: browser.ts does not export the presets that name it).
+  // docstack-sql.js: the same engine plus the SQL plugin and browserWithSql — a page loads one of
+  // the two (docstack/sql under the browser condition is the second).
+  const builds = entry ? [{ name: 'docstack', entry, cutSql: false }] : [
+    { name: 'docstack', entry: join(root, 'browser.ts'), cutSql: true },
+    { name: 'docstack-sql', entry: join(root, 'browser-sql.ts'), cutSql: false },
+  ];
+  const results = await Promise.all(builds.map((b) => esbuild.build({
     absWorkingDir: root,
-    entryPoints: [entry],
-    outfile,
+    entryPoints: [b.entry],
+    outfile: join(outdir, `${b.name}.js`),
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -76,8 +93,9 @@ export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), min
     logLevel: 'silent',
     // the `events` npm package stands in for Node's (pouchdb-utils, the stack's EventEmitter)
     define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
-    plugins: [browserAdapters, builtinsLeftExternal],
-  });
+    plugins: [browserAdapters, builtinsLeftExternal, ...(b.cutSql ? [withoutSql] : [])],
+  })));
+  const result = { metafile: { inputs: Object.assign({}, ...results.map((r) => r.metafile.inputs)), outputs: Object.assign({}, ...results.map((r) => r.metafile.outputs)) } };
   const problems = [];
   for (const [input, info] of Object.entries(result.metafile.inputs)) {
     if (builtins.has(input) || /(^|\/)node:/.test(input)) problems.push(`${input} is a Node built-in`);
@@ -86,18 +104,25 @@ export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), min
       if (imp.external || builtins.has(imp.path)) problems.push(`${relative(root, input)} imports ${imp.path}`);
     }
   }
-  const code = await readFile(outfile, 'utf8');
-  for (const [pattern, what] of FORBIDDEN_OUTPUT) {
-    const match = pattern.exec(code);
-    if (match) problems.push(`the output holds ${what}: …${code.slice(Math.max(0, match.index - 60), match.index + 60)}…`);
+  const outputs = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js'));
+  const codeOf = new Map();
+  for (const file of outputs) codeOf.set(file, await readFile(join(root, file), 'utf8'));
+  for (const [file, code] of codeOf) {
+    for (const [pattern, what] of FORBIDDEN_OUTPUT) {
+      const match = pattern.exec(code);
+      if (match) problems.push(`${relative(root, join(root, file))} holds ${what}: …${code.slice(Math.max(0, match.index - 60), match.index + 60)}…`);
+    }
   }
   if (problems.length > 0) throw new Error(`docstack: the browser bundle has Node built-ins:\n  ${problems.join('\n  ')}`);
+  const code = codeOf.get(relative(root, outfile));
   const bytes = Buffer.byteLength(code);
   const gzipped = gzipSync(code, { level: 9 }).length;
+  const sqlCode = codeOf.get(relative(root, join(outdir, 'docstack-sql.js')));
+  const sqlGzipped = sqlCode ? gzipSync(sqlCode, { level: 9 }).length : 0;
   const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
-  if (!quiet) console.log(`docstack: ${relative(root, outfile)} ${kb(bytes)}, ${kb(gzipped)} gzipped (budget ${kb(GZIP_BUDGET)})`);
+  if (!quiet) console.log(`docstack: ${relative(root, outfile)} ${kb(bytes)}, ${kb(gzipped)} gzipped (budget ${kb(GZIP_BUDGET)}); docstack-sql.js (the same with the SQL plugin) ${kb(sqlGzipped)} gzipped`);
   if (gzipped > GZIP_BUDGET) throw new Error(`docstack: the browser bundle is ${kb(gzipped)} gzipped, over its ${kb(GZIP_BUDGET)} budget`);
-  return { outfile, bytes, gzipped, metafile: result.metafile };
+  return { outfile, bytes, gzipped, sqlGzipped, metafile: result.metafile };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

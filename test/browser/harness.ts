@@ -34,8 +34,8 @@ export function requireChromium(): string {
  * Bundles a page script (`entry`) with `docstack/browser` left as an import of /docstack.js —
  * the page runs the real bundle, not a second copy of the engine.
  */
-async function buildPageScript(entry: string, outfile: string): Promise<void> {
-  const engine = new Set(['index.ts', 'plugins.config.ts', 'browser.ts'].map((file) => join(root, file)));
+async function buildPageScript(entry: string, outfile: string, engineFile = '/docstack.js'): Promise<void> {
+  const engine = new Set(['index.ts', 'plugins.config.ts', 'browser.ts', 'browser-sql.ts', 'plugins/sql/index.ts'].map((file) => join(root, file)));
   const shims: Record<string, string> = {
     [join(root, 'test/helpers/stack.ts')]: join(root, 'test/browser/shims/helpers-stack.ts'),
   };
@@ -53,14 +53,14 @@ async function buildPageScript(entry: string, outfile: string): Promise<void> {
       {
         name: 'docstack-from-the-bundle',
         setup(build) {
-          build.onResolve({ filter: /^docstack(\/browser|\/presets)?$/ }, () => ({ path: '/docstack.js', external: true }));
+          build.onResolve({ filter: /^docstack(\/browser|\/presets)?$/ }, () => ({ path: engineFile, external: true }));
           // Node test files run unchanged in the page (suites-page.ts): vitest and the Node
           // helpers become their shims, and the engine's own modules the real bundle
           build.onResolve({ filter: /^vitest$/ }, () => ({ path: join(root, 'test/browser/shims/vitest.ts') }));
           build.onResolve({ filter: /\.js$/ }, (args) => {
             if (!args.path.startsWith('.')) return undefined;
             const target = join(args.resolveDir, args.path).replace(/\.js$/, '.ts');
-            if (engine.has(target)) return { path: '/docstack.js', external: true };
+            if (engine.has(target)) return { path: engineFile, external: true };
             if (shims[target]) return { path: shims[target] };
             return undefined;
           });
@@ -132,7 +132,7 @@ export async function startHarness(pageEntry = join(root, 'test/browser/page.ts'
   const dir = await mkdtemp(join(tmpdir(), 'docstack-browser-'));
   const [bundle] = await Promise.all([
     buildBrowser({ outdir: dir, quiet: true }),
-    buildPageScript(pageEntry, join(dir, 'page.js')),
+    buildPageScript(pageEntry, join(dir, 'page.js'), withAlasql ? '/docstack-sql.js' : '/docstack.js'),
     withAlasql ? buildAlasql(join(dir, 'alasql.js')) : Promise.resolve(),
   ]);
   const importMap = withAlasql ? '<script type="importmap">{"imports":{"alasql":"/alasql.js"}}</script>' : '';

@@ -17,8 +17,14 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     expect(inputs.filter((i) => /pouchdb-adapter-(leveldb|memory)|leveldown|memdown|storage-adapters\.ts$/.test(i))).toEqual([]);
     expect(inputs).toContain('kernel/storage-adapters.browser.ts');
     expect(built.gzipped).toBeLessThanOrEqual(GZIP_BUDGET);
-    const exported = Object.values(built.metafile.outputs).find((o) => o.entryPoint)?.exports ?? [];
-    expect(exported).toEqual(expect.arrayContaining(['createStack', 'Class', 'DocstackError', 'browser', 'encryptionPlugin', 'syncPlugin']));
+    const output = (name: string) => Object.entries(built.metafile.outputs).find(([file]) => file.endsWith(`/${name}`))![1];
+    expect(output('docstack.js').exports).toEqual(expect.arrayContaining(['createStack', 'Class', 'DocstackError', 'browser', 'encryptionPlugin', 'syncPlugin']));
+    // SQL is the optional second file: the preset's file holds none of it, the second holds the engine and the plugin
+    expect(Object.keys(output('docstack.js').inputs).filter((i) => i.includes('plugins/sql/'))).toEqual([]);
+    expect(output('docstack.js').exports).not.toContain('sqlPlugin');
+    expect(output('docstack-sql.js').exports).toEqual(expect.arrayContaining(['createStack', 'browser', 'browserWithSql', 'sqlPlugin']));
+    expect(Object.keys(output('docstack-sql.js').inputs).some((i) => i.includes('plugins/sql/'))).toBe(true);
+    expect(built.sqlGzipped).toBeGreaterThan(built.gzipped);
   }, 60_000);
 
   it('the build fails when a Node built-in creeps in (the check can fail)', async () => {
