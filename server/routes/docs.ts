@@ -25,6 +25,23 @@ export function stackFor(ctx: NodeContext, _req: Request, res: Response): Client
   return stack;
 }
 
+/** The header that names the tenant a request of the document API, SQL or OpenAPI works on. */
+export const TENANT_HEADER = 'x-docstack-tenant';
+
+/**
+ * The stack a request works on: the tenant named by the `X-Docstack-Tenant` header (the caller
+ * must be a member: DS_AUTHZ_TENANT; the stack is lent until the answer is sent), else the
+ * default database (which a member of tenants may not reach).
+ */
+export async function stackForRequest(ctx: NodeContext, req: Request, res: Response): Promise<ClientStack> {
+  const tenant = req.get(TENANT_HEADER);
+  if (tenant === undefined || !ctx.stackFor) return stackFor(ctx, req, res);
+  const lease = await ctx.stackFor(tenant, callerOf(res));
+  res.once('close', () => lease.release());
+  enforceApiAccess(lease.stack);
+  return lease.stack;
+}
+
 /** A class the caller may read documents of: not a meta-class, and readable by replication's rule. */
 async function readableClass(stack: ClientStack, caller: Caller, name: string): Promise<string> {
   if (META.has(name) || !canRead(caller, `${name}-x`)) throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
@@ -83,7 +100,7 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
     (handler: (stack: ClientStack, caller: Caller, req: Request, res: Response) => Promise<void>) =>
     async (req: Request, res: Response): Promise<void> => {
       try {
-        await handler(stackFor(ctx, req, res), callerOf(res), req, res);
+        await handler(await stackForRequest(ctx, req, res), callerOf(res), req, res);
       } catch (err) {
         sendError(res, err, ctx.log);
       }

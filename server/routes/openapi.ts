@@ -4,7 +4,7 @@ import { callerOf, canRead, type Caller } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './docs-query.js';
-import { MAX_BULK, stackFor } from './docs.js';
+import { MAX_BULK, stackForRequest } from './docs.js';
 
 type Schema = Record<string, unknown>;
 const META = new Set<string>([CLASS_META, DOMAIN_META, SELF_META]);
@@ -290,7 +290,7 @@ export async function buildOpenApi(stack: ClientStack, caller: Caller): Promise<
 export function createOpenApiRoute(ctx: NodeContext): RequestHandler {
   return async (req, res) => {
     try {
-      res.json(await buildOpenApi(stackFor(ctx, req, res), callerOf(res)));
+      res.json(await buildOpenApi(await stackForRequest(ctx, req, res), callerOf(res)));
     } catch (err) {
       sendError(res, err, ctx.log);
     }

@@ -6,7 +6,7 @@ import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { refuseUnreadableTables, runAsCaller } from './api-access.js';
-import { stackFor } from './docs.js';
+import { stackForRequest } from './docs.js';
 
 /**
  * `POST /api/private/sql` { statement, params? }: one statement of the sql plugin (docs/sql.md).
@@ -23,7 +23,7 @@ export function createSqlRouter(ctx: NodeContext): express.Router {
         throw SERVER_ERRORS.requestInvalid('The body must be { "statement": "SELECT …", "params"?: [...] | {...} }.', { path: 'statement' });
       }
       if (params !== undefined && !Array.isArray(params) && !isPlainObject(params)) throw SERVER_ERRORS.requestInvalid('params must be a list (for ?) or an object (for $name).', { path: 'params' });
-      const stack = stackFor(ctx, req, res) as unknown as Partial<ServerStack>;
+      const stack = (await stackForRequest(ctx, req, res)) as unknown as Partial<ServerStack>;
       const sql = stack.sql;
       if (!sql) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the sql plugin.', { details: { requires: 'sql' } });
       const caller = callerOf(res);

@@ -157,12 +157,25 @@ describe('tenants on the node', () => {
     expect(await call('DELETE', `/api/private/quotas/${(await call('GET', '/api/private/quotas', admin)).body.quotas.find((q: { subject: string }) => q.subject === 'globex')._id}`, admin)).toMatchObject({ status: 200 });
   });
 
-  it('the document API and SQL serve the default database: a member of tenants gets 403 there, like on /db/<default>', async () => {
-    const { admin, alice, call } = await twoTenants();
+  it('the document API and SQL serve the default database (a member of tenants gets 403 there) or, with X-Docstack-Tenant, a tenant of the caller', async () => {
+    const { url, admin, alice, bob, call } = await twoTenants();
     expect(await call('GET', '/api/private/docs/Invoice', alice)).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
     expect(await call('POST', '/api/private/docs/Invoice', alice, { number: 'I-x' })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
     expect(await call('POST', '/api/private/sql', alice, { statement: 'SELECT * FROM Invoice' })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
     expect((await call('GET', '/api/private/docs/Invoice', admin)).status).toBe(200);
+    // with the tenant header the same routes work on the tenant's stack, for its members only
+    const inTenant = async (method: string, path: string, token: string, tenant: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'x-docstack-tenant': tenant, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const created = await inTenant('POST', '/api/private/docs/Invoice', alice, 'acme', { number: 'I-api' });
+    expect(created, JSON.stringify(created.body)).toMatchObject({ status: 201 });
+    expect(await inTenant('GET', `/api/private/docs/Invoice/${created.body._id}`, alice, 'acme')).toMatchObject({ status: 200, body: { number: 'I-api' } });
+    expect(await call('GET', `/db/acme/${created.body._id}`, alice)).toMatchObject({ status: 200, body: { number: 'I-api' } });
+    expect((await call('GET', `/api/private/docs/Invoice/${created.body._id}`, admin)).status).toBe(404); // not in the default database
+    expect(await inTenant('POST', '/api/private/sql', alice, 'acme', { statement: "SELECT number FROM Invoice WHERE number = 'I-api'" })).toMatchObject({ status: 200 });
+    expect(await inTenant('GET', '/api/private/docs/Order', alice, 'globex')).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
+    expect(await inTenant('POST', '/api/private/docs/Order', bob, 'acme', { item: 'x' })).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_TENANT' } });
   });
 
   it('admins manage the tenants of a user; names are checked; unknown tenants are 404', async () => {
