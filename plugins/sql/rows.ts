@@ -1,5 +1,6 @@
 import type { Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
+import { planFor } from '../../kernel/write-plan.js';
 import type { TableInfo } from './catalog.js';
 import { SQL_ERRORS } from './errors.js';
 
@@ -14,7 +15,10 @@ const isSealedMarker = (v: unknown): boolean => typeof v === 'object' && v !== n
  * NULL), values copied so nothing the caller gets back is shared with storage or caches.
  */
 export async function toRows(stack: ClientStack, info: TableInfo, docs: Doc[]): Promise<Row[]> {
-  const read = info.model ? await Promise.all(docs.map((d) => stack.hooks.afterRead.promise(d, { stack, classModel: info.model! }))) : docs;
+  // only the afterRead taps with work for this class (the kernel's per-class plan): a class with
+  // no encrypted attribute reads its documents as stored, without a hook call per row
+  const afterRead = info.model ? planFor(stack.hooks, info.model, 'local').afterRead : null;
+  const read = afterRead ? await Promise.all(docs.map((d) => afterRead.promise(d, { stack, classModel: info.model! }))) : docs;
   return read.map((doc) => {
     const row: Row = {};
     for (const column of info.columns.keys()) {
