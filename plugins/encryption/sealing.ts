@@ -3,7 +3,7 @@ import { isEncrypted } from './encrypted-key.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
 import { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';
-import { decryptJson, encryptJson } from './crypto.js';
+import { decryptJson, encryptJson, randomIvs } from './crypto.js';
 import { DEFAULT_SCOPE, type Keyring } from './keyring.js';
 
 const encryptedOf = new WeakMap<ClassModel, AttributeModel[]>();
@@ -78,10 +78,18 @@ export class Sealer {
     private readonly cache: PlainCache,
   ) {}
 
-  async seal(value: unknown, scope: string, docId: string, className: string, attribute: string): Promise<SealedValue> {
-    const { kid, key } = await this.keyring.currentKey(scope);
+  /** `prepared`: what a batch resolved once for all its values (the scope's current key, a fresh IV, the value's JSON). */
+  async seal(
+    value: unknown,
+    scope: string,
+    docId: string,
+    className: string,
+    attribute: string,
+    prepared?: { current: { kid: string; key: CryptoKey }; iv: Uint8Array<ArrayBuffer>; json: string },
+  ): Promise<SealedValue> {
+    const { kid, key } = prepared?.current ?? (await this.keyring.currentKey(scope));
     const label = labelOf(docId, className, attribute);
-    const { iv, ct } = await encryptJson(key, value, label);
+    const { iv, ct } = await encryptJson(key, value, label, prepared?.iv, prepared?.json);
     const payload: SealedValue = { '~enc': 1, scope, kid, iv, ct };
     this.cache.set(payload, label, structuredClone(value));
     return payload;
@@ -177,8 +185,7 @@ export class Sealer {
     let pending = ctx.batch.scratch.get(AHEAD) as Promise<Map<string, { json: string; payload: SealedValue }>> | undefined;
     if (!pending) {
       pending = (async () => {
-        const jobs: (() => Promise<void>)[] = [];
-        const out = new Map<string, { json: string; payload: SealedValue }>();
+        const values: { draft: Doc; model: ClassModel; scope: string; name: string; value: unknown }[] = [];
         for (const draft of ctx.batch.drafts) {
           const model = draft['~class'] === ctx.classModel.name ? ctx.classModel : null;
           if (!model || draft.active === false) continue;
@@ -186,12 +193,22 @@ export class Sealer {
           for (const { name } of encryptedAttributes(model)) {
             const value = draft[name];
             if (value === undefined || value === null || isSealed(value) || opened(ctx).has(`${draft._id}/${name}`)) continue;
-            jobs.push(async () => {
-              out.set(`${draft._id}/${name}`, { json: JSON.stringify(value), payload: await this.seal(value, scope, draft._id, model.name, name) });
-            });
+            values.push({ draft, model, scope, name, value });
           }
         }
-        if (jobs.length > 1) await runConcurrently(jobs, CONCURRENCY);
+        const out = new Map<string, { json: string; payload: SealedValue }>();
+        if (values.length < 2) return out; // a single value: sealDraft seals it, nothing to overlap
+        // once per batch rather than per value: each scope's current key, and every IV
+        const keys = new Map<string, { kid: string; key: CryptoKey } | null>();
+        for (const { scope } of values) if (!keys.has(scope)) keys.set(scope, await this.keyring.currentKey(scope).catch(() => null));
+        const ivs = randomIvs(values.length);
+        const jobs = values.map(({ draft, model, scope, name, value }, i) => async () => {
+          const current = keys.get(scope);
+          if (!current) return; // sealDraft seals it again and reports the error for its own document
+          const json = JSON.stringify(value);
+          out.set(`${draft._id}/${name}`, { json, payload: await this.seal(value, scope, draft._id, model.name, name, { current, iv: ivs[i], json }) });
+        });
+        await runConcurrently(jobs, CONCURRENCY);
         return out;
       })();
       ctx.batch.scratch.set(AHEAD, pending);
