@@ -43,19 +43,23 @@ function opened(ctx: WriteContext): Map<string, { payload: SealedValue; json: st
  * again, and a payload copied elsewhere never hits the cache (its label differs). Cleared on lock().
  */
 export class PlainCache {
-  private readonly entries = new Map<string, unknown>();
+  /** a value kept as its JSON when that is at hand (sealing made it): no copy is made until a read needs one */
+  private readonly entries = new Map<string, { value: unknown } | { json: string }>();
   constructor(private readonly max = 10_000) {}
   private keyOf(payload: SealedValue, label: string): string {
     // the whole ciphertext is part of the key: an altered one must miss and fail to open
     return `${label}|${payload.kid}|${payload.iv}|${payload.ct}`;
   }
+  /** A fresh copy of the remembered value: the caller may change it. */
   get(payload: SealedValue, label: string): { value: unknown } | undefined {
-    const key = this.keyOf(payload, label);
-    return this.entries.has(key) ? { value: this.entries.get(key) } : undefined;
+    const entry = this.entries.get(this.keyOf(payload, label));
+    if (!entry) return undefined;
+    return { value: 'json' in entry ? JSON.parse(entry.json) : structuredClone(entry.value) };
   }
-  set(payload: SealedValue, label: string, value: unknown): void {
+  /** Remembers a value (not copied: the caller gives up `value`) or its JSON. */
+  set(payload: SealedValue, label: string, entry: { value: unknown } | { json: string }): void {
     if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(this.keyOf(payload, label), value);
+    this.entries.set(this.keyOf(payload, label), entry);
   }
   /** Opened values of a whole document revision (`id@rev`), in encrypted-attribute order. */
   private readonly revisions = new Map<string, unknown[]>();
@@ -89,9 +93,10 @@ export class Sealer {
   ): Promise<SealedValue> {
     const { kid, key } = prepared?.current ?? (await this.keyring.currentKey(scope));
     const label = labelOf(docId, className, attribute);
-    const { iv, ct } = await encryptJson(key, value, label, prepared?.iv, prepared?.json);
+    const json = prepared?.json ?? JSON.stringify(value);
+    const { iv, ct } = await encryptJson(key, value, label, prepared?.iv, json);
     const payload: SealedValue = { '~enc': 1, scope, kid, iv, ct };
-    this.cache.set(payload, label, structuredClone(value));
+    this.cache.set(payload, label, { json }); // what was sealed is its JSON: no copy of the value to keep
     return payload;
   }
 
@@ -99,12 +104,12 @@ export class Sealer {
   async open(payload: SealedValue, docId: string, className: string, attribute: string): Promise<unknown> {
     const label = labelOf(docId, className, attribute);
     const hit = this.cache.get(payload, label);
-    if (hit) return structuredClone(hit.value);
+    if (hit) return hit.value;
     const key = await this.keyring.keyFor(payload.scope, payload.kid);
     if (!key) return { '~sealed': true, scope: payload.scope } satisfies SealedMarker;
     try {
       const value = await decryptJson(key, payload.iv, payload.ct, label);
-      this.cache.set(payload, label, value);
+      this.cache.set(payload, label, { value });
       return structuredClone(value);
     } catch {
       throw new DocstackError(
