@@ -11,13 +11,13 @@ import { ClassNamesIndex } from './indexes/class-names.js';
 import { ClassCounts } from './indexes/class-counts.js';
 import { countDocuments } from './count.js';
 import { claimFor, PrimaryKeyIndex, type KeyClaim } from './indexes/primary-keys.js';
-import { writeLockFor, type WriteLock } from './write-lock.js';
+import { writeLockFor } from './write-lock.js';
 import { Ingestor, type IngestOptions, type IngestResult } from './ingest.js';
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
 import { planFor } from './write-plan.js';
-import { storePurge } from './pipeline-store.js';
+import { storePurge, type StoreDeps } from './pipeline-store.js';
 import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMembers } from './plugin.js';
 import { findClassDocuments, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
 import type { Selector } from './selector.js';
@@ -75,8 +75,8 @@ export class ClientStack extends EventEmitter {
   readonly classNames: ClassNamesIndex;
   /** each class's count of active documents (one `_local` counter per class) */
   readonly classCounts: ClassCounts;
-  /** the store's queue for read-then-write sections (index entries, counters) */
-  readonly #writeLock: WriteLock;
+  /** what every storing path shares: the store, its key index and counters, and its queue for read-then-write sections */
+  readonly #store: StoreDeps;
   /** the stack's clock (StackOptions.clock, or the wall clock) */
   readonly clock: Clock;
   private readonly pipeline: WritePipeline;
@@ -104,16 +104,14 @@ export class ClientStack extends EventEmitter {
     this.classCache = new ClassCache(db, this.changes, this.clock);
     this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock);
     this.classNames = new ClassNamesIndex(db);
-    this.#writeLock = writeLockFor(db);
-    this.classCounts = new ClassCounts(db, this.#writeLock);
-    this.pipeline = new WritePipeline({ db, hooks: this.hooks, primaryKeys: this.primaryKeys, counts: this.classCounts, lock: this.#writeLock, feed: this.changes, stack: this });
+    const lock = writeLockFor(db);
+    this.classCounts = new ClassCounts(db, lock);
+    this.#store = { db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock };
+    this.pipeline = new WritePipeline({ ...this.#store, hooks: this.hooks, feed: this.changes, stack: this });
     this.ingestor = new Ingestor({
-      db,
+      ...this.#store,
       hooks: this.hooks,
       classCache: this.classCache,
-      primaryKeys: this.primaryKeys,
-      counts: this.classCounts,
-      lock: this.#writeLock,
       stack: this,
       check: (requests, origin, extras) => this.pipeline.check(requests, origin, extras),
     });
@@ -319,7 +317,7 @@ export class ClientStack extends EventEmitter {
         if (claim) releases.push({ index, claim });
       }
       // key entries and counters go in the same bulkDocs as the tombstones
-      purged += await storePurge({ db: this.#db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock: this.#writeLock }, docs, releases);
+      purged += await storePurge(this.#store, docs, releases);
     }
     return purged;
   }

@@ -1,5 +1,5 @@
-import { isEngineClassName } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
+import { travelCheck } from '../../kernel/travels.js';
 import type { CloudAuth } from './auth.js';
 import { CLOUD_ERRORS } from './errors.js';
 
@@ -32,22 +32,6 @@ export interface QueueSettings {
 }
 
 /**
- * Documents that stay here: `_design`/`_local` ones, the engine's own class documents (each store
- * writes its own), and documents of ephemeral classes.
- */
-async function travels(stack: ClientStack, id: string, ephemeral: Map<string, boolean>): Promise<boolean> {
-  if (id.startsWith('_')) return false;
-  const dash = id.indexOf('-');
-  if (dash < 0) return !isEngineClassName(id);
-  const className = id.slice(0, dash);
-  if (!ephemeral.has(className)) {
-    const model = await stack.requireClass(className).catch(() => null);
-    ephemeral.set(className, model?.ephemeral === true);
-  }
-  return ephemeral.get(className) !== true;
-}
-
-/**
  * The queue is the store's own changes feed after a `_local` checkpoint: nothing is copied
  * aside, so a crash cannot lose a queued change. A flush sends the next batch — every leaf
  * revision of each changed document, with its `_revisions` — as `_bulk_docs` with
@@ -55,12 +39,15 @@ async function travels(stack: ClientStack, id: string, ephemeral: Map<string, bo
  * sent again: the endpoint already has those revisions and stores nothing twice.
  */
 export class CloudQueue {
-  private readonly ephemeral = new Map<string, boolean>();
+  /** what leaves the stack: not `_local`, engine class documents or ephemeral classes (kernel/travels.ts) */
+  private readonly travels: (id: string) => Promise<boolean>;
 
   constructor(
     private readonly stack: ClientStack,
     private readonly settings: QueueSettings,
-  ) {}
+  ) {
+    this.travels = travelCheck(stack);
+  }
 
   private async checkpoint(): Promise<Checkpoint> {
     const stored = await this.stack.storage.get<Checkpoint>(CHECKPOINT_ID);
@@ -94,7 +81,7 @@ export class CloudQueue {
       const page = await this.stack.storage.changes({ since: checkpoint.seq, limit: this.settings.batchSize });
       if (page.results.length === 0) break;
       const ids: string[] = [];
-      for (const change of page.results) if (await travels(this.stack, change.id, this.ephemeral)) ids.push(change.id);
+      for (const change of page.results) if (await this.travels(change.id)) ids.push(change.id);
       const docs = await this.leaves([...new Set(ids)]);
       if (docs.length > 0) {
         for (const line of await this.post(docs)) onRejected(line);

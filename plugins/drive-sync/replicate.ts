@@ -1,6 +1,6 @@
 import { isDocstackError } from '../../kernel/errors.js';
-import { isEngineClassName } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
+import { travelCheck } from '../../kernel/travels.js';
 import type { DriveAdapter, DriveCursor, DriveRetry } from './adapter.js';
 import { DRIVE_ERRORS } from './errors.js';
 import { fileNameOf, isDocFileName, mergeLeaves, parseDocFile, sameLeaves, serializeDocFile, type Leaf } from './layout.js';
@@ -32,23 +32,6 @@ interface Checkpoint {
   pushSeq: number | string;
 }
 
-/**
- * Documents that do not travel: `_design`/`_local` ones, the engine's own class documents
- * (`class`, `domain`, `~Job`…: each store's system patches write its own), and documents of
- * ephemeral classes (they never leave the stack).
- */
-async function travels(stack: ClientStack, id: string, ephemeral: Map<string, boolean>): Promise<boolean> {
-  if (id.startsWith('_')) return false;
-  const dash = id.indexOf('-');
-  if (dash < 0) return !isEngineClassName(id);
-  const className = id.slice(0, dash);
-  if (!ephemeral.has(className)) {
-    const model = await stack.requireClass(className).catch(() => null);
-    ephemeral.set(className, model?.ephemeral === true);
-  }
-  return ephemeral.get(className) !== true;
-}
-
 /** Runs `work` over `items`, at most `limit` at once; the first failure rejects (after the others settle). */
 async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
@@ -78,7 +61,8 @@ export class DriveReplicator {
   private readonly batch: number;
   private readonly concurrency: number;
   private readonly conflictRetries: number;
-  private readonly ephemeral = new Map<string, boolean>();
+  /** what leaves the stack: not `_local`, engine class documents or ephemeral classes (kernel/travels.ts) */
+  private readonly travels: (id: string) => Promise<boolean>;
   private readonly result: DriveSyncResult = { pulled: 0, pushed: 0, denied: 0 };
 
   constructor(
@@ -87,6 +71,7 @@ export class DriveReplicator {
     options: DriveSyncOptions,
     private readonly stopped: () => boolean,
   ) {
+    this.travels = travelCheck(stack);
     this.batch = options.batchSize ?? 50;
     this.concurrency = options.concurrency ?? 4;
     this.conflictRetries = options.conflictRetries ?? 8;
@@ -114,7 +99,7 @@ export class DriveReplicator {
   /** Stores the leaves this stack lacks (revsDiff), through `stack.ingest` like a replication pull. */
   private async ingestMissing(leaves: Leaf[]): Promise<void> {
     const wanted = [];
-    for (const leaf of leaves) if (await travels(this.stack, leaf._id, this.ephemeral)) wanted.push(leaf);
+    for (const leaf of leaves) if (await this.travels(leaf._id)) wanted.push(leaf);
     if (wanted.length === 0) return;
     const asked: Record<string, string[]> = {};
     for (const leaf of wanted) (asked[leaf._id] ??= []).push(leaf._rev);
@@ -163,7 +148,7 @@ export class DriveReplicator {
       const page = await this.stack.storage.changes({ since: pushSeq, limit: this.batch });
       if (page.results.length === 0) return;
       const ids: string[] = [];
-      for (const change of page.results) if (await travels(this.stack, change.id, this.ephemeral)) ids.push(change.id);
+      for (const change of page.results) if (await this.travels(change.id)) ids.push(change.id);
       await mapLimit([...new Set(ids)], this.concurrency, (id) => this.pushDoc(id));
       pushSeq = page.lastSeq;
       await this.save({ pushSeq });

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
-import { createStack, DocstackError, type ClientStack, type ErrorCode, type PluginEntry, type StackOptions } from '../../index.js';
+import { afterEach } from 'vitest';
+import { createStack, type ClientStack, type PluginEntry, type StackOptions } from '../../index.js';
 import { browser, type BrowserStack } from '../../plugins.config.js';
 import { rawDatabase } from '../../kernel/raw-database.js';
 
@@ -66,24 +66,7 @@ export async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** Runs a promise that must be refused; returns the error for assertions. */
-export async function refusal(promise: Promise<unknown>): Promise<Error & { code?: string; path?: string; details?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error & { code?: string; path?: string };
-  }
-  throw new Error('expected a refusal, but the call succeeded');
-}
-
-/** The call is refused with a DocstackError of this code (and path, when given). */
-export async function expectRefused(promise: Promise<unknown>, code: ErrorCode, path?: string): Promise<DocstackError> {
-  const err = await refusal(promise);
-  expect(err).toBeInstanceOf(DocstackError);
-  expect((err as DocstackError).code).toBe(code);
-  if (path !== undefined) expect((err as DocstackError).path).toBe(path);
-  return err as DocstackError;
-}
+export { expectRefused, refusal } from './refusals.js';
 
 /** The browser preset without the named plugins (entries may be [plugin, options] pairs). */
 export function browserWithout(...names: string[]): PluginEntry[] {

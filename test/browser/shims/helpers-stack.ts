@@ -3,8 +3,8 @@
  * leveldb adapter in the browser bundle, no folders). `testAdapter`/`durableAdapter` let a test
  * file written for Node open its stores on IndexedDB here.
  */
-import { afterEach, expect } from 'vitest';
-import { createStack, DocstackError, type ClientStack, type ErrorCode, type StackOptions } from '../../../index.js';
+import { afterEach } from 'vitest';
+import { createStack, type ClientStack, type StackOptions } from '../../../index.js';
 import { browser, type BrowserStack } from '../../../plugins.config.js';
 
 let counter = 0;
@@ -37,19 +37,4 @@ export async function tempDir(): Promise<string> {
   return '';
 }
 
-export async function refusal(promise: Promise<unknown>): Promise<Error & { code?: string; path?: string; details?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error & { code?: string; path?: string };
-  }
-  throw new Error('expected a refusal, but the call succeeded');
-}
-
-export async function expectRefused(promise: Promise<unknown>, code: ErrorCode, path?: string): Promise<DocstackError> {
-  const err = await refusal(promise);
-  expect(err).toBeInstanceOf(DocstackError);
-  expect((err as DocstackError).code).toBe(code);
-  if (path !== undefined) expect((err as DocstackError).path).toBe(path);
-  return err as DocstackError;
-}
+export { expectRefused, refusal } from '../../helpers/refusals.js';
