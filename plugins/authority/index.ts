@@ -1,7 +1,8 @@
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { Doc } from '../../kernel/model/types.js';
+import type { ClassModel, Doc } from '../../kernel/model/types.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { tapWhen } from '../../kernel/write-plan.js';
 import { ASSIGNING, PendingAssigner } from './assign.js';
 import { SequenceCounters, type NumberBlock } from './counters.js';
 import { AUTHORITY_ERRORS, authorityErrorList } from './errors.js';
@@ -88,7 +89,10 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
     };
 
     // sequences on this stack's own writes: a number drawn now, or a pending marker; never the caller's
-    hooks.beforeValidate.tapPromise({ name: 'authority', stage: -150 }, async (draft, ctx) => {
+    // the write plan leaves these taps out for a class without sequences (numbering) or claimed attributes (claims)
+    const numbered = (model: ClassModel) => sequenceAttributes(model).length > 0;
+    const claiming = (model: ClassModel) => claimedAttributes(model).length > 0;
+    hooks.beforeValidate.tapPromise(tapWhen('authority', numbered, -150), async (draft, ctx) => {
       if (ctx.op === 'delete' || ctx.origin === 'replication' || ctx.session === ASSIGNING) return draft;
       const attributes = sequenceAttributes(ctx.classModel);
       if (attributes.length === 0) return draft;
@@ -130,7 +134,7 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
     });
 
     // this stack's own writes claim their unique values (and numbers) before they are stored
-    hooks.beforeWrite.tapPromise({ name: 'authority', stage: -50 }, async (doc, ctx) => {
+    hooks.beforeWrite.tapPromise(tapWhen('authority', claiming, -50), async (doc, ctx) => {
       if (ctx.op === 'delete' || ctx.origin === 'replication') return doc;
       const held = new Set(claimsOf(ctx.classModel, ctx.previous).map((c) => c.keyId));
       for (const claim of claimsOf(ctx.classModel, doc)) {
@@ -166,7 +170,8 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
       if (authority && pendingOf(doc).length > 0) await assigner.enqueue(doc._id);
     });
 
-    hooks.afterWrite.tapPromise({ name: 'authority', stage: 20 }, async (docs, ctx) => {
+    // a pending number names a sequence attribute (checkPendingField), so `claiming` covers numbering too
+    hooks.afterWrite.tapPromise(tapWhen('authority', claiming, 20), async (docs, ctx) => {
       for (const doc of docs) {
         const kept = new Set(claimsOf(ctx.classModel, doc).map((c) => c.keyId));
         for (const claim of claimsOf(ctx.classModel, ctx.previous)) if (!kept.has(claim.keyId)) await index.release(claim);

@@ -1,10 +1,12 @@
 import { asValue } from 'awilix';
 import { DocstackError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
+import { tapWhen } from '../../kernel/write-plan.js';
 import { triggerErrorList } from './errors.js';
 import { ensureFailureClass } from './failures.js';
 import { createTriggerCheck, type TriggerCheck, type TriggerModel } from './model.js';
 import type { Class } from '../../kernel/model/class.js';
+import type { ClassModel } from '../../kernel/model/types.js';
 import { getApi } from '../../kernel/stack.js';
 import { TRIGGER_HANDLERS, TriggerHandlerRegistry } from './registry.js';
 import { refuseTooDeep, runAfterTriggers, runBeforeTriggers } from './run.js';
@@ -68,8 +70,10 @@ export const triggersPlugin = definePlugin({
       refuseTooDeep(ctx, maxDepth);
       return draft;
     });
-    hooks.beforeValidate.tapPromise({ name: 'triggers', stage: BEFORE_TRIGGERS_STAGE }, (draft, ctx) => runBeforeTriggers(draft, ctx, registry));
-    hooks.afterWrite.tapPromise({ name: 'triggers', stage: AFTER_TRIGGERS_STAGE }, ([stored], ctx) => runAfterTriggers(stored, ctx, registry));
+    // triggers live in the class model: the write plan of a class without any leaves these taps out
+    const triggered = (model: ClassModel) => Array.isArray(model.triggers) && model.triggers.length > 0;
+    hooks.beforeValidate.tapPromise(tapWhen('triggers', triggered, BEFORE_TRIGGERS_STAGE), (draft, ctx) => runBeforeTriggers(draft, ctx, registry));
+    hooks.afterWrite.tapPromise(tapWhen('triggers', triggered, AFTER_TRIGGERS_STAGE), ([stored], ctx) => runAfterTriggers(stored, ctx, registry));
     return { checkTrigger: createTriggerCheck(stack, registry), handlers: registry };
   },
 });
