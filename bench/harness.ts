@@ -184,10 +184,11 @@ export function anyMissed(results: readonly ComparisonResult[]): boolean {
 
 /** A plain-text table: one row per comparison, aims and their status beside the ratio. */
 export function formatTable(results: readonly ComparisonResult[]): string {
-  const header = ['adapter', 'comparison', 'baseline', 'engine ms', 'baseline ms', 'ratio', 'cpu ratio', 'aim', 'status'];
+  const header = ['adapter', 'comparison', 'engine', 'baseline', 'engine ms', 'baseline ms', 'ratio', 'cpu ratio', 'aim', 'status'];
   const rows = results.map((r) => [
     r.adapter,
     r.name,
+    r.engine,
     r.baseline,
     r.engineMedianMs.toFixed(1),
     r.baselineMedianMs.toFixed(1),
@@ -196,7 +197,7 @@ export function formatTable(results: readonly ComparisonResult[]): string {
     r.aim ? `≤ ${r.aim.max}×${r.aim.binding ? '' : ' (info)'}` : '',
     r.status,
   ]);
-  const numeric = new Set([3, 4, 5, 6]);
+  const numeric = new Set([4, 5, 6, 7]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

@@ -8,9 +8,10 @@ import { readRaw } from './reads.js';
 
 /**
  * countDocuments: the class's counter for a whole class (one `_local` read), the primary-key
- * index for a selector that is exactly a whole key (one key entry and its document), else the
- * documents findDocuments would return (an index plugin's candidates when one answers the
- * selector, the class scan otherwise).
+ * index for a selector that is exactly a whole key (one key entry and its document), an index
+ * plugin's count for a selector its index answers whole (countMatches: no document read), else
+ * the documents findDocuments would return (an index plugin's candidates when one answers part
+ * of the selector, the class scan otherwise).
  */
 export async function countDocuments(stack: ClientStack, db: Database, model: ClassModel, selector: Selector | undefined): Promise<number> {
   compileSelector(selector); // a bad selector is refused on every path, as findDocuments does
@@ -25,6 +26,8 @@ export async function countDocuments(stack: ClientStack, db: Database, model: Cl
     const live = !!doc && doc.active !== false && claimFor(model, doc)?.keyId === keyIdOf(model.name, key) && !stack.hooks.hidden.call(doc, { stack, classModel: model });
     return live ? 1 : 0;
   }
+  const counted = await stack.hooks.countMatches.promise(selector!, { stack, classModel: model, includeInactive: false });
+  if (counted !== undefined) return counted;
   return (await stack.findDocuments(model.name, selector, { fields: ['_id'] })).length;
 }
 

@@ -145,6 +145,12 @@ export function createHooks() {
      * the scan answer.
      */
     findCandidates: new AsyncSeriesBailHook<[Selector, FindContext], FindCandidates | undefined>(['selector', 'ctx']),
+    /**
+     * A countDocuments read with a selector: a tap that can count, from an index and without
+     * reading any document, exactly the stored active documents of the class matching the whole
+     * selector returns the number; undefined lets the next tap or the matching path answer.
+     */
+    countMatches: new AsyncSeriesBailHook<[Selector, FindContext], number | undefined>(['selector', 'ctx']),
     /** An attribute model being defined, once its type's rules passed: throw to refuse it. */
     checkAttribute: new AsyncSeriesHook<[AttributeModel, AttributeContext]>(['attribute', 'ctx']),
     /** Waterfall over a defaultValue being defined: throw to refuse it, return its stored form (validation). */

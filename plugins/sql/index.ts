@@ -3,6 +3,7 @@ import { domainsPlugin } from '../domains/index.js';
 import type { AlaSQL } from './alasql.js';
 import { runSql, type PlanRow, type SqlDeps, type WriteResult } from './engine.js';
 import { sqlErrorList } from './errors.js';
+import { countMatches } from './count.js';
 import { findCandidates } from './find.js';
 import { indexedKey } from './indexed-key.js';
 import { tapWhen } from '../../kernel/write-plan.js';
@@ -56,6 +57,7 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
       for (const doc of docs) await indexes.written(doc, ctx.classModel);
     });
     hooks.findCandidates.tapPromise('sql', (selector, ctx) => findCandidates(deps, selector, ctx));
+    hooks.countMatches.tapPromise('sql', (selector, ctx) => countMatches(deps, selector, ctx));
     hooks.onClose.tapPromise('sql', async () => {
       cache.clear();
       await indexes.flush();

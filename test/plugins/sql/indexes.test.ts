@@ -128,6 +128,45 @@ describe('sql: reading only what is needed', () => {
     const plain = await memoryStack();
     await expectRefused(Class.create(plain, 'NoSql', 'class', '', { n: { type: 'integer', indexed: true } }), 'DS_ATTRIBUTE_CONFIG_INVALID');
   });
+
+  it('countDocuments counts a selector its indexes answer whole from the index, reading no document', async () => {
+    const stack = await sqlStack();
+    await Class.create(stack, 'Part', 'class', '', { size: { type: 'integer', indexed: true }, color: { type: 'string', indexed: true }, note: { type: 'string' } });
+    const colors = ['red', 'green', 'blue'];
+    const made = await stack.createDocs(Array.from({ length: 60 }, (_, i) => ({ '~class': 'Part', size: i % 10, color: colors[i % 3], note: i % 2 ? 'odd' : 'even' })));
+    await stack.deleteDocument(made[0]._id); // soft-deleted: no longer counted
+    await stack.updateDoc(made[1]._id, { size: 42 });
+    // a count that reads documents asks findCandidates for them first (an index, else the class scan)
+    let reads = 0;
+    stack.hooks.findCandidates.tapPromise({ name: 'test-spy', stage: -1000 }, async () => {
+      reads++;
+      return undefined;
+    });
+    const exact: Record<string, unknown>[] = [
+      { size: 3 },
+      { size: { $gte: 2, $lt: 5 } },
+      { size: { $in: [1, 42, 99] } },
+      { $and: [{ size: { $gt: 5 } }, { size: { $lte: 7 } }] },
+      { size: { $lte: 4 }, color: 'red' },
+      { color: { $in: [] } },
+    ];
+    for (const selector of exact) {
+      const expected = (await stack.findDocuments('Part', selector)).length;
+      reads = 0;
+      expect({ selector, count: await stack.countDocuments('Part', selector) }).toEqual({ selector, count: expected });
+      expect({ selector, reads }).toEqual({ selector, reads: 0 });
+    }
+    expect(await stack.countDocuments('Part', { size: 0 })).toBe(5); // 6 of size 0, one soft-deleted
+    expect(await stack.countDocuments('Part', { size: 42 })).toBe(1);
+    // not said exactly by an index: counted by matching (documents read), still exact
+    const matched: Record<string, unknown>[] = [{ note: 'odd' }, { size: { $ne: 3 } }, { size: '3' }, { size: 3, note: 'odd' }, { $or: [{ size: 1 }, { size: 2 }] }];
+    for (const selector of matched) {
+      const expected = (await stack.findDocuments('Part', selector)).length;
+      reads = 0;
+      expect({ selector, count: await stack.countDocuments('Part', selector) }).toEqual({ selector, count: expected });
+      expect(reads).toBeGreaterThan(0);
+    }
+  });
 });
 
 async function getApiRebuild(stack: Awaited<ReturnType<typeof sqlStack>>): Promise<void> {
