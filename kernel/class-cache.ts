@@ -68,6 +68,12 @@ export class ClassCache {
     return pending;
   }
 
+  /** The cached model when it is fresh (what `get` would answer without I/O), else undefined: no await on the read path. */
+  fresh(name: string): ClassModel | undefined {
+    const entry = this.entries.get(name);
+    return entry && this.isFresh(entry) ? entry.model : undefined;
+  }
+
   /** The cached model without any I/O (possibly stale), or undefined. */
   peek(name: string): ClassModel | undefined {
     return this.entries.get(name)?.model;

@@ -267,7 +267,8 @@ export class ClientStack extends EventEmitter {
     if (typeof id !== 'string' || id === '') return null;
     const doc = await this.storage.get(id);
     if (!doc || (doc.active === false && !options.includeInactive)) return null;
-    const classModel = typeof doc['~class'] === 'string' ? ((await this.classCache.get(doc['~class'])) ?? undefined) : undefined;
+    const className = doc['~class'];
+    const classModel = typeof className === 'string' ? (this.classCache.fresh(className) ?? (await this.classCache.get(className)) ?? undefined) : undefined;
     const ctx = { stack: this, ...(classModel ? { classModel } : {}) };
     if (this.hooks.hidden.call(doc, ctx)) return null;
     // a class's plan leaves out afterRead taps with no work for it (no encrypted attribute: no decryption)

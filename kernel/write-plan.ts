@@ -27,7 +27,7 @@ interface TapRecord {
   [option: string]: unknown;
 }
 
-const plans = new WeakMap<ClassModel, Map<WriteOrigin, { version: string; plan: WritePlan }>>();
+const plans = new WeakMap<ClassModel, Map<WriteOrigin, { version: number; plan: WritePlan }>>();
 
 /**
  * The write plan of a class revision for an origin, compiled once (per class model object, which
@@ -35,7 +35,9 @@ const plans = new WeakMap<ClassModel, Map<WriteOrigin, { version: string; plan: 
  * plugin has work for runs no hook at all, so its write is one validation and one bulkDocs.
  */
 export function planFor(hooks: KernelHooks, model: ClassModel, origin: WriteOrigin): WritePlan {
-  const version = PLANNED.map((name) => hooks[name].taps.length).join(',');
+  // taps are only ever added, so their total number changes whenever any planned hook changes
+  let version = 0;
+  for (const name of PLANNED) version += hooks[name].taps.length;
   let byOrigin = plans.get(model);
   if (!byOrigin) plans.set(model, (byOrigin = new Map()));
   const known = byOrigin.get(origin);
