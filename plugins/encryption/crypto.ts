@@ -70,11 +70,19 @@ export async function unwrapWithPrivateKey(wrapped: string, privateKey: CryptoKe
 /**
  * Seals `value` (its JSON) under `label`. A batch passes its own fresh IV (a slice of one
  * getRandomValues call for the whole batch) and the JSON it already made: per value, each
- * of those is a measurable share of a bulk insert's cost.
+ * of those is a measurable share of a bulk insert's cost. Returns the payload directly where
+ * the platform's AES-GCM is synchronous (Node), a promise of it where it is not (WebCrypto):
+ * a bulk seal in Node then makes no promise per value.
  */
-export async function encryptJson(key: CryptoKey, value: unknown, label: string, iv: Uint8Array<ArrayBuffer> = randomBytes(12), json = JSON.stringify(value)): Promise<{ iv: string; ct: string }> {
-  const ct = await sealText(key, iv, label, json);
-  return { iv: toBase64(iv), ct };
+export function encryptJson(
+  key: CryptoKey,
+  value: unknown,
+  label: string,
+  iv: Uint8Array<ArrayBuffer> = randomBytes(12),
+  json = JSON.stringify(value),
+): { iv: string; ct: string } | Promise<{ iv: string; ct: string }> {
+  const ct = sealText(key, iv, label, json);
+  return typeof ct === 'string' ? { iv: toBase64(iv), ct } : ct.then((text) => ({ iv: toBase64(iv), ct: text }));
 }
 
 /** `count` fresh random 96-bit GCM IVs from as few getRandomValues calls as its 65,536-byte limit allows. */

@@ -39,27 +39,28 @@ function opened(ctx: WriteContext): Map<string, { payload: SealedValue; json: st
 
 /**
  * A bounded memory of decrypted values, keyed by what sealed them (document, class, attribute)
- * and by the payload itself: reading the same document again does not pay WebCrypto's round trip
- * again, and a payload copied elsewhere never hits the cache (its label differs). Cleared on lock().
+ * and by the payload itself: reading the same document again does not decrypt it again, and a payload copied elsewhere never hits the cache (its label differs). Cleared on lock().
  */
 export class PlainCache {
-  /** a value kept as its JSON when that is at hand (sealing made it): no copy is made until a read needs one */
-  private readonly entries = new Map<string, { value: unknown } | { json: string }>();
+  /**
+   * Keyed by the ciphertext itself (a string the payload already holds: no key is built per
+   * value); an entry counts only for the same label, kid and IV. A value is kept as its JSON
+   * when that is at hand (sealing made it): no copy is made until a read needs one.
+   */
+  private readonly entries = new Map<string, { label: string; kid: string; iv: string } & ({ value: unknown } | { json: string })>();
   constructor(private readonly max = 10_000) {}
-  private keyOf(payload: SealedValue, label: string): string {
-    // the whole ciphertext is part of the key: an altered one must miss and fail to open
-    return `${label}|${payload.kid}|${payload.iv}|${payload.ct}`;
-  }
   /** A fresh copy of the remembered value: the caller may change it. */
   get(payload: SealedValue, label: string): { value: unknown } | undefined {
-    const entry = this.entries.get(this.keyOf(payload, label));
-    if (!entry) return undefined;
+    // the whole ciphertext is the key: an altered one misses and fails to open; one moved
+    // elsewhere (another label) or re-labelled (another kid or IV) misses too
+    const entry = this.entries.get(payload.ct);
+    if (!entry || entry.label !== label || entry.kid !== payload.kid || entry.iv !== payload.iv) return undefined;
     return { value: 'json' in entry ? JSON.parse(entry.json) : structuredClone(entry.value) };
   }
   /** Remembers a value (not copied: the caller gives up `value`) or its JSON. */
   set(payload: SealedValue, label: string, entry: { value: unknown } | { json: string }): void {
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(this.keyOf(payload, label), entry);
+    if (this.entries.size >= this.max) evictOldest(this.entries, this.max);
+    this.entries.set(payload.ct, { label, kid: payload.kid, iv: payload.iv, ...entry });
   }
   /** Opened values of a whole document revision (`id@rev`), in encrypted-attribute order. */
   private readonly revisions = new Map<string, unknown[]>();
@@ -67,12 +68,25 @@ export class PlainCache {
     return this.revisions.get(key);
   }
   setRevision(key: string, values: unknown[]): void {
-    if (this.revisions.size >= this.max) this.revisions.delete(this.revisions.keys().next().value!);
+    if (this.revisions.size >= this.max) evictOldest(this.revisions, this.max);
     this.revisions.set(key, values);
   }
   clear(): void {
     this.entries.clear();
     this.revisions.clear();
+  }
+}
+
+/**
+ * Forgets the oldest quarter of a full map in one pass. Not one entry per insertion: V8's Map
+ * keeps deleted slots at the front until it rehashes, so `keys().next()` after many single
+ * deletions walks them all — about 8 µs per insertion once a 10,000-entry cache is full.
+ */
+function evictOldest(map: Map<string, unknown>, max: number): void {
+  let left = Math.max(1, Math.floor(max / 4));
+  for (const key of map.keys()) {
+    if (left-- <= 0) break;
+    map.delete(key);
   }
 }
 
@@ -82,22 +96,32 @@ export class Sealer {
     private readonly cache: PlainCache,
   ) {}
 
-  /** `prepared`: what a batch resolved once for all its values (the scope's current key, a fresh IV, the value's JSON). */
-  async seal(
-    value: unknown,
+  async seal(value: unknown, scope: string, docId: string, className: string, attribute: string): Promise<SealedValue> {
+    const current = await this.keyring.currentKey(scope);
+    return this.sealWith(current, randomIvs(1)[0]!, JSON.stringify(value), scope, docId, className, attribute);
+  }
+
+  /**
+   * Seals a value's JSON under a key and IV already at hand (a batch resolves them once for all
+   * its values). Synchronous where the platform's AES-GCM is (Node), else a promise.
+   */
+  private sealWith(
+    current: { kid: string; key: CryptoKey },
+    iv: Uint8Array<ArrayBuffer>,
+    json: string,
     scope: string,
     docId: string,
     className: string,
     attribute: string,
-    prepared?: { current: { kid: string; key: CryptoKey }; iv: Uint8Array<ArrayBuffer>; json: string },
-  ): Promise<SealedValue> {
-    const { kid, key } = prepared?.current ?? (await this.keyring.currentKey(scope));
+  ): SealedValue | Promise<SealedValue> {
     const label = labelOf(docId, className, attribute);
-    const json = prepared?.json ?? JSON.stringify(value);
-    const { iv, ct } = await encryptJson(key, value, label, prepared?.iv, json);
-    const payload: SealedValue = { '~enc': 1, scope, kid, iv, ct };
-    this.cache.set(payload, label, { json }); // what was sealed is its JSON: no copy of the value to keep
-    return payload;
+    const done = ({ iv, ct }: { iv: string; ct: string }): SealedValue => {
+      const payload: SealedValue = { '~enc': 1, scope, kid: current.kid, iv, ct };
+      this.cache.set(payload, label, { json }); // what was sealed is its JSON: no copy of the value to keep
+      return payload;
+    };
+    const sealed = encryptJson(current.key, undefined, label, iv, json);
+    return sealed instanceof Promise ? sealed.then(done) : done(sealed);
   }
 
   /** The plaintext, or a sealed marker when the key is not held; DS_ENCRYPTION_INTEGRITY when it does not open. */
@@ -129,12 +153,17 @@ export class Sealer {
   async openDraft(draft: Doc, ctx: WriteContext): Promise<Doc> {
     const attributes = encryptedAttributes(ctx.classModel);
     if (attributes.length === 0 || ctx.op === 'delete') return draft;
-    const next: Record<string, unknown> = { ...draft };
+    // copied on the first change only: a create in clear (the common bulk case) changes nothing here
+    let next: Record<string, unknown> = draft;
+    const change = (name: string, value: unknown) => {
+      if (next === draft) next = { ...draft };
+      next[name] = value;
+    };
     for (const { name } of attributes) {
       const stored = ctx.previous?.[name];
       if (isSealedMarker(next[name])) {
         if (!isSealed(stored)) throw new DocstackError('DS_ENCRYPTION_LOCKED', `"${name}" holds a sealed marker but there is no stored value behind it.`, { path: name });
-        next[name] = stored;
+        change(name, stored);
       }
       const value = next[name];
       if (!isSealed(value)) continue;
@@ -146,7 +175,7 @@ export class Sealer {
         if (ctx.origin === 'replication' || (stored !== undefined && JSON.stringify(value) === JSON.stringify(stored))) ctx.opaque.add(name);
         continue;
       }
-      next[name] = plain;
+      change(name, plain);
       opened(ctx).set(`${draft._id}/${name}`, { payload: value, json: JSON.stringify(plain) });
     }
     return next as Doc;
@@ -182,9 +211,9 @@ export class Sealer {
   }
 
   /**
-   * Seals the new values of every draft of the call at once, a few dozen WebCrypto operations
-   * in flight: one at a time, each pays a round trip to the crypto thread pool (in Node about
-   * three times the cost). sealDraft uses a result only if the value is still the same.
+   * Seals the new values of every draft of the call at once. In the browser a few dozen
+   * WebCrypto operations are in flight: one at a time, each would pay a round trip to the crypto
+   * thread pool. In Node (node:crypto, synchronous) the batch runs straight through. sealDraft uses a result only if the value is still the same.
    */
   private sealBatchAhead(ctx: WriteContext): Promise<Map<string, { json: string; payload: SealedValue }>> {
     let pending = ctx.batch.scratch.get(AHEAD) as Promise<Map<string, { json: string; payload: SealedValue }>> | undefined;
@@ -207,11 +236,13 @@ export class Sealer {
         const keys = new Map<string, { kid: string; key: CryptoKey } | null>();
         for (const { scope } of values) if (!keys.has(scope)) keys.set(scope, await this.keyring.currentKey(scope).catch(() => null));
         const ivs = randomIvs(values.length);
-        const jobs = values.map(({ draft, model, scope, name, value }, i) => async () => {
+        const jobs = values.map(({ draft, model, scope, name, value }, i) => () => {
           const current = keys.get(scope);
           if (!current) return; // sealDraft seals it again and reports the error for its own document
           const json = JSON.stringify(value);
-          out.set(`${draft._id}/${name}`, { json, payload: await this.seal(value, scope, draft._id, model.name, name, { current, iv: ivs[i], json }) });
+          const sealed = this.sealWith(current, ivs[i]!, json, scope, draft._id, model.name, name);
+          if (!(sealed instanceof Promise)) return void out.set(`${draft._id}/${name}`, { json, payload: sealed });
+          return sealed.then((payload) => void out.set(`${draft._id}/${name}`, { json, payload }));
         });
         await runConcurrently(jobs, CONCURRENCY);
         return out;
@@ -240,14 +271,18 @@ export class Sealer {
   }
 }
 
-/** WebCrypto operations in flight at once: past a few dozen the thread pool gains nothing more. */
+/** WebCrypto operations in flight at once (browser): past a few dozen the thread pool gains nothing more. */
 const CONCURRENCY = 32;
 const AHEAD = 'encryption:sealed-ahead';
 
-async function runConcurrently(jobs: (() => Promise<void>)[], limit: number): Promise<void> {
+/** A job that finished synchronously (Node's AES-GCM) is not awaited: no promise per value. */
+async function runConcurrently(jobs: (() => void | Promise<void>)[], limit: number): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < jobs.length) await jobs[next++]();
+    while (next < jobs.length) {
+      const pending = jobs[next++]!();
+      if (pending) await pending;
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
 }
