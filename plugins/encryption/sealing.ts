@@ -60,7 +60,8 @@ export class PlainCache {
   /** Remembers a value (not copied: the caller gives up `value`) or its JSON. */
   set(payload: SealedValue, label: string, entry: { value: unknown } | { json: string }): void {
     if (this.entries.size >= this.max) evictOldest(this.entries, this.max);
-    this.entries.set(payload.ct, { label, kid: payload.kid, iv: payload.iv, ...entry });
+    const { kid, iv } = payload;
+    this.entries.set(payload.ct, 'json' in entry ? { label, kid, iv, json: entry.json } : { label, kid, iv, value: entry.value });
   }
   /** Opened values of a whole document revision (`id@rev`), in encrypted-attribute order. */
   private readonly revisions = new Map<string, unknown[]>();
@@ -115,13 +116,15 @@ export class Sealer {
     attribute: string,
   ): SealedValue | Promise<SealedValue> {
     const label = labelOf(docId, className, attribute);
-    const done = ({ iv, ct }: { iv: string; ct: string }): SealedValue => {
-      const payload: SealedValue = { '~enc': 1, scope, kid: current.kid, iv, ct };
-      this.cache.set(payload, label, { json }); // what was sealed is its JSON: no copy of the value to keep
-      return payload;
-    };
     const sealed = encryptJson(current.key, undefined, label, iv, json);
-    return sealed instanceof Promise ? sealed.then(done) : done(sealed);
+    if (!(sealed instanceof Promise)) return this.remember(sealed, current.kid, scope, label, json);
+    return sealed.then((done) => this.remember(done, current.kid, scope, label, json));
+  }
+
+  private remember({ iv, ct }: { iv: string; ct: string }, kid: string, scope: string, label: string, json: string): SealedValue {
+    const payload: SealedValue = { '~enc': 1, scope, kid, iv, ct };
+    this.cache.set(payload, label, { json }); // what was sealed is its JSON: no copy of the value to keep
+    return payload;
   }
 
   /** The plaintext, or a sealed marker when the key is not held; DS_ENCRYPTION_INTEGRITY when it does not open. */
@@ -187,6 +190,7 @@ export class Sealer {
     if (attributes.length === 0 || ctx.op === 'delete') return doc;
     const scope = scopeOf(doc, ctx.classModel);
     const sealedAhead = await this.sealBatchAhead(ctx);
+    const openedBefore = opened(ctx);
     const next: Record<string, unknown> = { ...doc };
     for (const { name } of attributes) {
       const value = next[name];
@@ -198,13 +202,13 @@ export class Sealer {
         continue; // locked update: the stored ciphertext, unchanged
       }
       const json = JSON.stringify(value);
-      const before = opened(ctx).get(`${doc._id}/${name}`);
+      const before = openedBefore.size > 0 ? openedBefore.get(`${doc._id}/${name}`) : undefined;
       const current = before && before.payload.scope === scope ? await this.keyring.currentKey(scope).catch(() => null) : null;
       if (before && current && before.payload.kid === current.kid && before.json === json) {
         next[name] = before.payload;
         continue;
       }
-      const ahead = sealedAhead.get(`${doc._id}/${name}`);
+      const ahead = sealedAhead.get(name)?.get(doc._id);
       next[name] = ahead && ahead.json === json && ahead.payload.scope === scope ? ahead.payload : await this.seal(value, scope, doc._id, ctx.classModel.name, name);
     }
     return next as Doc;
@@ -213,38 +217,47 @@ export class Sealer {
   /**
    * Seals the new values of every draft of the call at once. In the browser a few dozen
    * WebCrypto operations are in flight: one at a time, each would pay a round trip to the crypto
-   * thread pool. In Node (node:crypto, synchronous) the batch runs straight through. sealDraft uses a result only if the value is still the same.
+   * thread pool. In Node (node:crypto, synchronous) the batch runs straight through, with no
+   * promise per value. sealDraft uses a result only if the value is still the same. The result:
+   * attribute name → document id → the value's JSON and payload.
    */
-  private sealBatchAhead(ctx: WriteContext): Promise<Map<string, { json: string; payload: SealedValue }>> {
-    let pending = ctx.batch.scratch.get(AHEAD) as Promise<Map<string, { json: string; payload: SealedValue }>> | undefined;
+  private sealBatchAhead(ctx: WriteContext): Promise<Map<string, Map<string, SealedAhead>>> {
+    let pending = ctx.batch.scratch.get(AHEAD) as Promise<Map<string, Map<string, SealedAhead>>> | undefined;
     if (!pending) {
       pending = (async () => {
         const values: { draft: Doc; model: ClassModel; scope: string; name: string; value: unknown }[] = [];
+        const openedBefore = opened(ctx);
         for (const draft of ctx.batch.drafts) {
           const model = draft['~class'] === ctx.classModel.name ? ctx.classModel : null;
           if (!model || draft.active === false) continue;
           const scope = scopeOf(draft, model);
           for (const { name } of encryptedAttributes(model)) {
             const value = draft[name];
-            if (value === undefined || value === null || isSealed(value) || opened(ctx).has(`${draft._id}/${name}`)) continue;
+            if (value === undefined || value === null || isSealed(value) || (openedBefore.size > 0 && openedBefore.has(`${draft._id}/${name}`))) continue;
             values.push({ draft, model, scope, name, value });
           }
         }
-        const out = new Map<string, { json: string; payload: SealedValue }>();
+        const out = new Map<string, Map<string, SealedAhead>>();
         if (values.length < 2) return out; // a single value: sealDraft seals it, nothing to overlap
         // once per batch rather than per value: each scope's current key, and every IV
         const keys = new Map<string, { kid: string; key: CryptoKey } | null>();
         for (const { scope } of values) if (!keys.has(scope)) keys.set(scope, await this.keyring.currentKey(scope).catch(() => null));
         const ivs = randomIvs(values.length);
-        const jobs = values.map(({ draft, model, scope, name, value }, i) => () => {
+        const remember = (name: string, id: string, json: string, payload: SealedValue) => {
+          let byId = out.get(name);
+          if (!byId) out.set(name, (byId = new Map()));
+          byId.set(id, { json, payload });
+        };
+        const sealOne = (i: number): void | Promise<void> => {
+          const { draft, model, scope, name, value } = values[i]!;
           const current = keys.get(scope);
           if (!current) return; // sealDraft seals it again and reports the error for its own document
           const json = JSON.stringify(value);
           const sealed = this.sealWith(current, ivs[i]!, json, scope, draft._id, model.name, name);
-          if (!(sealed instanceof Promise)) return void out.set(`${draft._id}/${name}`, { json, payload: sealed });
-          return sealed.then((payload) => void out.set(`${draft._id}/${name}`, { json, payload }));
-        });
-        await runConcurrently(jobs, CONCURRENCY);
+          if (!(sealed instanceof Promise)) return remember(name, draft._id, json, sealed);
+          return sealed.then((payload) => remember(name, draft._id, json, payload));
+        };
+        await runConcurrently(values.length, sealOne, CONCURRENCY);
         return out;
       })();
       ctx.batch.scratch.set(AHEAD, pending);
@@ -275,14 +288,19 @@ export class Sealer {
 const CONCURRENCY = 32;
 const AHEAD = 'encryption:sealed-ahead';
 
-/** A job that finished synchronously (Node's AES-GCM) is not awaited: no promise per value. */
-async function runConcurrently(jobs: (() => void | Promise<void>)[], limit: number): Promise<void> {
+interface SealedAhead {
+  json: string;
+  payload: SealedValue;
+}
+
+/** Runs job(0) … job(count - 1), `limit` at once; a job that finished synchronously (Node's AES-GCM) is not awaited. */
+async function runConcurrently(count: number, job: (i: number) => void | Promise<void>, limit: number): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < jobs.length) {
-      const pending = jobs[next++]!();
+    while (next < count) {
+      const pending = job(next++);
       if (pending) await pending;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 }
