@@ -201,15 +201,14 @@ export class Sealer {
         }
         continue; // locked update: the stored ciphertext, unchanged
       }
-      const json = JSON.stringify(value);
       const before = openedBefore.size > 0 ? openedBefore.get(`${doc._id}/${name}`) : undefined;
       const current = before && before.payload.scope === scope ? await this.keyring.currentKey(scope).catch(() => null) : null;
-      if (before && current && before.payload.kid === current.kid && before.json === json) {
+      if (before && current && before.payload.kid === current.kid && before.json === JSON.stringify(value)) {
         next[name] = before.payload;
         continue;
       }
       const ahead = sealedAhead.get(name)?.get(doc._id);
-      next[name] = ahead && ahead.json === json && ahead.payload.scope === scope ? ahead.payload : await this.seal(value, scope, doc._id, ctx.classModel.name, name);
+      next[name] = ahead && ahead.payload.scope === scope && unchangedSince(ahead, value) ? ahead.payload : await this.seal(value, scope, doc._id, ctx.classModel.name, name);
     }
     return next as Doc;
   }
@@ -243,10 +242,10 @@ export class Sealer {
         const keys = new Map<string, { kid: string; key: CryptoKey } | null>();
         for (const { scope } of values) if (!keys.has(scope)) keys.set(scope, await this.keyring.currentKey(scope).catch(() => null));
         const ivs = randomIvs(values.length);
-        const remember = (name: string, id: string, json: string, payload: SealedValue) => {
+        const remember = (name: string, id: string, value: unknown, json: string, payload: SealedValue) => {
           let byId = out.get(name);
           if (!byId) out.set(name, (byId = new Map()));
-          byId.set(id, { json, payload });
+          byId.set(id, { value, json, payload });
         };
         const sealOne = (i: number): void | Promise<void> => {
           const { draft, model, scope, name, value } = values[i]!;
@@ -254,8 +253,8 @@ export class Sealer {
           if (!current) return; // sealDraft seals it again and reports the error for its own document
           const json = JSON.stringify(value);
           const sealed = this.sealWith(current, ivs[i]!, json, scope, draft._id, model.name, name);
-          if (!(sealed instanceof Promise)) return remember(name, draft._id, json, sealed);
-          return sealed.then((payload) => remember(name, draft._id, json, payload));
+          if (!(sealed instanceof Promise)) return remember(name, draft._id, value, json, sealed);
+          return sealed.then((payload) => remember(name, draft._id, value, json, payload));
         };
         await runConcurrently(values.length, sealOne, CONCURRENCY);
         return out;
@@ -289,8 +288,17 @@ const CONCURRENCY = 32;
 const AHEAD = 'encryption:sealed-ahead';
 
 interface SealedAhead {
+  value: unknown;
   json: string;
   payload: SealedValue;
+}
+
+/**
+ * Is the value the one the batch sealed? A string, number or boolean: the same value. An object
+ * or array may have been changed in place since (a beforeWrite tap), so its JSON is compared.
+ */
+function unchangedSince(ahead: SealedAhead, value: unknown): boolean {
+  return typeof value === 'object' ? ahead.json === JSON.stringify(value) : ahead.value === value;
 }
 
 /** Runs job(0) … job(count - 1), `limit` at once; a job that finished synchronously (Node's AES-GCM) is not awaited. */
