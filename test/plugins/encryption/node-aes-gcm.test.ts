@@ -149,6 +149,40 @@ describe('a stack in Node reads what WebCrypto sealed, and WebCrypto opens what 
   });
 });
 
+describe('the decrypted-value cache (keyed by the ciphertext)', () => {
+  it('a payload moved to another document or attribute misses the warm cache and is refused', async () => {
+    const stack = await memoryStack();
+    await stack.unlock(PASSPHRASE);
+    await secretClasses(stack);
+    const [a, b] = await stack.createDocs([
+      { '~class': 'Secret', label: 'a', pin: '1111', tags: ['x'] },
+      { '~class': 'Secret', label: 'b', pin: '2222' },
+    ]);
+    expect(await stack.getDocument(a!._id)).toMatchObject({ pin: '1111' }); // the cache holds a's values now
+    const rawA = (await stack.storage.get(a!._id)) as Record<string, unknown>;
+    const rawB = (await stack.storage.get(b!._id)) as Record<string, unknown>;
+    await rawDb(stack).put({ ...rawB, pin: rawA.pin }); // same ciphertext, another document
+    await rawDb(stack).put({ ...rawA, tags: rawA.pin }); // same ciphertext, another attribute
+    await expectRefused(stack.getDocument(b!._id), 'DS_ENCRYPTION_INTEGRITY', 'pin');
+    await expectRefused(stack.getDocument(a!._id), 'DS_ENCRYPTION_INTEGRITY', 'tags');
+    await stack.close();
+  });
+
+  it('a read hands out its own copy: changing it changes neither the cache nor the next read', async () => {
+    const stack = await memoryStack();
+    await stack.unlock(PASSPHRASE);
+    await secretClasses(stack);
+    const doc = await stack.createDoc({ '~class': 'Secret', label: 'l', extra: { n: 1 }, tags: ['a'] });
+    for (let i = 0; i < 3; i++) {
+      const read = (await stack.getDocument(doc._id)) as { extra: { n: number }; tags: string[] };
+      expect(read).toMatchObject({ extra: { n: 1 }, tags: ['a'] });
+      read.extra.n = 99;
+      read.tags.push('changed');
+    }
+    await stack.close();
+  });
+});
+
 /** The scope key behind `kid`, unwrapped from the stack's stored keyring by a second Keyring (WebCrypto's unwrap). */
 async function scopeKey(stack: ClientStack, kid: string): Promise<CryptoKey> {
   const keyring = new Keyring(stack);
