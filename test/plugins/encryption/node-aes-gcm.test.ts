@@ -174,7 +174,7 @@ describe('the decrypted-value cache (keyed by the ciphertext)', () => {
     await secretClasses(stack);
     const doc = await stack.createDoc({ '~class': 'Secret', label: 'l', extra: { n: 1 }, tags: ['a'] });
     for (let i = 0; i < 3; i++) {
-      const read = (await stack.getDocument(doc._id)) as { extra: { n: number }; tags: string[] };
+      const read = (await stack.getDocument(doc._id)) as unknown as { extra: { n: number }; tags: string[] };
       expect(read).toMatchObject({ extra: { n: 1 }, tags: ['a'] });
       read.extra.n = 99;
       read.tags.push('changed');
