@@ -1,7 +1,9 @@
 /**
  * bench/profile: one engine workload under `node --cpu-prof`, for reading where the time goes
  * (not a timing: bench/pipeline has the ratios). Usage:
- *   node --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile.ts bulk|serial|live|lookup [memory|leveldb]
+ *   node --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile.ts bulk|serial|live|lookup|ingest|encrypted|clear [memory|leveldb]
+ * (`encrypted`: bench/encryption's bulk insert, 40 × 500 documents with two encrypted attributes;
+ * `clear`: the same class and documents unencrypted, for the baseline's profile)
  * then `node --import tsx bench/profile-top.ts /tmp/prof/<file>.cpuprofile` for the top entries.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -38,6 +40,14 @@ if (what === 'ingest') {
   for (let start = 0; start < revisions.length; start += 1000) await stack.ingest(revisions.slice(start, start + 1000));
   console.log(`ingest of 10,000 in batches of 1,000: ${Math.round(performance.now() - t)} ms`);
   await peer.close();
+}
+if (what === 'encrypted' || what === 'clear') {
+  // bench/encryption's documents: a string and an object, both sealed on the encrypted side
+  const encrypted = what === 'encrypted';
+  await stack.unlock('profile passphrase');
+  await Class.create(stack, 'Note', 'class', '', { note: { type: 'string', encrypted, maxLength: 200 }, profile: { type: 'object', encrypted }, label: { type: 'string' } } as never);
+  const note = (i: number) => ({ '~class': 'Note', note: `a private note number ${i} with some text in it`, profile: { phone: `+33 6 ${String(i).padStart(8, '0')}`, tags: ['a', 'b'], score: i }, label: `doc ${i}` });
+  for (let r = 0; r < 40; r++) await stack.createDocs(Array.from({ length: 500 }, (_, i) => note(r * 500 + i)));
 }
 if (what === 'live') await new Promise((r) => setTimeout(r, 2000)); // let the feed catch up inside the profile
 console.log(`${what} on ${adapter}: ${Math.round(performance.now() - started)} ms`);

@@ -1,43 +1,21 @@
 /**
- * The WebCrypto primitives of the encryption plugin. Only `globalThis.crypto.subtle`: the same
- * code runs in a browser and in Node. AES-256-GCM everywhere (values and key wrapping), with a
- * fresh random 96-bit IV per operation and additional authenticated data naming what is sealed,
- * so a ciphertext moved elsewhere fails to open.
+ * The cryptographic primitives of the encryption plugin. AES-256-GCM everywhere (values and key
+ * wrapping), with a fresh random 96-bit IV per operation and additional authenticated data naming
+ * what is sealed, so a ciphertext moved elsewhere fails to open. Key wrapping, PBKDF2 and RSA go
+ * through WebCrypto (`globalThis.crypto.subtle`) on every platform; the per-value seal and open
+ * go through aes-gcm.ts: node:crypto's AES-GCM in Node, WebCrypto in the browser bundle (which
+ * swaps in aes-gcm.browser.ts) — the same bytes either way.
  */
+import { fromBase64, toBase64 } from './base64.js';
+import { openText, sealText } from './aes-gcm.js';
+
 const subtle = () => globalThis.crypto.subtle;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** PBKDF2-SHA256 iterations for passphrase-derived keys: OWASP's 2023 floor for SHA-256. */
 export const PBKDF2_ITERATIONS = 600_000;
 
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/**
- * Standard base64 (with padding, the same text as btoa). Encoded by table rather than through
- * a binary string and btoa: two to four times faster on the small ciphertexts of a bulk seal.
- */
-export function toBase64(bytes: ArrayBuffer | Uint8Array): string {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let out = '';
-  let i = 0;
-  for (; i + 2 < view.length; i += 3) {
-    const n = (view[i]! << 16) | (view[i + 1]! << 8) | view[i + 2]!;
-    out += BASE64[n >> 18]! + BASE64[(n >> 12) & 63]! + BASE64[(n >> 6) & 63]! + BASE64[n & 63]!;
-  }
-  if (i < view.length) {
-    const n = (view[i]! << 16) | ((i + 1 < view.length ? view[i + 1]! : 0) << 8);
-    out += BASE64[n >> 18]! + BASE64[(n >> 12) & 63]! + (i + 1 < view.length ? BASE64[(n >> 6) & 63]! : '=') + '=';
-  }
-  return out;
-}
-
-export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
+export { fromBase64, toBase64 } from './base64.js';
 
 export function randomBytes(n: number): Uint8Array<ArrayBuffer> {
   return globalThis.crypto.getRandomValues(new Uint8Array(n));
@@ -92,11 +70,19 @@ export async function unwrapWithPrivateKey(wrapped: string, privateKey: CryptoKe
 /**
  * Seals `value` (its JSON) under `label`. A batch passes its own fresh IV (a slice of one
  * getRandomValues call for the whole batch) and the JSON it already made: per value, each
- * of those is a measurable share of a bulk insert's cost.
+ * of those is a measurable share of a bulk insert's cost. Returns the payload directly where
+ * the platform's AES-GCM is synchronous (Node), a promise of it where it is not (WebCrypto):
+ * a bulk seal in Node then makes no promise per value.
  */
-export async function encryptJson(key: CryptoKey, value: unknown, label: string, iv: Uint8Array<ArrayBuffer> = randomBytes(12), json = JSON.stringify(value)): Promise<{ iv: string; ct: string }> {
-  const ct = await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: aad(label) }, key, encoder.encode(json));
-  return { iv: toBase64(iv), ct: toBase64(ct) };
+export function encryptJson(
+  key: CryptoKey,
+  value: unknown,
+  label: string,
+  iv: Uint8Array<ArrayBuffer> = randomBytes(12),
+  json = JSON.stringify(value),
+): { iv: string; ct: string } | Promise<{ iv: string; ct: string }> {
+  const ct = sealText(key, iv, label, json);
+  return typeof ct === 'string' ? { iv: toBase64(iv), ct } : ct.then((text) => ({ iv: toBase64(iv), ct: text }));
 }
 
 /** `count` fresh random 96-bit GCM IVs from as few getRandomValues calls as its 65,536-byte limit allows. */
@@ -111,7 +97,7 @@ export function randomIvs(count: number): Uint8Array<ArrayBuffer>[] {
   return out;
 }
 
-export async function decryptJson(key: CryptoKey, iv: string, ct: string, label: string): Promise<unknown> {
-  const plain = await subtle().decrypt({ name: 'AES-GCM', iv: fromBase64(iv), additionalData: aad(label) }, key, fromBase64(ct));
-  return JSON.parse(decoder.decode(plain));
+/** The JSON text `encryptJson` sealed (throws an OperationError when it does not open). */
+export async function decryptText(key: CryptoKey, iv: string, ct: string, label: string): Promise<string> {
+  return openText(key, iv, label, ct);
 }

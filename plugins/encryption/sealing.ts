@@ -3,7 +3,7 @@ import { isEncrypted } from './encrypted-key.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
 import { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';
-import { decryptJson, encryptJson, randomIvs } from './crypto.js';
+import { decryptText, encryptJson, randomIvs } from './crypto.js';
 import { DEFAULT_SCOPE, type Keyring } from './keyring.js';
 
 const encryptedOf = new WeakMap<ClassModel, AttributeModel[]>();
@@ -39,40 +39,61 @@ function opened(ctx: WriteContext): Map<string, { payload: SealedValue; json: st
 
 /**
  * A bounded memory of decrypted values, keyed by what sealed them (document, class, attribute)
- * and by the payload itself: reading the same document again does not pay WebCrypto's round trip
- * again, and a payload copied elsewhere never hits the cache (its label differs). Cleared on lock().
+ * and by the payload itself: reading the same document again does not decrypt it again, and a
+ * payload copied elsewhere never hits the cache (its label differs). Cleared on lock().
  */
 export class PlainCache {
-  /** a value kept as its JSON when that is at hand (sealing made it): no copy is made until a read needs one */
-  private readonly entries = new Map<string, { value: unknown } | { json: string }>();
+  /**
+   * Keyed by the ciphertext itself (a string the payload already holds: no key is built per
+   * value); an entry counts only for the same label, kid and IV. A value is kept as its JSON (the
+   * text sealed or decrypted): a read parses a fresh copy, no structured clone.
+   */
+  private readonly entries = new Map<string, { label: string; kid: string; iv: string; json: string }>();
   constructor(private readonly max = 10_000) {}
-  private keyOf(payload: SealedValue, label: string): string {
-    // the whole ciphertext is part of the key: an altered one must miss and fail to open
-    return `${label}|${payload.kid}|${payload.iv}|${payload.ct}`;
-  }
   /** A fresh copy of the remembered value: the caller may change it. */
   get(payload: SealedValue, label: string): { value: unknown } | undefined {
-    const entry = this.entries.get(this.keyOf(payload, label));
-    if (!entry) return undefined;
-    return { value: 'json' in entry ? JSON.parse(entry.json) : structuredClone(entry.value) };
+    // the whole ciphertext is the key: an altered one misses and fails to open; one moved
+    // elsewhere (another label) or re-labelled (another kid or IV) misses too
+    const entry = this.entries.get(payload.ct);
+    if (!entry || entry.label !== label || entry.kid !== payload.kid || entry.iv !== payload.iv) return undefined;
+    return { value: JSON.parse(entry.json) };
   }
-  /** Remembers a value (not copied: the caller gives up `value`) or its JSON. */
-  set(payload: SealedValue, label: string, entry: { value: unknown } | { json: string }): void {
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(this.keyOf(payload, label), entry);
+  /** Remembers the JSON text of a payload's value. */
+  set(payload: SealedValue, label: string, json: string): void {
+    if (this.entries.size >= this.max) evictOldest(this.entries, this.max);
+    this.entries.set(payload.ct, { label, kid: payload.kid, iv: payload.iv, json });
   }
-  /** Opened values of a whole document revision (`id@rev`), in encrypted-attribute order. */
-  private readonly revisions = new Map<string, unknown[]>();
+  /**
+   * Opened values of a whole document revision (`id@rev`), in encrypted-attribute order, kept as
+   * their JSON: every value came out of JSON (a decrypted text), and JSON.parse makes the fresh
+   * copy a read hands out in a third of structuredClone's time.
+   */
+  private readonly revisions = new Map<string, string>();
+  /** A fresh copy of the remembered values: the caller may change them. */
   revision(key: string): unknown[] | undefined {
-    return this.revisions.get(key);
+    const json = this.revisions.get(key);
+    return json === undefined ? undefined : (JSON.parse(json) as unknown[]);
   }
   setRevision(key: string, values: unknown[]): void {
-    if (this.revisions.size >= this.max) this.revisions.delete(this.revisions.keys().next().value!);
-    this.revisions.set(key, values);
+    if (this.revisions.size >= this.max) evictOldest(this.revisions, this.max);
+    this.revisions.set(key, JSON.stringify(values));
   }
   clear(): void {
     this.entries.clear();
     this.revisions.clear();
+  }
+}
+
+/**
+ * Forgets the oldest quarter of a full map in one pass. Not one entry per insertion: V8's Map
+ * keeps deleted slots at the front until it rehashes, so `keys().next()` after many single
+ * deletions walks them all — about 8 µs per insertion once a 10,000-entry cache is full.
+ */
+function evictOldest(map: Map<string, unknown>, max: number): void {
+  let left = Math.max(1, Math.floor(max / 4));
+  for (const key of map.keys()) {
+    if (left-- <= 0) break;
+    map.delete(key);
   }
 }
 
@@ -82,21 +103,33 @@ export class Sealer {
     private readonly cache: PlainCache,
   ) {}
 
-  /** `prepared`: what a batch resolved once for all its values (the scope's current key, a fresh IV, the value's JSON). */
-  async seal(
-    value: unknown,
+  async seal(value: unknown, scope: string, docId: string, className: string, attribute: string): Promise<SealedValue> {
+    const current = await this.keyring.currentKey(scope);
+    return this.sealWith(current, randomIvs(1)[0]!, JSON.stringify(value), scope, docId, className, attribute);
+  }
+
+  /**
+   * Seals a value's JSON under a key and IV already at hand (a batch resolves them once for all
+   * its values). Synchronous where the platform's AES-GCM is (Node), else a promise.
+   */
+  private sealWith(
+    current: { kid: string; key: CryptoKey },
+    iv: Uint8Array<ArrayBuffer>,
+    json: string,
     scope: string,
     docId: string,
     className: string,
     attribute: string,
-    prepared?: { current: { kid: string; key: CryptoKey }; iv: Uint8Array<ArrayBuffer>; json: string },
-  ): Promise<SealedValue> {
-    const { kid, key } = prepared?.current ?? (await this.keyring.currentKey(scope));
+  ): SealedValue | Promise<SealedValue> {
     const label = labelOf(docId, className, attribute);
-    const json = prepared?.json ?? JSON.stringify(value);
-    const { iv, ct } = await encryptJson(key, value, label, prepared?.iv, json);
+    const sealed = encryptJson(current.key, undefined, label, iv, json);
+    if (!(sealed instanceof Promise)) return this.remember(sealed, current.kid, scope, label, json);
+    return sealed.then((done) => this.remember(done, current.kid, scope, label, json));
+  }
+
+  private remember({ iv, ct }: { iv: string; ct: string }, kid: string, scope: string, label: string, json: string): SealedValue {
     const payload: SealedValue = { '~enc': 1, scope, kid, iv, ct };
-    this.cache.set(payload, label, { json }); // what was sealed is its JSON: no copy of the value to keep
+    this.cache.set(payload, label, json); // what was sealed is its JSON: no copy of the value to keep
     return payload;
   }
 
@@ -108,9 +141,10 @@ export class Sealer {
     const key = await this.keyring.keyFor(payload.scope, payload.kid);
     if (!key) return { '~sealed': true, scope: payload.scope } satisfies SealedMarker;
     try {
-      const value = await decryptJson(key, payload.iv, payload.ct, label);
-      this.cache.set(payload, label, { value });
-      return structuredClone(value);
+      // the cache keeps the decrypted text: the value parsed from it is the caller's own
+      const json = await decryptText(key, payload.iv, payload.ct, label);
+      this.cache.set(payload, label, json);
+      return JSON.parse(json) as unknown;
     } catch {
       throw new DocstackError(
         'DS_ENCRYPTION_INTEGRITY',
@@ -129,12 +163,17 @@ export class Sealer {
   async openDraft(draft: Doc, ctx: WriteContext): Promise<Doc> {
     const attributes = encryptedAttributes(ctx.classModel);
     if (attributes.length === 0 || ctx.op === 'delete') return draft;
-    const next: Record<string, unknown> = { ...draft };
+    // copied on the first change only: a create in clear (the common bulk case) changes nothing here
+    let next: Record<string, unknown> = draft;
+    const change = (name: string, value: unknown) => {
+      if (next === draft) next = { ...draft };
+      next[name] = value;
+    };
     for (const { name } of attributes) {
       const stored = ctx.previous?.[name];
       if (isSealedMarker(next[name])) {
         if (!isSealed(stored)) throw new DocstackError('DS_ENCRYPTION_LOCKED', `"${name}" holds a sealed marker but there is no stored value behind it.`, { path: name });
-        next[name] = stored;
+        change(name, stored);
       }
       const value = next[name];
       if (!isSealed(value)) continue;
@@ -146,7 +185,7 @@ export class Sealer {
         if (ctx.origin === 'replication' || (stored !== undefined && JSON.stringify(value) === JSON.stringify(stored))) ctx.opaque.add(name);
         continue;
       }
-      next[name] = plain;
+      change(name, plain);
       opened(ctx).set(`${draft._id}/${name}`, { payload: value, json: JSON.stringify(plain) });
     }
     return next as Doc;
@@ -158,6 +197,7 @@ export class Sealer {
     if (attributes.length === 0 || ctx.op === 'delete') return doc;
     const scope = scopeOf(doc, ctx.classModel);
     const sealedAhead = await this.sealBatchAhead(ctx);
+    const openedBefore = opened(ctx);
     const next: Record<string, unknown> = { ...doc };
     for (const { name } of attributes) {
       const value = next[name];
@@ -168,52 +208,62 @@ export class Sealer {
         }
         continue; // locked update: the stored ciphertext, unchanged
       }
-      const json = JSON.stringify(value);
-      const before = opened(ctx).get(`${doc._id}/${name}`);
+      const before = openedBefore.size > 0 ? openedBefore.get(`${doc._id}/${name}`) : undefined;
       const current = before && before.payload.scope === scope ? await this.keyring.currentKey(scope).catch(() => null) : null;
-      if (before && current && before.payload.kid === current.kid && before.json === json) {
+      if (before && current && before.payload.kid === current.kid && before.json === JSON.stringify(value)) {
         next[name] = before.payload;
         continue;
       }
-      const ahead = sealedAhead.get(`${doc._id}/${name}`);
-      next[name] = ahead && ahead.json === json && ahead.payload.scope === scope ? ahead.payload : await this.seal(value, scope, doc._id, ctx.classModel.name, name);
+      const ahead = sealedAhead.get(name)?.get(doc._id);
+      next[name] = ahead && ahead.payload.scope === scope && unchangedSince(ahead, value) ? ahead.payload : await this.seal(value, scope, doc._id, ctx.classModel.name, name);
     }
     return next as Doc;
   }
 
   /**
-   * Seals the new values of every draft of the call at once, a few dozen WebCrypto operations
-   * in flight: one at a time, each pays a round trip to the crypto thread pool (in Node about
-   * three times the cost). sealDraft uses a result only if the value is still the same.
+   * Seals the new values of every draft of the call at once. In the browser a few dozen
+   * WebCrypto operations are in flight: one at a time, each would pay a round trip to the crypto
+   * thread pool. In Node (node:crypto, synchronous) the batch runs straight through, with no
+   * promise per value. sealDraft uses a result only if the value is still the same. The result:
+   * attribute name → document id → the value's JSON and payload.
    */
-  private sealBatchAhead(ctx: WriteContext): Promise<Map<string, { json: string; payload: SealedValue }>> {
-    let pending = ctx.batch.scratch.get(AHEAD) as Promise<Map<string, { json: string; payload: SealedValue }>> | undefined;
+  private sealBatchAhead(ctx: WriteContext): Promise<Map<string, Map<string, SealedAhead>>> {
+    let pending = ctx.batch.scratch.get(AHEAD) as Promise<Map<string, Map<string, SealedAhead>>> | undefined;
     if (!pending) {
       pending = (async () => {
         const values: { draft: Doc; model: ClassModel; scope: string; name: string; value: unknown }[] = [];
+        const openedBefore = opened(ctx);
         for (const draft of ctx.batch.drafts) {
           const model = draft['~class'] === ctx.classModel.name ? ctx.classModel : null;
           if (!model || draft.active === false) continue;
           const scope = scopeOf(draft, model);
           for (const { name } of encryptedAttributes(model)) {
             const value = draft[name];
-            if (value === undefined || value === null || isSealed(value) || opened(ctx).has(`${draft._id}/${name}`)) continue;
+            if (value === undefined || value === null || isSealed(value) || (openedBefore.size > 0 && openedBefore.has(`${draft._id}/${name}`))) continue;
             values.push({ draft, model, scope, name, value });
           }
         }
-        const out = new Map<string, { json: string; payload: SealedValue }>();
+        const out = new Map<string, Map<string, SealedAhead>>();
         if (values.length < 2) return out; // a single value: sealDraft seals it, nothing to overlap
         // once per batch rather than per value: each scope's current key, and every IV
         const keys = new Map<string, { kid: string; key: CryptoKey } | null>();
         for (const { scope } of values) if (!keys.has(scope)) keys.set(scope, await this.keyring.currentKey(scope).catch(() => null));
         const ivs = randomIvs(values.length);
-        const jobs = values.map(({ draft, model, scope, name, value }, i) => async () => {
+        const remember = (name: string, id: string, value: unknown, json: string, payload: SealedValue) => {
+          let byId = out.get(name);
+          if (!byId) out.set(name, (byId = new Map()));
+          byId.set(id, { value, json, payload });
+        };
+        const sealOne = (i: number): void | Promise<void> => {
+          const { draft, model, scope, name, value } = values[i]!;
           const current = keys.get(scope);
           if (!current) return; // sealDraft seals it again and reports the error for its own document
           const json = JSON.stringify(value);
-          out.set(`${draft._id}/${name}`, { json, payload: await this.seal(value, scope, draft._id, model.name, name, { current, iv: ivs[i], json }) });
-        });
-        await runConcurrently(jobs, CONCURRENCY);
+          const sealed = this.sealWith(current, ivs[i]!, json, scope, draft._id, model.name, name);
+          if (!(sealed instanceof Promise)) return remember(name, draft._id, value, json, sealed);
+          return sealed.then((payload) => remember(name, draft._id, value, json, payload));
+        };
+        await runConcurrently(values.length, sealOne, CONCURRENCY);
         return out;
       })();
       ctx.batch.scratch.set(AHEAD, pending);
@@ -230,8 +280,8 @@ export class Sealer {
     // (not for a write's result: it mixes plaintext with the values the write kept sealed)
     const revKey = doc._rev && !written ? `${doc._id}@${doc._rev}` : null;
     const known = revKey ? this.cache.revision(revKey) : undefined;
-    const values = known ? structuredClone(known) : await Promise.all(attributes.map(({ name }) => this.open(doc[name] as SealedValue, doc._id, model.name, name)));
-    if (revKey && !known && !values.some(isSealedMarker)) this.cache.setRevision(revKey, structuredClone(values));
+    const values = known ?? (await Promise.all(attributes.map(({ name }) => this.open(doc[name] as SealedValue, doc._id, model.name, name))));
+    if (revKey && !known && !values.some(isSealedMarker)) this.cache.setRevision(revKey, values);
     const next: Record<string, unknown> = { ...doc };
     attributes.forEach(({ name }, i) => {
       next[name] = values[i];
@@ -240,14 +290,32 @@ export class Sealer {
   }
 }
 
-/** WebCrypto operations in flight at once: past a few dozen the thread pool gains nothing more. */
+/** WebCrypto operations in flight at once (browser): past a few dozen the thread pool gains nothing more. */
 const CONCURRENCY = 32;
 const AHEAD = 'encryption:sealed-ahead';
 
-async function runConcurrently(jobs: (() => Promise<void>)[], limit: number): Promise<void> {
+interface SealedAhead {
+  value: unknown;
+  json: string;
+  payload: SealedValue;
+}
+
+/**
+ * Is the value the one the batch sealed? A string, number or boolean: the same value. An object
+ * or array may have been changed in place since (a beforeWrite tap), so its JSON is compared.
+ */
+function unchangedSince(ahead: SealedAhead, value: unknown): boolean {
+  return typeof value === 'object' ? ahead.json === JSON.stringify(value) : ahead.value === value;
+}
+
+/** Runs job(0) … job(count - 1), `limit` at once; a job that finished synchronously (Node's AES-GCM) is not awaited. */
+async function runConcurrently(count: number, job: (i: number) => void | Promise<void>, limit: number): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < jobs.length) await jobs[next++]();
+    while (next < count) {
+      const pending = job(next++);
+      if (pending) await pending;
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 }

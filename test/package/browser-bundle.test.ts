@@ -16,6 +16,9 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     expect(inputs.some((i) => i.includes('pouchdb-adapter-idb'))).toBe(true);
     expect(inputs.filter((i) => /pouchdb-adapter-(leveldb|memory)|leveldown|memdown|storage-adapters\.ts$/.test(i))).toEqual([]);
     expect(inputs).toContain('kernel/storage-adapters.browser.ts');
+    // values' AES-GCM: WebCrypto in the bundle, never Node's node:crypto version
+    expect(inputs).toContain('plugins/encryption/aes-gcm.browser.ts');
+    expect(inputs).not.toContain('plugins/encryption/aes-gcm.ts');
     expect(built.gzipped).toBeLessThanOrEqual(GZIP_BUDGET);
     const output = (name: string) => Object.entries(built.metafile.outputs).find(([file]) => file.endsWith(`/${name}`))![1];
     expect(output('docstack.js').exports).toEqual(expect.arrayContaining(['createStack', 'Class', 'DocstackError', 'browser', 'encryptionPlugin', 'syncPlugin']));
