@@ -183,6 +183,28 @@ describe('the decrypted-value cache (keyed by the ciphertext)', () => {
   });
 });
 
+describe('the batch seal (sealed ahead of each document)', () => {
+  it('a value a beforeWrite tap changes after the batch was sealed is sealed again as changed, never stored in clear', async () => {
+    const stack = await memoryStack();
+    await stack.unlock(PASSPHRASE);
+    await secretClasses(stack);
+    // runs after the batch seal (sealDraft's first await) and before the value is taken: it edits the draft in place
+    stack.hooks.beforeWrite.tapPromise({ name: 'test-edit', stage: -1 }, async (doc) => {
+      if (doc.label === 'edit me') Object.assign(doc, { pin: '9999', tags: ['changed'] });
+      return doc;
+    });
+    const made = await stack.createDocs([
+      { '~class': 'Secret', label: 'keep', pin: '1111', tags: ['a'] },
+      { '~class': 'Secret', label: 'edit me', pin: '2222', tags: ['b'] },
+    ]);
+    expect(await stack.getDocument(made[0]!._id)).toMatchObject({ pin: '1111', tags: ['a'] });
+    expect(await stack.getDocument(made[1]!._id)).toMatchObject({ pin: '9999', tags: ['changed'] });
+    const stored = JSON.stringify(await stack.storage.get(made[1]!._id));
+    for (const clear of ['9999', '2222', 'changed']) expect(stored).not.toContain(clear);
+    await stack.close();
+  });
+});
+
 /** The scope key behind `kid`, unwrapped from the stack's stored keyring by a second Keyring (WebCrypto's unwrap). */
 async function scopeKey(stack: ClientStack, kid: string): Promise<CryptoKey> {
   const keyring = new Keyring(stack);
