@@ -35,7 +35,7 @@ const byFile = new Map<string, number>();
 let total = 0;
 for (let i = from; i <= to; i++) {
   const node = byId.get(p.samples[i])!;
-  const t = p.timeDeltas[i] ?? 0;
+  const t = p.timeDeltas[i + 1] ?? 0; // a delta is the time before its sample: a sample lasts until the next one
   total += t;
   const url = short(node.callFrame.url);
   const key = `${node.callFrame.functionName || '(anonymous)'}  ${url}:${node.callFrame.lineNumber + 1}`;
