@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ import { Class, createStack, type ClientStack } from '../index.js';
 import { server as serverPreset } from '../plugins.config.js';
 import type { NodeContext, ServerConfig } from '../server/context.js';
 import { createReplicationRouter } from '../server/replication/index.js';
-import { addSamples, comparison, measure, record, rotate, summarize, type BenchReport } from './harness.js';
+import { addSamples, comparison, measure, record, rotate, summarize, type BenchReport, type Sample } from './harness.js';
 
 PouchDB.plugin(HttpAdapter).plugin(MemoryAdapter).plugin(Replication);
 
@@ -56,7 +56,7 @@ const docs = () =>
   }));
 
 /** The real node in a child process (bench/replication-node.ts), logged in as an ordinary user. */
-async function startNodeChild(dir: string): Promise<{ url: string; token: string; stop(): Promise<void> }> {
+async function startNodeChild(dir: string): Promise<{ url: string; token: string; pid: number | undefined; stop(): Promise<void> }> {
   const script = fileURLToPath(new URL('./replication-node.ts', import.meta.url));
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', script, dir, BENCH_USER.username, BENCH_USER.password], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -77,6 +77,7 @@ async function startNodeChild(dir: string): Promise<{ url: string; token: string
   return {
     url: `${origin}/db/docstack`,
     token,
+    pid: child.pid,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -139,19 +140,42 @@ function remote(url: string, token = TOKEN): PouchDB.Database {
   return new PouchDB(url, { fetch: withToken } as never);
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
+async function processCpuMs(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name may hold spaces
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A timed step whose `cpuMs` is the client's CPU (this process) plus the peer's (its child
+ * process, when it has one): the cpu ratio then compares the whole work of a replication, not the
+ * client's alone, which is the same code on both sides.
+ */
+async function measureWithPeer(peerPid: number | undefined, fn: () => Promise<unknown>): Promise<Sample> {
+  const before = peerPid === undefined ? null : await processCpuMs(peerPid);
+  const sample = await measure(fn);
+  const after = peerPid === undefined ? null : await processCpuMs(peerPid);
+  return before === null || after === null ? sample : { ...sample, cpuMs: sample.cpuMs + (after - before) };
+}
+
 let counter = 0;
 const memory = () => new PouchDB(`bench-client-${process.pid}-${++counter}`, { adapter: 'memory' });
 
 /** Push 10,000 then pull them into a fresh client: the two timed steps of one side. */
-async function pushPull(url: string, token?: string) {
+async function pushPull(url: string, token?: string, peerPid?: number) {
   const source = memory();
   await source.bulkDocs(docs());
-  const push = await measure(async () => {
+  const push = await measureWithPeer(peerPid, async () => {
     const r = (await source.replicate.to(remote(url, token), { batch_size: 100 })) as unknown as { docs_written: number; doc_write_failures: number };
     if (r.doc_write_failures > 0 || r.docs_written < DOCS) throw new Error(`push wrote ${r.docs_written}, refused ${r.doc_write_failures}`);
   });
   const target = memory();
-  const pull = await measure(async () => {
+  const pull = await measureWithPeer(peerPid, async () => {
     await target.replicate.from(remote(url, token), { batch_size: 100 });
   });
   if ((await target.allDocs({ startkey: 'Item-', endkey: 'Item-\uffff', limit: 0 })).total_rows < DOCS) throw new Error('pull missed documents');
@@ -164,11 +188,11 @@ type Side = 'node' | 'reference' | 'in-process';
 type Steps = Awaited<ReturnType<typeof pushPull>>;
 
 /** One side's push and pull, on a fresh database (a fresh node child, a fresh pouchdb-server db). */
-async function runSide(side: Side, dir: string, reference: { origin: string }, round: number): Promise<Steps> {
-  if (side === 'reference') return pushPull(`${reference.origin}/bench-${round}`);
+async function runSide(side: Side, dir: string, reference: { origin: string; child: ChildProcess }, round: number): Promise<Steps> {
+  if (side === 'reference') return pushPull(`${reference.origin}/bench-${round}`, undefined, reference.child.pid);
   const peer = side === 'node' ? await startNodeChild(join(dir, `node-${round}`)) : await startEngine(join(dir, `engine-${round}`));
   try {
-    return await pushPull(peer.url, 'token' in peer ? peer.token : undefined);
+    return 'token' in peer ? await pushPull(peer.url, peer.token, peer.pid) : await pushPull(peer.url);
   } finally {
     await peer.stop();
   }
@@ -186,7 +210,7 @@ export async function runReplication(options: Options): Promise<BenchReport> {
   const both = judged(`push + pull ${n}`);
   const old = { push: informative(`push ${n}`), pull: informative(`pull ${n}`), both: informative(`push + pull ${n}`) };
   const sides: Side[] = IN_PROCESS ? ['node', 'reference', 'in-process'] : ['node', 'reference'];
-  const ms = (s: Steps | undefined) => (s ? `push ${s.push.wallMs.toFixed(0)} ms, pull ${s.pull.wallMs.toFixed(0)} ms` : '');
+  const ms = (s: Steps | undefined) => (s ? `push ${s.push.wallMs.toFixed(0)} ms (cpu ${s.push.cpuMs.toFixed(0)}), pull ${s.pull.wallMs.toFixed(0)} ms (cpu ${s.pull.cpuMs.toFixed(0)})` : '');
   try {
     for (let round = 0; round <= options.rounds; round++) {
       const results: Partial<Record<Side, Steps>> = {};
@@ -212,7 +236,7 @@ export async function runReplication(options: Options): Promise<BenchReport> {
   const comparisons = IN_PROCESS ? [push, pull, both, old.push, old.pull, old.both] : [push, pull, both];
   return {
     bench: 'replication',
-    settings: { docs: DOCS, batchSize: 100, rounds: options.rounds, client: 'pouchdb memory (bench process)', node: 'server node, leveldb, child process, ordinary user', reference: 'pouchdb-server 4.2.0 (leveldb, child process)', cpu: 'the bench process only (the client): both peers run in child processes' },
+    settings: { docs: DOCS, batchSize: 100, rounds: options.rounds, client: 'pouchdb memory (bench process)', node: 'server node, leveldb, child process, ordinary user', reference: 'pouchdb-server 4.2.0 (leveldb, child process)', cpu: 'client (bench process) + peer (its child process, from /proc); the in-process variant: the bench process alone' },
     results: comparisons.map(summarize),
   };
 }
