@@ -187,9 +187,24 @@ async function pushPull(url: string, token?: string, peerPid?: number) {
 type Side = 'node' | 'reference' | 'in-process';
 type Steps = Awaited<ReturnType<typeof pushPull>>;
 
-/** One side's push and pull, on a fresh database (a fresh node child, a fresh pouchdb-server db). */
-async function runSide(side: Side, dir: string, reference: { origin: string; child: ChildProcess }, round: number): Promise<Steps> {
-  if (side === 'reference') return pushPull(`${reference.origin}/bench-${round}`, undefined, reference.child.pid);
+/**
+ * One side's push and pull on a fresh database in a fresh process: a new node child, a new
+ * pouchdb-server (so neither peer comes to a round warmed by the rounds before: both start cold,
+ * JIT and caches alike), or the router in this process.
+ */
+async function runSide(side: Side, dir: string, round: number): Promise<Steps> {
+  if (side === 'reference') {
+    const referenceDir = join(dir, `reference-${round}`);
+    await mkdir(referenceDir, { recursive: true });
+    const reference = await startReference(referenceDir);
+    try {
+      return await pushPull(`${reference.origin}/bench`, undefined, reference.child.pid);
+    } finally {
+      const exited = new Promise((resolve) => reference.child.once('exit', resolve));
+      reference.child.kill();
+      await exited;
+    }
+  }
   const peer = side === 'node' ? await startNodeChild(join(dir, `node-${round}`)) : await startEngine(join(dir, `engine-${round}`));
   try {
     return 'token' in peer ? await pushPull(peer.url, peer.token, peer.pid) : await pushPull(peer.url);
@@ -200,8 +215,6 @@ async function runSide(side: Side, dir: string, reference: { origin: string; chi
 
 export async function runReplication(options: Options): Promise<BenchReport> {
   const dir = await mkdtemp(join(tmpdir(), 'docstack-bench-repl-'));
-  await mkdir(join(dir, 'reference'), { recursive: true });
-  const reference = await startReference(join(dir, 'reference'));
   const n = DOCS.toLocaleString('en');
   const judged = (name: string) => comparison({ name, adapter: 'leveldb', engine: 'docstack node (child)', baseline: 'pouchdb-server', aim: { max: 1, binding: true } });
   const informative = (name: string) => comparison({ name: `${name} (in-process node)`, adapter: 'leveldb', engine: 'docstack router in the bench process', baseline: 'pouchdb-server' });
@@ -214,7 +227,7 @@ export async function runReplication(options: Options): Promise<BenchReport> {
   try {
     for (let round = 0; round <= options.rounds; round++) {
       const results: Partial<Record<Side, Steps>> = {};
-      for (const side of rotate(sides, round)) results[side] = await runSide(side, dir, reference, round);
+      for (const side of rotate(sides, round)) results[side] = await runSide(side, dir, round);
       const node = results.node!;
       const ref = results.reference!;
       options.log(`round ${round === 0 ? 'warm-up' : round}: node ${ms(node)}; pouchdb-server ${ms(ref)}${IN_PROCESS ? `; in-process ${ms(results['in-process'])}` : ''}`);
@@ -230,13 +243,12 @@ export async function runReplication(options: Options): Promise<BenchReport> {
       }
     }
   } finally {
-    reference.child.kill();
     await rm(dir, { recursive: true, force: true });
   }
   const comparisons = IN_PROCESS ? [push, pull, both, old.push, old.pull, old.both] : [push, pull, both];
   return {
     bench: 'replication',
-    settings: { docs: DOCS, batchSize: 100, rounds: options.rounds, client: 'pouchdb memory (bench process)', node: 'server node, leveldb, child process, ordinary user', reference: 'pouchdb-server 4.2.0 (leveldb, child process)', cpu: 'client (bench process) + peer (its child process, from /proc); the in-process variant: the bench process alone' },
+    settings: { docs: DOCS, batchSize: 100, rounds: options.rounds, client: 'pouchdb memory (bench process)', node: 'server node, leveldb, child process, ordinary user', reference: 'pouchdb-server 4.2.0 (leveldb, child process)', processes: 'a fresh peer process per side and round (both start cold)', cpu: 'client (bench process) + peer (its child process, from /proc); the in-process variant: the bench process alone' },
     results: comparisons.map(summarize),
   };
 }
