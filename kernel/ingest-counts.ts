@@ -2,6 +2,7 @@ import { counts } from './indexes/class-counts.js';
 import type { IngestDoc } from './hooks.js';
 import type { Doc } from './model/types.js';
 import type { Database } from './storage.js';
+import { readWinners } from './winners.js';
 
 /** What a replicated revision does to its class's count, as far as it is known before storing. */
 export interface RevisionCount {
@@ -46,15 +47,15 @@ export function revisionDelta(doc: IngestDoc, previous: Doc | undefined, tombsto
 export async function settleCounts(db: Database, unsettled: { doc: IngestDoc; rev: string; previous?: Doc; className: string }[]): Promise<Map<string, number>> {
   const deltas = new Map<string, number>();
   if (unsettled.length === 0) return deltas;
-  const { rows } = await db.allDocs({ keys: unsettled.map((u) => u.doc._id) });
+  const winners = await readWinners(db, unsettled.map((u) => u.doc._id));
   for (let i = 0; i < unsettled.length; i++) {
     const { doc, rev, previous, className } = unsettled[i];
-    const row = rows[i] as { value?: { rev: string; deleted?: boolean } };
+    const winner = winners.get(doc._id);
     let after: boolean;
-    if (!row.value || row.value.deleted) after = false;
-    else if (row.value.rev === rev) after = counts(doc);
-    else if (previous && row.value.rev === previous._rev) after = counts(previous);
-    else after = counts((await db.get(doc._id)) as { active?: unknown });
+    if (!winner || winner.deleted) after = false;
+    else if (winner.rev === rev) after = counts(doc);
+    else if (previous && winner.rev === previous._rev) after = counts(previous);
+    else after = counts(winner.doc as { active?: unknown });
     const delta = (after ? 1 : 0) - (counts(previous) ? 1 : 0);
     if (delta !== 0) deltas.set(className, (deltas.get(className) ?? 0) + delta);
   }

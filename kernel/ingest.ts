@@ -10,6 +10,7 @@ import type { DocChangeEvent, WriteExtras, WriteRequest } from './pipeline.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
 import type { WriteLock } from './write-lock.js';
+import { readWinners } from './winners.js';
 
 export interface IngestOptions {
   /** default 'replication': plugins tell a peer's documents from the caller's by it */
@@ -383,11 +384,9 @@ export class Ingestor {
     const found = new Map<string, Doc>();
     const tombstones = new Map<string, string>();
     if (ids.length === 0) return { found, tombstones };
-    const rows = await this.deps.db.allDocs({ keys: [...new Set(ids)], include_docs: true });
-    for (const row of rows.rows) {
-      const doc = 'doc' in row ? (row.doc as unknown as Doc | null) : null;
-      if (doc) found.set(doc._id, doc);
-      else if ('value' in row && row.value?.deleted) tombstones.set(row.id, row.value.rev);
+    for (const [id, winner] of await readWinners(this.deps.db, ids)) {
+      if (winner.doc) found.set(id, winner.doc);
+      else if (winner.deleted) tombstones.set(id, winner.rev);
     }
     return { found, tombstones };
   }

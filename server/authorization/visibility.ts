@@ -8,8 +8,17 @@ import type { Caller } from './caller.js';
  */
 export const SERVER_PRIVATE_CLASSES: readonly string[] = ['~User', '~UserSession', '~Secret', '~WebhookEndpoint', '~WebhookDelivery'];
 
+// every server-private class is a `~` class: an id that does not start with `~` is decided at once
+// (the changes feed and `_bulk_get` ask this for every document they serve)
+const PRIVATE_PREFIXES: readonly string[] = SERVER_PRIVATE_CLASSES.map((name) => `${name}-`);
+const ALL_PRIVATE_ARE_TILDE = SERVER_PRIVATE_CLASSES.every((name) => name.startsWith('~'));
+
 export function isServerPrivateId(id: string): boolean {
-  return SERVER_PRIVATE_CLASSES.some((name) => id === name || id.startsWith(`${name}-`));
+  if (ALL_PRIVATE_ARE_TILDE && id.charCodeAt(0) !== 0x7e /* ~ */) return false;
+  for (let i = 0; i < SERVER_PRIVATE_CLASSES.length; i++) {
+    if (id === SERVER_PRIVATE_CLASSES[i] || id.startsWith(PRIVATE_PREFIXES[i])) return true;
+  }
+  return false;
 }
 
 /**

@@ -68,6 +68,7 @@ export class Outbox {
 
   private async drain(): Promise<void> {
     let checkpoint = await this.checkpoint();
+    if (await this.skipUnwanted(checkpoint)) return;
     while (this.stack.isOpen) {
       const page = await this.stack.storage.changes({ since: checkpoint.seq, limit: PAGE });
       if (page.results.length === 0) return;
@@ -75,6 +76,19 @@ export class Outbox {
       if (endpoints.length > 0) await this.write(page.results, endpoints);
       checkpoint = { ...checkpoint, seq: page.lastSeq, _rev: await this.stack.storage.put({ ...checkpoint, seq: page.lastSeq }) };
     }
+  }
+
+  /**
+   * With no enabled endpoint, what was written so far is promised to no one: the checkpoint moves
+   * to the store's update sequence without reading the feed (reading a change costs the store two
+   * reads; a push of 10,000 documents would cost 20,000 for nothing). The sequence is read before
+   * the endpoints are looked at, so an endpoint registered meanwhile still gets the changes after it.
+   */
+  private async skipUnwanted(checkpoint: Checkpoint): Promise<boolean> {
+    const { updateSeq } = await this.stack.storage.info();
+    if (this.endpoints().some((e) => !e.disabled)) return false;
+    if (updateSeq !== checkpoint.seq && this.stack.isOpen) await this.stack.storage.put({ ...checkpoint, seq: updateSeq });
+    return true;
   }
 
   private async write(changes: Array<{ id: string; seq: number | string; deleted: boolean; rev: string }>, endpoints: EndpointDoc[]): Promise<void> {

@@ -5,7 +5,7 @@
  * and the server-private documents hidden from replication.
  */
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Class, type ClientStack } from '../../index.js';
 import { createUser } from '../../server/auth/index.js';
 import { createServerNode, type ServerNode } from '../../server/node.js';
@@ -90,6 +90,22 @@ describe('webhooks', () => {
     expect(listed).toHaveLength(2);
     expect(listed.map((d) => d.webhookId).sort()).toEqual(hook.received.map((r) => r.headers['webhook-id']).sort());
     expect(events.filter((e) => e.name === 'webhook:delivered')).toHaveLength(2);
+  });
+
+  it('with no endpoint, moves past what is written without reading the feed; an endpoint registered after gets only the changes after it', async () => {
+    const reads = vi.spyOn(stack.storage, 'changes');
+    const before = await stack.createDoc({ '~class': 'Customer', email: 'before@example.com' });
+    await until(async () => (await stack.storage.info()).updateSeq === (await stack.storage.get<{ seq: number }>('_local/~webhooks-outbox'))?.seq, 5000, 'the checkpoint at the update sequence');
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+
+    const hook = await receiver();
+    expect((await call('POST', '/api/private/webhooks', { url: hook.url, classes: ['Customer'], operations: ['create', 'update'], secret: signingSecret() })).status).toBe(201);
+    const after = await stack.createDoc({ '~class': 'Customer', email: 'after@example.com' });
+    await until(() => hook.received.length === 1, 5000, 'the delivery of the later document');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hook.received.map((r) => JSON.parse(r.body).data.id)).toEqual([after._id]);
+    expect(before._id).not.toBe(after._id);
   });
 
   it('retries a failing receiver with back-off (same webhook-id), then dead-letters; an admin can send it again', async () => {
