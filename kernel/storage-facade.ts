@@ -74,6 +74,11 @@ export interface Storage {
    * entries are claimed atomically. A document of a user class is DS_STORAGE_BYPASS.
    */
   put<T extends EngineDoc>(doc: T): Promise<string>;
+  /**
+   * Writes several engine-owned documents in one storage call (what `put` checks, for each);
+   * answers per document, in order: its new revision, or the error (a conflict is status 409).
+   */
+  putMany<T extends EngineDoc>(docs: readonly T[]): Promise<Array<{ rev: string } | { error: string; status?: number }>>;
   /** Deletes an engine-owned document at its revision (a conflict is PouchDB's 409). */
   remove(id: string, rev: string): Promise<void>;
   info(): Promise<StorageInfo>;
@@ -148,6 +153,18 @@ export class StackStorage implements Storage {
     }
     refuseClassDocument(doc);
     return (await this.#db.put(doc as EngineDoc & Record<string, unknown>)).rev;
+  }
+
+  async putMany<T extends EngineDoc>(docs: readonly T[]): Promise<Array<{ rev: string } | { error: string; status?: number }>> {
+    for (const doc of docs) {
+      if (!doc || typeof doc !== 'object' || typeof doc._id !== 'string' || doc._id === '') {
+        throw new DocstackError('DS_DOC_INVALID', 'storage.putMany needs documents with a string _id.');
+      }
+      refuseClassDocument(doc);
+    }
+    if (docs.length === 0) return [];
+    const results = await this.#db.bulkDocs(docs.map((d) => ({ ...d })) as never[]);
+    return results.map((r) => ('error' in r && r.error ? { error: String(r.error), ...(typeof r.status === 'number' ? { status: r.status } : {}) } : { rev: (r as { rev: string }).rev }));
   }
 
   async remove(id: string, rev: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { DocstackError, type ClientStack, type Doc, type WriteContext } from '../../index.js';
 import type { Caller } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
+import { OwnerRecords } from './owner-records.js';
 import { ensureQuotaClass, QUOTA_CLASS, usageKey, UsageStore, type QuotaDoc, type Usage } from './quota-store.js';
 
 /** A write's change to the usage of its owner and tenant, held until it is stored or given up. */
@@ -12,14 +13,6 @@ interface Reservation {
   at: number;
 }
 
-/** Who created a document through the node: the user its documents and bytes are charged to. */
-interface OwnerRecord {
-  _id: string;
-  _rev?: string;
-  owner: string;
-}
-
-const OWNER_PREFIX = '_local/~quota/doc/';
 /** A reservation whose write never reported back (a pipeline write that failed) is dropped after this. */
 const RESERVATION_TTL_MS = 60_000;
 
@@ -54,6 +47,7 @@ export class Quotas {
   private readonly usage: UsageStore;
   private readonly reservations = new Map<string, Reservation>();
   private readonly pending = new Map<string, Usage>();
+  private readonly owners: OwnerRecords;
 
   private constructor(
     private readonly ctx: NodeContext,
@@ -64,6 +58,7 @@ export class Quotas {
     private readonly limitsSource: () => ClientStack,
   ) {
     this.usage = new UsageStore(stack);
+    this.owners = new OwnerRecords(stack, (err) => this.ctx.log(`quotas: owner records could not be saved: ${JSON.stringify(err.message)}`));
   }
 
   /**
@@ -152,9 +147,10 @@ export class Quotas {
     await this.flush();
   }
 
-  /** The counters saved as they are now (a write's counting saves them in the background). */
-  flush(): Promise<void> {
-    return this.usage.save();
+  /** The counters and owner records saved as they are now (a write's counting saves them in the background). */
+  async flush(): Promise<void> {
+    await this.owners.flush();
+    await this.usage.save();
   }
 
   /**
@@ -170,7 +166,7 @@ export class Quotas {
     if (previous) owner = await this.ownerOf(stack, doc._id);
     else {
       owner = callerOfSession(ctx.session)?.userId || null;
-      if (owner) await this.recordOwner(stack, doc._id, owner);
+      if (owner) this.owners.record(doc._id, owner);
     }
     const live = doc.active !== false;
     const wasLive = previous ? previous.active !== false : false;
@@ -205,18 +201,8 @@ export class Quotas {
     await this.usage.save();
   }
 
-  private async ownerOf(stack: ClientStack, docId: string): Promise<string | null> {
-    return (await stack.storage.get<OwnerRecord>(`${OWNER_PREFIX}${docId}`))?.owner ?? null;
-  }
-
-  private async recordOwner(stack: ClientStack, docId: string, owner: string): Promise<void> {
-    const record = { _id: `${OWNER_PREFIX}${docId}`, owner };
-    await stack.storage.put(record).catch(async (err: { status?: number }) => {
-      if (err.status !== 409) throw err;
-      // a record left by a document that was purged: replaced
-      const stale = await stack.storage.get<OwnerRecord>(record._id);
-      await stack.storage.put({ ...record, ...(stale?._rev ? { _rev: stale._rev } : {}) });
-    });
+  private ownerOf(_stack: ClientStack, docId: string): Promise<string | null> {
+    return this.owners.ownerOf(docId);
   }
 
   private keysOf(stack: ClientStack, className: string, owner: string | null): string[] {

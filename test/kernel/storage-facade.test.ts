@@ -87,6 +87,22 @@ describe('the storage facade (stack.storage)', () => {
     expect(await storage.get('~Engine-1')).not.toBeNull();
   });
 
+  it('putMany: engine documents in one call, answered per document; a user class document refuses the whole call', async () => {
+    const stack = await withItems();
+    const rev = await stack.storage.put({ _id: '_local/~test/held', owner: 'a' });
+    const answers = await stack.storage.putMany([
+      { _id: '_local/~test/new', owner: 'n' },
+      { _id: '_local/~test/held', owner: 'b' }, // without the stored revision: a conflict
+      { _id: '_local/~test/held-2', owner: 'c' },
+    ]);
+    expect(answers).toMatchObject([{ rev: expect.any(String) }, { status: 409 }, { rev: expect.any(String) }]);
+    expect(await stack.storage.get('_local/~test/held')).toMatchObject({ owner: 'a', _rev: rev });
+    expect(await stack.storage.get('_local/~test/new')).toMatchObject({ owner: 'n' });
+    await expectRefused(stack.storage.putMany([{ _id: '_local/~test/x', owner: 'x' }, { _id: 'Item-q', '~class': 'Item', n: 1 }]), 'DS_STORAGE_BYPASS');
+    expect(await stack.storage.get('_local/~test/x')).toBeNull();
+    expect(await stack.storage.putMany([])).toEqual([]);
+  });
+
   it('put refuses a document of a user class (DS_STORAGE_BYPASS): those go through the pipeline', async () => {
     const stack = await withItems();
     const err = await expectRefused(stack.storage.put({ _id: 'Item-z', '~class': 'Item', n: 1 }), 'DS_STORAGE_BYPASS');
