@@ -10,7 +10,7 @@ import type { DocChangeEvent, WriteExtras, WriteRequest } from './pipeline.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
 import type { WriteLock } from './write-lock.js';
-import { readWinners } from './winners.js';
+import { storedWinners } from './winners.js';
 
 export interface IngestOptions {
   /** default 'replication': plugins tell a peer's documents from the caller's by it */
@@ -87,7 +87,7 @@ export class Ingestor {
       } else entries.push({ index, doc: doc as IngestDoc, kind: 'document' });
     });
 
-    const { found: stored, tombstones } = await this.currentDocs(entries.map((e) => e.doc._id).filter((id) => !id.startsWith('_local/')));
+    const { found: stored, tombstones } = await storedWinners(this.deps.db, entries.map((e) => e.doc._id).filter((id) => !id.startsWith('_local/')));
     const admitted = await this.admit(entries, stored, { stack: this.deps.stack, origin, newEdits, ...extras }, refuse);
 
     const classes: Entry[] = [];
@@ -377,18 +377,6 @@ export class Ingestor {
   private async modelOf(doc: Doc | undefined): Promise<ClassModel | undefined> {
     const name = doc?.['~class'];
     return typeof name === 'string' ? ((await this.deps.classCache.get(name)) ?? undefined) : undefined;
-  }
-
-  /** The winning stored revision of each id (absent when new or deleted), and the revision of each deleted winner. */
-  private async currentDocs(ids: string[]): Promise<{ found: Map<string, Doc>; tombstones: Map<string, string> }> {
-    const found = new Map<string, Doc>();
-    const tombstones = new Map<string, string>();
-    if (ids.length === 0) return { found, tombstones };
-    for (const [id, winner] of await readWinners(this.deps.db, ids)) {
-      if (winner.doc) found.set(id, winner.doc);
-      else if (winner.deleted) tombstones.set(id, winner.rev);
-    }
-    return { found, tombstones };
   }
 }
 

@@ -28,6 +28,15 @@ export interface WriteExtras {
   depth?: number;
 }
 
+/** Picks the pipeline extras out of a caller's write options (never their other keys). */
+export function extrasOf(options: WriteExtras): WriteExtras {
+  const { session, transaction, depth } = options;
+  if (depth !== undefined && (!Number.isInteger(depth) || depth < 0)) {
+    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `depth must be a whole number ≥ 0 (got ${String(depth)}).`, { path: 'depth' });
+  }
+  return { session, transaction, depth };
+}
+
 /** The `change` event of a stack: one per document this stack stored. */
 export interface DocChangeEvent {
   op: WriteOp;

@@ -114,6 +114,19 @@ async function* candidatePages(stack: ClientStack, db: Database, hooks: KernelHo
   for (let start = 0; start < docs.length; start += SCAN_PAGE) yield docs.slice(start, start + SCAN_PAGE);
 }
 
+/** One document by id, as a read answers it: null when missing, inactive (unless asked), or hidden; afterRead applied. */
+export async function readDocument(stack: ClientStack, id: string, options: GetOptions): Promise<Doc | null> {
+  const doc = await stack.storage.get(id);
+  if (!doc || (doc.active === false && !options.includeInactive)) return null;
+  const className = doc['~class'];
+  const classModel = typeof className === 'string' ? (stack.classCache.fresh(className) ?? (await stack.classCache.get(className)) ?? undefined) : undefined;
+  const ctx = { stack, ...(classModel ? { classModel } : {}) };
+  if (stack.hooks.hidden.call(doc, ctx)) return null;
+  // a class's plan leaves out afterRead taps with no work for it (no encrypted attribute: no decryption)
+  const afterRead = classModel ? planFor(stack.hooks, classModel, 'local').afterRead : stack.hooks.afterRead;
+  return afterRead ? afterRead.promise(doc, ctx) : doc;
+}
+
 /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
 export async function findClassDocuments(stack: ClientStack, classNames: ClassNamesIndex, selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
   const docs: Doc[] = [];

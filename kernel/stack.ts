@@ -10,16 +10,16 @@ import { createHooks, type KernelHooks, type WriteOrigin } from './hooks.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
 import { ClassCounts } from './indexes/class-counts.js';
 import { countDocuments } from './count.js';
-import { claimFor, PrimaryKeyIndex, type KeyClaim } from './indexes/primary-keys.js';
+import { PrimaryKeyIndex } from './indexes/primary-keys.js';
 import { writeLockFor } from './write-lock.js';
 import { Ingestor, type IngestOptions, type IngestResult } from './ingest.js';
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
-import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
-import { planFor } from './write-plan.js';
-import { storePurge, type StoreDeps } from './pipeline-store.js';
+import { extrasOf, WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
+import type { StoreDeps } from './pipeline-store.js';
+import { purgeDocuments } from './purge.js';
 import { kernelFor, resolvePlugins, type Plugin, type PluginEntry, type PluginMembers } from './plugin.js';
-import { findClassDocuments, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
+import { findClassDocuments, readDocument, refuseTakenIds, scanClass, type FindOptions, type GetOptions } from './reads.js';
 import type { Selector } from './selector.js';
 import { openDatabase, type AdapterName, type Database } from './storage.js';
 import { StackStorage, type Storage } from './storage-facade.js';
@@ -47,17 +47,7 @@ export interface WriteOptions extends WriteExtras {
   origin?: WriteOrigin;
 }
 
-/** Picks the pipeline extras out of a caller's options (never their other keys). */
-function extrasOf(options: WriteOptions): WriteExtras {
-  const { session, transaction, depth } = options;
-  if (depth !== undefined && (!Number.isInteger(depth) || depth < 0)) {
-    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `depth must be a whole number ≥ 0 (got ${String(depth)}).`, { path: 'depth' });
-  }
-  return { session, transaction, depth };
-}
-
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const PURGE_CHUNK = 500;
 
 /**
  * A document database on one PouchDB store: the plugin kernel (hooks, container) and the
@@ -265,15 +255,7 @@ export class ClientStack extends EventEmitter {
   async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
     this.assertOpen();
     if (typeof id !== 'string' || id === '') return null;
-    const doc = await this.storage.get(id);
-    if (!doc || (doc.active === false && !options.includeInactive)) return null;
-    const className = doc['~class'];
-    const classModel = typeof className === 'string' ? (this.classCache.fresh(className) ?? (await this.classCache.get(className)) ?? undefined) : undefined;
-    const ctx = { stack: this, ...(classModel ? { classModel } : {}) };
-    if (this.hooks.hidden.call(doc, ctx)) return null;
-    // a class's plan leaves out afterRead taps with no work for it (no encrypted attribute: no decryption)
-    const afterRead = classModel ? planFor(this.hooks, classModel, 'local').afterRead : this.hooks.afterRead;
-    return afterRead ? afterRead.promise(doc, ctx) : doc;
+    return readDocument(this, id, options);
   }
 
   /** Documents of a class matching a Mango selector, in `_id` order. */
@@ -308,19 +290,7 @@ export class ClientStack extends EventEmitter {
    */
   async purgeDocuments(ids: string[]): Promise<number> {
     this.assertOpen();
-    let purged = 0;
-    for (let start = 0; start < ids.length; start += PURGE_CHUNK) {
-      const docs = (await this.storage.getMany(ids.slice(start, start + PURGE_CHUNK))).filter((d): d is Doc => !!d);
-      const releases: { index: number; claim: KeyClaim }[] = [];
-      for (const [index, doc] of docs.entries()) {
-        const model = await this.classCache.get(doc['~class']);
-        const claim = model ? claimFor(model, doc) : null;
-        if (claim) releases.push({ index, claim });
-      }
-      // key entries and counters go in the same bulkDocs as the tombstones
-      purged += await storePurge(this.#store, docs, releases);
-    }
-    return purged;
+    return purgeDocuments(this.storage, this.classCache, this.#store, ids);
   }
 
   /**

@@ -40,3 +40,15 @@ export async function readWinners(db: Database, ids: readonly string[]): Promise
   }
   return winners;
 }
+
+/** The winning stored revision of each id (absent when new or deleted), and the revision of each deleted winner: what ingest compares a peer's revisions with. */
+export async function storedWinners(db: Database, ids: string[]): Promise<{ found: Map<string, Doc>; tombstones: Map<string, string> }> {
+  const found = new Map<string, Doc>();
+  const tombstones = new Map<string, string>();
+  if (ids.length === 0) return { found, tombstones };
+  for (const [id, winner] of await readWinners(db, ids)) {
+    if (winner.doc) found.set(id, winner.doc);
+    else if (winner.deleted) tombstones.set(id, winner.rev);
+  }
+  return { found, tombstones };
+}
