@@ -10,14 +10,11 @@
  *   on 127.0.0.1, against signing and POSTing the same bodies straight to that receiver (same
  *   concurrency): what the durable outbox costs. Figures: deliveries per second.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { Class } from '../index.js';
-import { createServerNode } from '../server/node.js';
+import { startBenchNode } from './bench-node.js';
 import { comparison, interleaved, measure, record, summarize, type BenchReport } from './harness.js';
 
 const SINGLE = 400;
@@ -64,13 +61,13 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 }
 
 export async function runApi(options: Options): Promise<BenchReport> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'docstack-bench-api-'));
-  const password = 'bench admin password';
-  const node = createServerNode({
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: password, ENCRYPTION_PASSPHRASE: 'bench' },
-    config: { port: 0, host: '127.0.0.1', dataDir, bodyLimit: 16 * 1024 * 1024 },
-    log: () => undefined,
+  const { node, origin: url, token, stop } = await startBenchNode('api', {
+    config: { bodyLimit: 16 * 1024 * 1024 },
     webhooks: { concurrency: WEBHOOK_CONCURRENCY, pollMs: 200 },
+    setup: async (started) => {
+      await Class.create(started.stack(), 'Order', 'class', '', { title: { type: 'string', mandatory: true }, n: { type: 'integer' }, tags: { type: 'string', isArray: true } });
+      await Class.create(started.stack(), 'Hook', 'class', '', { title: { type: 'string', mandatory: true }, n: { type: 'integer' } });
+    },
   });
   const receiver = await startReceiver();
   const single = comparison({ name: `create × ${SINGLE}, one a request (${CONCURRENCY} at a time)`, adapter: 'http', engine: 'POST /docs/Order', baseline: '_bulk_docs, 1 doc', aim: { max: 2, binding: true } });
@@ -78,13 +75,6 @@ export async function runApi(options: Options): Promise<BenchReport> {
   const hooks = comparison({ name: `webhook deliveries × ${HOOKS} (${WEBHOOK_CONCURRENCY} at a time)`, adapter: 'http', engine: 'outbox + sender', baseline: 'signed POSTs, no outbox', aim: { max: 3, binding: false } });
   let deliveriesPerSecond: number[] = [];
   try {
-    const { url } = await node.start();
-    const stack = node.stack();
-    await Class.create(stack, 'Order', 'class', '', { title: { type: 'string', mandatory: true }, n: { type: 'integer' }, tags: { type: 'string', isArray: true } });
-    await Class.create(stack, 'Hook', 'class', '', { title: { type: 'string', mandatory: true }, n: { type: 'integer' } });
-    const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
-    const token = /jwtToken=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
-    if (!token) throw new Error(`login failed: ${res.status}`);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown, expected: number) => {
       const answer = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -122,7 +112,7 @@ export async function runApi(options: Options): Promise<BenchReport> {
       // webhooks: the outbox's whole path (feed → stored delivery → signed POST → status stored)
       const before = delivered;
       const outbox = await measure(async () => {
-        await stack.createDocs(Array.from({ length: HOOKS }, (_, n) => ({ '~class': 'Hook', title: `hook ${n}`, n })));
+        await node.stack().createDocs(Array.from({ length: HOOKS }, (_, n) => ({ '~class': 'Hook', title: `hook ${n}`, n })));
         while (delivered - before < HOOKS) await new Promise((r) => setTimeout(r, 5));
       });
       const bodies = Array.from({ length: HOOKS }, (_, n) => ({ id: `msg_${round}_${n}`, body: JSON.stringify({ type: 'document.created', timestamp: new Date().toISOString(), data: { className: 'Hook', id: `Hook-${n}`, doc: { title: `hook ${n}`, n } } }) }));
@@ -145,9 +135,8 @@ export async function runApi(options: Options): Promise<BenchReport> {
       );
     }
   } finally {
-    await node.stop();
+    await stop();
     await receiver.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
   const results = [summarize(single), summarize(bulk), summarize(hooks)];
   deliveriesPerSecond = [...deliveriesPerSecond].sort((a, b) => a - b);

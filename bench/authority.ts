@@ -6,11 +6,8 @@
  * the same session check, no storage), 127.0.0.1, leveldb in a temp folder, same run.
  * Informational aim: a number costs at most 2× an authenticated no-op request.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Class } from '../index.js';
-import { createServerNode } from '../server/node.js';
+import { startBenchNode } from './bench-node.js';
 import { comparison, interleaved, record, summarize, type BenchReport } from './harness.js';
 
 const REQUESTS = 800;
@@ -19,26 +16,6 @@ const BLOCKS = 4;
 interface Options {
   rounds: number;
   log: (line: string) => void;
-}
-
-async function startNode() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'docstack-bench-authority-'));
-  const password = 'bench admin password';
-  const node = createServerNode({
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: password, ENCRYPTION_PASSPHRASE: 'bench' },
-    config: { port: 0, host: '127.0.0.1', dataDir },
-    log: () => undefined,
-  });
-  const { url } = await node.start();
-  // the node hands out numbers only of sequences its schema uses
-  await Class.create(node.stack(), 'BenchInvoice', 'class', '', { number: { type: 'integer', sequence: 'bench' } });
-  const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
-  const token = /jwtToken=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
-  if (!token) throw new Error(`login failed: ${res.status}`);
-  return { origin: url, token, stop: async () => {
-    await node.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  } };
 }
 
 /** `count` requests from `clients` clients, each sending one at a time. */
@@ -56,7 +33,10 @@ async function hammer(url: string, method: 'GET' | 'POST', token: string, count:
 }
 
 export async function runAuthority(options: Options): Promise<BenchReport> {
-  const { origin, token, stop } = await startNode();
+  // the node hands out numbers only of sequences its schema uses
+  const { origin, token, stop } = await startBenchNode('authority', {
+    setup: (node) => Class.create(node.stack(), 'BenchInvoice', 'class', '', { number: { type: 'integer', sequence: 'bench' } }),
+  });
   const results = [];
   const perSecond: Record<string, number[]> = {};
   try {

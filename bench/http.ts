@@ -4,10 +4,7 @@
  * one (GET /health) on the same node — createServerNode on leveldb in a temp folder, real
  * login, 127.0.0.1, same run. Aim: ≥ 0.8, shown as the time ratio authenticated ÷ open ≤ 1.25.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createServerNode } from '../server/node.js';
+import { startBenchNode } from './bench-node.js';
 import { comparison, interleaved, record, summarize, type BenchReport } from './harness.js';
 
 const REQUESTS = 2000;
@@ -17,24 +14,6 @@ const BLOCKS = 4;
 interface Options {
   rounds: number;
   log: (line: string) => void;
-}
-
-async function startNode() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'docstack-bench-http-'));
-  const password = 'bench admin password';
-  const node = createServerNode({
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: password, ENCRYPTION_PASSPHRASE: 'bench' },
-    config: { port: 0, host: '127.0.0.1', dataDir },
-    log: () => undefined,
-  });
-  const { url } = await node.start();
-  const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
-  const token = /jwtToken=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
-  if (!token) throw new Error(`login failed: ${res.status}`);
-  return { origin: url, token, stop: async () => {
-    await node.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  } };
 }
 
 async function hammer(url: string, headers: Record<string, string>, count: number): Promise<void> {
@@ -51,7 +30,7 @@ async function hammer(url: string, headers: Record<string, string>, count: numbe
 }
 
 export async function runHttp(options: Options): Promise<BenchReport> {
-  const { origin, token, stop } = await startNode();
+  const { origin, token, stop } = await startBenchNode('http');
   const c = comparison({ name: `GET × ${REQUESTS} (${CONCURRENCY} at a time)`, adapter: 'http', engine: 'authenticated', baseline: 'open route', aim: { max: 1.25, binding: true } });
   try {
     for (let round = 0; round <= options.rounds; round++) {
