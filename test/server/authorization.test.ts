@@ -9,9 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Class, getApi, jobsPlugin } from '../../index.js';
 import { createUser } from '../../server/auth/index.js';
-import { createServerNode, type ServerNode } from '../../server/node.js';
-import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login } from './node-helpers.js';
+import type { ServerNode } from '../../server/node.js';
+import { fileNode, login } from './node-helpers.js';
 
 const USER = { username: 'ulla', password: 'ulla password for tests' };
 const now = () => new Date().toISOString();
@@ -31,12 +30,7 @@ let adminToken: string;
 let userToken: string;
 
 beforeAll(async () => {
-  node = createServerNode({
-    adapter: 'memory',
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir(), stackName: 'docstack' },
-    log: () => undefined,
-  });
+  node = await fileNode({ adapter: 'memory', config: { stackName: 'docstack' } });
   ({ url } = await node.start());
   stack = node.stack();
   await createUser(stack, USER.username, USER.password);

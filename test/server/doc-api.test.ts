@@ -7,10 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Class, type ClientStack } from '../../index.js';
 import { createUser } from '../../server/auth/index.js';
-import { createServerNode, type ServerNode } from '../../server/node.js';
+import type { ServerNode } from '../../server/node.js';
 import { ApiWrite } from '../../server/routes/api-access.js';
-import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login } from './node-helpers.js';
+import { fileNode, login } from './node-helpers.js';
 
 const USER = { username: 'uma', password: 'uma password for tests' };
 let node: ServerNode;
@@ -31,12 +30,7 @@ async function call(token: string, method: string, path: string, body?: unknown,
 const docs = (token: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(token, method, `/api/private/docs${path}`, body, headers);
 
 beforeAll(async () => {
-  node = createServerNode({
-    adapter: 'memory',
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir() },
-    log: () => undefined,
-  });
+  node = await fileNode({ adapter: 'memory' });
   ({ url } = await node.start());
   stack = node.stack();
   await createUser(stack, USER.username, USER.password);

@@ -33,17 +33,22 @@ export async function login(url: string, username = ADMIN.username, password = A
   return { token, sessionId: body.sessionId ?? '', status: res.status };
 }
 
+/** A quiet node on 127.0.0.1, port 0, a temp data dir, for a whole test file: the caller stops it (afterAll). */
+export async function fileNode(options: ServerNodeOptions = {}): Promise<ServerNode> {
+  return createServerNode({
+    ...options,
+    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase', ...options.env },
+    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir(), ...options.config },
+    log: options.log ?? (() => undefined),
+  });
+}
+
 /**
  * A node for a whole test file (the caller stops it in afterAll) with one logged-in `user`:
  * the fuzz and robustness suites attack it as a peer that is not an admin.
  */
 export async function userNode(user: { username: string; password: string }, options: Pick<ServerNodeOptions, 'adapter'> = {}): Promise<{ node: ServerNode; url: string; token: string }> {
-  const node = createServerNode({
-    ...options,
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir(), stackName: 'docstack' },
-    log: () => undefined,
-  });
+  const node = await fileNode({ ...options, config: { stackName: 'docstack' } });
   const { url } = await node.start();
   await createUser(node.stack(), user.username, user.password);
   const { token } = await login(url, user.username, user.password);

@@ -7,9 +7,8 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Class } from '../../index.js';
 import { createUser } from '../../server/auth/index.js';
-import { createServerNode, type ServerNode } from '../../server/node.js';
-import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login } from './node-helpers.js';
+import type { ServerNode } from '../../server/node.js';
+import { fileNode, login } from './node-helpers.js';
 import { signingSecret } from './webhook-receiver.js';
 
 let node: ServerNode;
@@ -45,12 +44,7 @@ async function checked(template: string, method: string, path: string, body?: un
 }
 
 beforeAll(async () => {
-  node = createServerNode({
-    adapter: 'memory',
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir() },
-    log: () => undefined,
-  });
+  node = await fileNode({ adapter: 'memory' });
   ({ url } = await node.start());
   const stack = node.stack();
   await createUser(stack, 'otto', 'otto password for tests');

@@ -6,10 +6,8 @@ import Replication from 'pouchdb-replication';
 import { Class, createStack } from '../../index.js';
 import { browser } from '../../plugins.config.js';
 import { track, uniqueName } from '../helpers/stack.js';
-import { login, testNode } from './node-helpers.js';
-import { createServerNode, type ServerNode } from '../../server/node.js';
-import { tempDir } from '../helpers/stack.js';
-import { ADMIN } from './node-helpers.js';
+import { fileNode, login, testNode } from './node-helpers.js';
+import type { ServerNode } from '../../server/node.js';
 
 PouchDB.plugin(HttpAdapter).plugin(MemoryAdapter).plugin(Replication);
 
@@ -26,11 +24,7 @@ afterAll(async () => {
 /** One node for the file (a start and the logins cost seconds): tests use their own document ids. */
 function twoTenants(): Promise<Setup> {
   shared ??= (async () => {
-    const node = createServerNode({
-      env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-      config: { port: 0, host: '127.0.0.1', dataDir: await tempDir() },
-      log: () => undefined,
-    });
+    const node = await fileNode();
     sharedNode = node;
     return startTwoTenants(node);
   })();

@@ -8,9 +8,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Class, type ClientStack } from '../../index.js';
 import { createUser } from '../../server/auth/index.js';
-import { createServerNode, type ServerNode } from '../../server/node.js';
-import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login } from './node-helpers.js';
+import type { ServerNode } from '../../server/node.js';
+import { fileNode, login } from './node-helpers.js';
 import { signingSecret, startReceiver, until } from './webhook-receiver.js';
 
 let node: ServerNode;
@@ -33,13 +32,7 @@ async function receiver(answer?: () => number) {
 const deliveriesOf = async (endpoint: string) => (await call('GET', `/api/private/webhooks/deliveries?endpoint=${encodeURIComponent(endpoint)}`)).body.deliveries as any[];
 
 beforeAll(async () => {
-  node = createServerNode({
-    adapter: 'memory',
-    env: { NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_PASSPHRASE: 'test key passphrase' },
-    config: { port: 0, host: '127.0.0.1', dataDir: await tempDir() },
-    log: () => undefined,
-    webhooks: { retryBaseMs: 20, retryMaxMs: 60, maxAttempts: 3, pollMs: 50, timeoutMs: 2000 },
-  });
+  node = await fileNode({ adapter: 'memory', webhooks: { retryBaseMs: 20, retryMaxMs: 60, maxAttempts: 3, pollMs: 50, timeoutMs: 2000 } });
   for (const name of ['webhook:delivered', 'webhook:failed', 'webhook:dead-lettered', 'webhook:disabled']) node.on(name, (payload) => events.push({ name, payload }));
   ({ url } = await node.start());
   stack = node.stack();
