@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Class } from '../index.js';
 import { startBenchNode } from './bench-node.js';
-import { comparison, interleaved, measure, record, summarize, type BenchReport } from './harness.js';
+import { comparison, interleaved, measure, record, summarize, type BenchReport, type BenchOptions } from './harness.js';
 
 const SINGLE = 400;
 const BULK = 2000;
@@ -23,11 +23,6 @@ const BATCH = 200;
 const HOOKS = 400;
 const CONCURRENCY = 10;
 const WEBHOOK_CONCURRENCY = 8;
-
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 let serial = 0;
 /** The same document for both sides: an id, the class, three attributes (the engine's fields added for _bulk_docs). */
@@ -60,7 +55,7 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-export async function runApi(options: Options): Promise<BenchReport> {
+export async function runApi(options: BenchOptions): Promise<BenchReport> {
   const { node, origin: url, token, stop } = await startBenchNode('api', {
     config: { bodyLimit: 16 * 1024 * 1024 },
     webhooks: { concurrency: WEBHOOK_CONCURRENCY, pollMs: 200 },

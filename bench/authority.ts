@@ -8,15 +8,10 @@
  */
 import { Class } from '../index.js';
 import { startBenchNode } from './bench-node.js';
-import { comparison, interleaved, record, summarize, type BenchReport } from './harness.js';
+import { comparison, interleaved, record, summarize, type BenchReport, type BenchOptions } from './harness.js';
 
 const REQUESTS = 800;
 const BLOCKS = 4;
-
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 /** `count` requests from `clients` clients, each sending one at a time. */
 async function hammer(url: string, method: 'GET' | 'POST', token: string, count: number, clients: number): Promise<void> {
@@ -32,7 +27,7 @@ async function hammer(url: string, method: 'GET' | 'POST', token: string, count:
   await Promise.all(Array.from({ length: clients }, client));
 }
 
-export async function runAuthority(options: Options): Promise<BenchReport> {
+export async function runAuthority(options: BenchOptions): Promise<BenchReport> {
   // the node hands out numbers only of sequences its schema uses
   const { origin, token, stop } = await startBenchNode('authority', {
     setup: (node) => Class.create(node.stack(), 'BenchInvoice', 'class', '', { number: { type: 'integer', sequence: 'bench' } }),

@@ -25,16 +25,11 @@ import memoryAdapter from 'pouchdb-adapter-memory';
 import pouchdbFind from 'pouchdb-find';
 import { Class, createStack, type ClientStack } from '../index.js';
 import { browser, browserWithSql } from '../plugins.config.js';
-import { comparison, measure, record, summarize, time, type BenchReport, type Comparison, type Sample } from './harness.js';
+import { comparison, measure, record, summarize, time, type BenchReport, type Comparison, type Sample, type BenchOptions } from './harness.js';
 
 PouchDB.plugin(memoryAdapter).plugin(pouchdbFind as unknown as PouchDB.Plugin);
 
 type RawDb = PouchDB.Database<Record<string, unknown>> & { createIndex(o: object): Promise<unknown>; find(o: object): Promise<{ docs: unknown[] }> };
-
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 const BULK = 10_000;
 const SERIAL = 1_000;
@@ -196,7 +191,7 @@ async function meanOf(n: number, fn: () => Promise<unknown>): Promise<Sample> {
   return { wallMs: block.wallMs / n, cpuMs: block.cpuMs / n };
 }
 
-export async function runCompare(options: Options): Promise<BenchReport> {
+export async function runCompare(options: BenchOptions): Promise<BenchReport> {
   const { rounds, log } = options;
   const rxAvailable = (await rxdbSide(() => undefined).then(async (s) => (await s?.close(), s !== undefined))) ?? false;
   if (!rxAvailable) log('compare: rxdb is not installed in bench/peers (npm run bench:peers); its rows are skipped');

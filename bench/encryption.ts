@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Class, createStack, type ClientStack } from '../index.js';
 import { browser, type BrowserStack } from '../plugins.config.js';
 import { rawDatabase } from '../kernel/raw-database.js';
-import { collectGarbage, comparison, interleaved, measure, record, summarize, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
+import { collectGarbage, comparison, interleaved, measure, record, summarize, type BenchReport, type Comparison, type ComparisonResult, type BenchOptions } from './harness.js';
 
 const DOCS = 500;
 const READS = 3000;
@@ -20,11 +20,6 @@ const BLOCKS = 6;
 const AIM = 1.5;
 const ADAPTERS = ['leveldb', 'memory'] as const;
 const PASSPHRASE = 'bench passphrase';
-
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 const schema = (encrypted: boolean) => ({
   note: { type: 'string', encrypted, maxLength: 200 },
@@ -94,7 +89,7 @@ async function round(adapter: (typeof ADAPTERS)[number], dir: string, n: number,
   record(into.cold, distinctSealed, distinctPlain);
 }
 
-export async function runEncryption(options: Options): Promise<BenchReport> {
+export async function runEncryption(options: BenchOptions): Promise<BenchReport> {
   const dir = await mkdtemp(join(tmpdir(), 'docstack-bench-enc-'));
   const results: ComparisonResult[] = [];
   try {

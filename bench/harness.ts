@@ -203,6 +203,12 @@ export function formatTable(results: readonly ComparisonResult[]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** What bench/run.ts hands every bench: the rounds to run and where progress lines go (the table is printed by run.ts). */
+export interface BenchOptions {
+  rounds: number;
+  log: (line: string) => void;
+}
+
 /** What a bench hands back to bench/run.ts. */
 export interface BenchReport {
   bench: string;

@@ -5,16 +5,11 @@
  * login, 127.0.0.1, same run. Aim: ≥ 0.8, shown as the time ratio authenticated ÷ open ≤ 1.25.
  */
 import { startBenchNode } from './bench-node.js';
-import { comparison, interleaved, record, summarize, type BenchReport } from './harness.js';
+import { comparison, interleaved, record, summarize, type BenchReport, type BenchOptions } from './harness.js';
 
 const REQUESTS = 2000;
 const CONCURRENCY = 10;
 const BLOCKS = 4;
-
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 async function hammer(url: string, headers: Record<string, string>, count: number): Promise<void> {
   let next = 0;
@@ -29,7 +24,7 @@ async function hammer(url: string, headers: Record<string, string>, count: numbe
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-export async function runHttp(options: Options): Promise<BenchReport> {
+export async function runHttp(options: BenchOptions): Promise<BenchReport> {
   const { origin, token, stop } = await startBenchNode('http');
   const c = comparison({ name: `GET × ${REQUESTS} (${CONCURRENCY} at a time)`, adapter: 'http', engine: 'authenticated', baseline: 'open route', aim: { max: 1.25, binding: true } });
   try {

@@ -23,16 +23,11 @@ import memoryAdapter from 'pouchdb-adapter-memory';
 import { Class, createStack, type ClientStack, type NewDoc } from '../index.js';
 import { browser } from '../plugins.config.js';
 import { rawDatabase } from '../kernel/raw-database.js';
-import { collectGarbage, comparison, interleaved, measure, record, rotate, summarize, type Sample, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
+import { collectGarbage, comparison, interleaved, measure, record, rotate, summarize, type Sample, type BenchReport, type Comparison, type ComparisonResult, type BenchOptions } from './harness.js';
 
 type AdapterName = 'memory' | 'leveldb';
 type RawDb = PouchDB.Database<Record<string, unknown>>;
 
-export interface PipelineOptions {
-  rounds: number;
-  /** progress lines go here (the table is printed by bench/run.ts) */
-  log: (line: string) => void;
-}
 
 const DOCS = 10_000;
 const CHUNK = 250; // the engine's WRITE_CHUNK in kernel/pipeline-store.ts
@@ -366,7 +361,7 @@ function pickIndexes(total: number, count: number, seed: number): number[] {
 
 // ---- entry ---------------------------------------------------------------------------------
 
-export async function runPipeline(options: PipelineOptions): Promise<BenchReport> {
+export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
   const { rounds, log } = options;
   const full: Sizes = { docs: DOCS, serial: SERIAL, lookups: LOOKUPS };
   const warm: Sizes = { docs: DOCS * WARMUP_SCALE, serial: SERIAL * WARMUP_SCALE, lookups: LOOKUPS * WARMUP_SCALE };

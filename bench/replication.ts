@@ -28,7 +28,7 @@ import { Class, createStack, type ClientStack } from '../index.js';
 import { server as serverPreset } from '../plugins.config.js';
 import type { NodeContext, ServerConfig } from '../server/context.js';
 import { createReplicationRouter } from '../server/replication/index.js';
-import { addSamples, comparison, measure, record, rotate, summarize, type BenchReport, type Sample } from './harness.js';
+import { addSamples, comparison, measure, record, rotate, summarize, type BenchReport, type Sample, type BenchOptions } from './harness.js';
 
 PouchDB.plugin(HttpAdapter).plugin(MemoryAdapter).plugin(Replication);
 
@@ -38,11 +38,6 @@ const REFERENCE_PORT_FILE = 'pouchdb-server';
 const BENCH_USER = { username: 'bench', password: 'bench password, not a secret' };
 const IN_PROCESS = process.env.BENCH_REPLICATION_IN_PROCESS === '1';
 const PROFILE_DIR = process.env.BENCH_REPLICATION_PROFILE;
-
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 const docs = () =>
   Array.from({ length: DOCS }, (_, i) => ({
@@ -213,7 +208,7 @@ async function runSide(side: Side, dir: string, round: number): Promise<Steps> {
   }
 }
 
-export async function runReplication(options: Options): Promise<BenchReport> {
+export async function runReplication(options: BenchOptions): Promise<BenchReport> {
   const dir = await mkdtemp(join(tmpdir(), 'docstack-bench-repl-'));
   const n = DOCS.toLocaleString('en');
   const judged = (name: string) => comparison({ name, adapter: 'leveldb', engine: 'docstack node (child)', baseline: 'pouchdb-server', aim: { max: 1, binding: true } });

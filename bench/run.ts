@@ -7,7 +7,7 @@
  * test; `--strict` (for a CI job on known hardware) turns a missed aim into exit code 1.
  */
 import { fileURLToPath } from 'node:url';
-import { anyMissed, formatTable, watchLoad, writeResults, type BenchReport } from './harness.js';
+import { anyMissed, formatTable, watchLoad, writeResults, type BenchOptions, type BenchReport } from './harness.js';
 import { runEncryption } from './encryption.js';
 import { runPipeline } from './pipeline.js';
 import { runReplication } from './replication.js';
@@ -20,13 +20,8 @@ import { runAuthority } from './authority.js';
 import { runApi } from './api.js';
 import { runCompare } from './compare.js';
 
-interface RunOptions {
-  rounds: number;
-  log: (line: string) => void;
-}
-
 /** Every bench by name; a future bench (bench/encryption.ts …) adds one line here. */
-const BENCHES: Record<string, (options: RunOptions) => Promise<BenchReport>> = {
+const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> = {
   pipeline: runPipeline,
   encryption: runEncryption,
   replication: runReplication,

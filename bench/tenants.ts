@@ -15,18 +15,13 @@ import { join } from 'node:path';
 import { Class, createStack, type ClientStack } from '../index.js';
 import { browser } from '../plugins.config.js';
 import { createServerNode, type ServerNode } from '../server/node.js';
-import { collectGarbage, comparison, measure, record, rotate, summarize, type BenchReport, type Sample } from './harness.js';
+import { collectGarbage, comparison, measure, record, rotate, summarize, type BenchReport, type Sample, type BenchOptions } from './harness.js';
 
 const TOTAL = 50_000;
 const ITEMS = 5_000;
 const TENANTS = 200;
 const MAX_OPEN = 20;
 const ADMIN = { username: 'admin', password: 'bench admin password' };
-
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 async function startNode(dir: string, env: Record<string, string> = {}): Promise<{ node: ServerNode; url: string; token: string }> {
   const node = createServerNode({
@@ -78,7 +73,7 @@ async function pull(url: string, token: string, classes?: string[]): Promise<Sam
   }
 }
 
-async function filteredPull(options: Options, dir: string) {
+async function filteredPull(options: BenchOptions, dir: string) {
   const { node, url, token } = await startNode(dir);
   try {
     const schema = { title: { type: 'string' }, n: { type: 'integer' } };
@@ -105,7 +100,7 @@ async function filteredPull(options: Options, dir: string) {
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
-async function tenantMemory(options: Options, dir: string) {
+async function tenantMemory(options: BenchOptions, dir: string) {
   const { node } = await startNode(dir, { TENANT_MAX_OPEN: String(MAX_OPEN) });
   try {
     const tenants = Array.from({ length: TENANTS }, (_, i) => `t${String(i).padStart(3, '0')}`);
@@ -140,7 +135,7 @@ async function tenantMemory(options: Options, dir: string) {
   }
 }
 
-export async function runTenants(options: Options): Promise<BenchReport> {
+export async function runTenants(options: BenchOptions): Promise<BenchReport> {
   const dir = await mkdtemp(join(tmpdir(), 'docstack-bench-tenants-'));
   try {
     // memory first: the 50,000-document pull would leave its garbage in the resident set

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Class, createStack, type NewDoc } from '../index.js';
 import { browser } from '../plugins.config.js';
-import { comparison, interleaved, record, summarize, type BenchReport, type Comparison, type ComparisonResult } from './harness.js';
+import { comparison, interleaved, record, summarize, type BenchReport, type Comparison, type ComparisonResult, type BenchOptions } from './harness.js';
 
 type AdapterName = 'memory' | 'leveldb';
 
@@ -66,7 +66,7 @@ async function runRound(adapter: AdapterName, dir: string, txs: number, round: n
   if (into) record(into, samples.tx, samples.single);
 }
 
-export async function runTransactions(options: { rounds: number; log: (line: string) => void }): Promise<BenchReport> {
+export async function runTransactions(options: BenchOptions): Promise<BenchReport> {
   const { rounds, log } = options;
   const dir = await mkdtemp(join(tmpdir(), 'docstack-bench-tx-'));
   const results: ComparisonResult[] = [];

@@ -12,12 +12,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { startHarness } from '../../test/browser/harness.js';
-import { comparison, record, rotate, summarize, type BenchReport, type Sample } from '../harness.js';
+import { comparison, record, rotate, summarize, type BenchOptions, type BenchReport, type Sample } from '../harness.js';
 
-export interface BrowserBenchOptions {
-  rounds: number;
-  log: (line: string) => void;
-}
 
 const DOCS = 10_000;
 const CHUNK = 1_000;
@@ -30,7 +26,7 @@ const LOOKUP_AIM = 2;
 /** The page measures wall-clock time only (performance.now); cpu is the same figure. */
 const sample = (ms: number): Sample => ({ wallMs: ms, cpuMs: ms });
 
-export async function runBrowser(options: BrowserBenchOptions): Promise<BenchReport> {
+export async function runBrowser(options: BenchOptions): Promise<BenchReport> {
   const harness = await startHarness(fileURLToPath(new URL('./page.ts', import.meta.url)));
   try {
     const context = await harness.context();

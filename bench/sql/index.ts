@@ -7,16 +7,11 @@
  * indexed range ≥ 50× faster than the scan (ratio ≤ 0.02) and < 20 ms warm; at least as fast
  * as pouchdb-find.
  */
-import { comparison, measure, record, summarize, type BenchReport, type Comparison, type Sample } from '../harness.js';
+import { comparison, measure, record, summarize, type BenchReport, type Comparison, type Sample, type BenchOptions } from '../harness.js';
 import { openBench, READINGS, WINDOW } from './data.js';
 import { pouchdbFindRange, rxdbRange } from './peers.js';
 
-interface Options {
-  rounds: number;
-  log: (line: string) => void;
-}
-
-export async function runSql(options: Options): Promise<BenchReport> {
+export async function runSql(options: BenchOptions): Promise<BenchReport> {
   const { log } = options;
   const { stack, codes, labels } = await openBench(log);
   const sql = (statement: string, params: unknown[]) => stack.sql<unknown[]>(statement, params);
