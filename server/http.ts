@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { authorize, callerOf } from './authorization/index.js';
 import type { Logger, ServerConfig } from './context.js';
 import { SERVER_ERRORS } from './errors-codes.js';
 import { sendError } from './errors.js';
@@ -13,6 +14,21 @@ export function requestLog(log: Logger): RequestHandler {
       log(`${req.method} ${req.originalUrl.split('?')[0]} ${res.statusCode} ${ms.toFixed(1)}ms`);
     });
     next();
+  };
+}
+
+/**
+ * An admin route: the caller must be an admin (`what` names the action in the 403), and any
+ * failure of the handler is answered as the node answers errors, never left unhandled.
+ */
+export function adminRoute(log: Logger, what: string, handler: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return async (req, res) => {
+    try {
+      authorize(callerOf(res), { type: 'admin', what });
+      await handler(req, res);
+    } catch (err) {
+      sendError(res, err, log);
+    }
   };
 }
 

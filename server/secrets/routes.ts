@@ -1,9 +1,8 @@
 import express, { type Request, type Response } from 'express';
 import { isPlainObject } from '../../index.js';
-import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
-import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
+import { adminRoute } from '../http.js';
 import type { SecretStore } from './store.js';
 
 /**
@@ -12,16 +11,8 @@ import type { SecretStore } from './store.js';
  */
 export function createSecretsRouter(ctx: NodeContext, storeFor: (req: Request, res: Response) => SecretStore): express.Router {
   const router = express.Router();
-  const admin =
-    (handler: (store: SecretStore, req: Request, res: Response) => Promise<void>) =>
-    async (req: Request, res: Response): Promise<void> => {
-      try {
-        authorize(callerOf(res), { type: 'admin', what: 'manage the secrets' });
-        await handler(storeFor(req, res), req, res);
-      } catch (err) {
-        sendError(res, err, ctx.log);
-      }
-    };
+  const admin = (handler: (store: SecretStore, req: Request, res: Response) => Promise<void>) =>
+    adminRoute(ctx.log, 'manage the secrets', (req, res) => handler(storeFor(req, res), req, res));
   router.get('/secrets', admin(async (store, _req, res) => void res.json({ secrets: await store.list() })));
   router.put('/secrets/:name', admin(async (store, req, res) => {
     const name = String(req.params.name);

@@ -1,8 +1,7 @@
 import express, { type Request, type Response } from 'express';
-import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
-import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
+import { adminRoute } from '../http.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, publicDelivery } from './deliveries.js';
 import { publicEndpoint } from './endpoints.js';
 import type { Webhooks } from './service.js';
@@ -14,16 +13,8 @@ import type { Webhooks } from './service.js';
  */
 export function createWebhooksRouter(ctx: NodeContext, webhooksFor: (req: Request, res: Response) => Webhooks): express.Router {
   const router = express.Router();
-  const admin =
-    (handler: (webhooks: Webhooks, req: Request, res: Response) => Promise<void>) =>
-    async (req: Request, res: Response): Promise<void> => {
-      try {
-        authorize(callerOf(res), { type: 'admin', what: 'manage webhooks' });
-        await handler(webhooksFor(req, res), req, res);
-      } catch (err) {
-        sendError(res, err, ctx.log);
-      }
-    };
+  const admin = (handler: (webhooks: Webhooks, req: Request, res: Response) => Promise<void>) =>
+    adminRoute(ctx.log, 'manage webhooks', (req, res) => handler(webhooksFor(req, res), req, res));
   const id = (req: Request) => String(req.params.id);
 
   router.get('/webhooks/deliveries', admin(async (webhooks, req, res) => {
