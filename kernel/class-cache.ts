@@ -55,8 +55,8 @@ export class ClassCache {
 
   /** The stored class model (active or not), or null when there is no such class document. */
   async get(name: string): Promise<ClassModel | null> {
-    const entry = this.entries.get(name);
-    if (entry && this.isFresh(entry)) return entry.model;
+    const fresh = this.fresh(name);
+    if (fresh) return fresh;
     let pending = this.loading.get(name);
     if (!pending) {
       const started: Promise<ClassModel | null> = this.read(name).finally(() => {

@@ -30,6 +30,8 @@ const wants = (endpoint: EndpointDoc, className: string, op: Operation) =>
 export class Outbox {
   private running: Promise<void> | null = null;
   private again = false;
+  /** the stored checkpoint as this outbox (its only writer) last read or wrote it */
+  private current: Checkpoint | null = null;
 
   constructor(
     private readonly stack: ClientStack,
@@ -58,12 +60,22 @@ export class Outbox {
   }
 
   private async checkpoint(): Promise<Checkpoint> {
+    if (this.current) return this.current;
     const stored = await this.stack.storage.get<Checkpoint>(CHECKPOINT_ID);
-    if (stored) return stored;
+    if (stored) return (this.current = stored);
     // the first start: what is stored already was never promised to anyone
     const { updateSeq } = await this.stack.storage.info();
-    const fresh: Checkpoint = { _id: CHECKPOINT_ID, seq: updateSeq };
-    return { ...fresh, _rev: await this.stack.storage.put(fresh) };
+    return this.save({ _id: CHECKPOINT_ID, seq: updateSeq });
+  }
+
+  /** Moves the checkpoint (a conflict — another writer — is thrown and the stored one read again next time). */
+  private async save(next: Checkpoint): Promise<Checkpoint> {
+    try {
+      return (this.current = { ...next, _rev: await this.stack.storage.put(next) });
+    } catch (err) {
+      this.current = null;
+      throw err;
+    }
   }
 
   private async drain(): Promise<void> {
@@ -74,7 +86,7 @@ export class Outbox {
       if (page.results.length === 0) return;
       const endpoints = this.endpoints().filter((e) => !e.disabled);
       if (endpoints.length > 0) await this.write(page.results, endpoints);
-      checkpoint = { ...checkpoint, seq: page.lastSeq, _rev: await this.stack.storage.put({ ...checkpoint, seq: page.lastSeq }) };
+      checkpoint = await this.save({ ...checkpoint, seq: page.lastSeq });
     }
   }
 
@@ -87,7 +99,7 @@ export class Outbox {
   private async skipUnwanted(checkpoint: Checkpoint): Promise<boolean> {
     const { updateSeq } = await this.stack.storage.info();
     if (this.endpoints().some((e) => !e.disabled)) return false;
-    if (updateSeq !== checkpoint.seq && this.stack.isOpen) await this.stack.storage.put({ ...checkpoint, seq: updateSeq });
+    if (updateSeq !== checkpoint.seq && this.stack.isOpen) await this.save({ ...checkpoint, seq: updateSeq });
     return true;
   }
 
