@@ -116,7 +116,7 @@ export class Quotas {
     const docs = (live ? 1 : 0) - (wasLive ? 1 : 0);
     const bytes = (live ? sizeOf(doc) : 0) - (wasLive ? sizeOf(previous!) : 0);
     if (docs <= 0 && bytes <= 0) return;
-    const owner = previous ? await this.ownerOf(stack, docId) : caller.userId || null;
+    const owner = previous ? await this.owners.ownerOf(docId) : caller.userId || null;
     const keys = this.keysOf(stack, className, owner);
     this.dropExpired(stack.clock.now());
     for (const key of keys) {
@@ -163,7 +163,7 @@ export class Quotas {
     if (!counted(className)) return;
     const { previous } = ctx;
     let owner: string | null;
-    if (previous) owner = await this.ownerOf(stack, doc._id);
+    if (previous) owner = await this.owners.ownerOf(doc._id);
     else {
       owner = callerOfSession(ctx.session)?.userId || null;
       if (owner) this.owners.record(doc._id, owner);
@@ -189,7 +189,7 @@ export class Quotas {
       for await (const page of stack.storage.pages(`${className}-`)) {
         for (const doc of page) {
           if (doc['~class'] !== className || doc.active === false) continue;
-          const owner = await this.ownerOf(stack, doc._id);
+          const owner = await this.owners.ownerOf(doc._id);
           for (const key of this.keysOf(stack, className, owner)) {
             const usage = counters.get(key) ?? { docs: 0, bytes: 0 };
             counters.set(key, { docs: usage.docs + 1, bytes: usage.bytes + sizeOf(doc) });
@@ -199,10 +199,6 @@ export class Quotas {
     }
     this.usage.replace(counters);
     await this.usage.save();
-  }
-
-  private ownerOf(_stack: ClientStack, docId: string): Promise<string | null> {
-    return this.owners.ownerOf(docId);
   }
 
   private keysOf(stack: ClientStack, className: string, owner: string | null): string[] {
