@@ -28,7 +28,6 @@ import { collectGarbage, comparison, interleaved, measure, record, rotate, summa
 type AdapterName = 'memory' | 'leveldb';
 type RawDb = PouchDB.Database<Record<string, unknown>>;
 
-
 const DOCS = 10_000;
 const CHUNK = 250; // the engine's WRITE_CHUNK in kernel/pipeline-store.ts
 const SERIAL = 1_000;

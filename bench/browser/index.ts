@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { startHarness } from '../../test/browser/harness.js';
 import { comparison, record, rotate, summarize, type BenchOptions, type BenchReport, type Sample } from '../harness.js';
 
-
 const DOCS = 10_000;
 const CHUNK = 1_000;
 const LOOKUPS = 3_000;
