@@ -16,7 +16,11 @@
  * primary-key entry (`_local`) per document and the class counter (`_local`) in the same
  * bulkDocs call, chunks of 250; a lookup is one get by a random id (what getByPrimaryKeys does
  * when its key hint holds). docstack ÷ that side is the engine's own overhead; that side ÷ raw
- * PouchDB is what the stored entries cost.
+ * PouchDB is what the stored entries cost. For bulk and serial inserts the floor is also climbed
+ * one step at a time (floorSide's steps, up to reading each key entry first as the engine does),
+ * so each piece of stored work has its own ratio, and docstack ÷ the last step is the engine alone;
+ * docstack's kernel without any plugin (so without validation), with and without a primary key,
+ * shows what the engine costs before a plugin runs.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -56,11 +60,16 @@ interface Side {
   close(): Promise<unknown>;
 }
 
-/** `withSql`: the browserWithSql preset (the range needs its index); else the browser preset, as bench/pipeline. */
-async function docstackSide(withSql: boolean): Promise<Side> {
-  const stack: ClientStack = await createStack({ name: fresh('docstack'), adapter: 'memory', plugins: withSql ? browserWithSql : browser });
+/**
+ * `withSql`: the browserWithSql preset (the range needs its index); else the browser preset, as
+ * bench/pipeline. `kernelOnly`: no plugins at all, and `withoutKey`: no primary key either (the
+ * serial ladder's engine steps: what the kernel costs alone, and what a key adds to it).
+ */
+async function docstackSide(withSql: boolean, variant: { kernelOnly?: boolean; withoutKey?: boolean } = {}): Promise<Side> {
+  const plugins = variant.kernelOnly ? [] : withSql ? browserWithSql : browser;
+  const stack: ClientStack = await createStack({ name: fresh('docstack'), adapter: 'memory', plugins });
   const items = await Class.create(stack, 'Item', 'class', '', {
-    code: { type: 'string', primaryKey: true, maxLength: 16 },
+    code: { type: 'string', primaryKey: !variant.withoutKey, maxLength: 16 },
     label: { type: 'string', maxLength: 40 },
     quantity: { type: 'integer', min: 0 },
     score: { type: 'integer', ...(withSql ? { indexed: true } : {}) },
@@ -100,9 +109,23 @@ async function rawSide(): Promise<Side> {
   };
 }
 
-/** Raw PouchDB doing the storage work of docstack's design (see the header), without the engine. */
-async function floorSide(): Promise<Side> {
+/**
+ * What docstack's stored shape costs PouchDB, one step at a time (see the header). Each step adds
+ * one piece of storage work to the one before, all without the engine:
+ *   - `random id`: the engine's stored shape under `<Class>-<uuid>` ids, one bulkDocs call per
+ *     chunk of 250 (a serial insert is a call of one);
+ *   - `key entry`: a primary-key entry (`_local`) per document in the same call;
+ *   - `counter`: the class counter (`_local`) in the same call too: the storage floor, what
+ *     every docstack write stores;
+ *   - `key read`: each key entry read before the call, as the engine must (PouchDB stores a
+ *     document even when the `_local` claim beside it is refused, so a taken key is found first).
+ */
+type FloorStep = 'random id' | 'key entry' | 'counter' | 'key read';
+const FLOOR_STEPS: FloorStep[] = ['random id', 'key entry', 'counter', 'key read'];
+
+async function floorSide(upTo: FloorStep = 'counter'): Promise<Side> {
   const db = new PouchDB<Record<string, unknown>>(fresh('floor'), { adapter: 'memory' } as PouchDB.Configuration.DatabaseConfiguration) as RawDb;
+  const has = (step: FloorStep) => FLOOR_STEPS.indexOf(step) <= FLOOR_STEPS.indexOf(upTo);
   const now = new Date().toISOString();
   const ids = new Map<string, string>();
   let counter: { _id: string; _rev?: string; count: number } = { _id: '_local/~count/Item', count: 0 };
@@ -111,12 +134,15 @@ async function floorSide(): Promise<Side> {
     ids.set(d.code, id);
     return { _id: id, '~class': 'Item', ...d, '~createTimestamp': now, '~updateTimestamp': now, active: true };
   };
-  const entry = (d: ReturnType<typeof attributes>, id: string) => ({ _id: `_local/~pk/Item/${JSON.stringify([d.code])}`, docId: id, claimedAt: Date.now() });
+  const keyId = (d: ReturnType<typeof attributes>) => `_local/~pk/Item/${JSON.stringify([d.code])}`;
+  const entry = (d: ReturnType<typeof attributes>, id: string) => ({ _id: keyId(d), docId: id, claimedAt: Date.now() });
   const write = async (docs: ReturnType<typeof attributes>[]) => {
+    if (has('key read')) await Promise.all(docs.map((d) => db.get(keyId(d)).catch(() => null)));
     const stored = docs.map(shape);
-    counter = { ...counter, count: counter.count + docs.length };
-    const results = await db.bulkDocs([...docs.map((d, i) => entry(d, stored[i]._id)), { ...counter }, ...stored] as never[]);
-    counter._rev = (results[docs.length] as { rev: string }).rev;
+    const entries = has('key entry') ? docs.map((d, i) => entry(d, stored[i]._id)) : [];
+    if (has('counter')) counter = { ...counter, count: counter.count + docs.length };
+    const results = await db.bulkDocs([...entries, ...(has('counter') ? [{ ...counter }] : []), ...stored] as never[]);
+    if (has('counter')) counter._rev = (results[entries.length] as { rev: string }).rev;
   };
   return {
     bulk: async (docs) => {
@@ -209,6 +235,36 @@ export async function runCompare(options: BenchOptions): Promise<BenchReport> {
     serial: [c('serial insert ×1,000', 'PouchDB + docstack entries', 'PouchDB put'), c('serial insert ×1,000', 'docstack createDoc', 'PouchDB + docstack entries')],
     lookup: [c('pk lookup ×3,000', 'PouchDB get(random id)', 'PouchDB get(_id)'), c('pk lookup ×3,000', 'docstack getByPrimaryKeys', 'PouchDB get(random id)')],
   };
+  // the floor's steps one by one (floorSide), bulk and serial: each ÷ raw PouchDB, and docstack ÷ the last
+  const LADDER: FloorStep[] = ['random id', 'key entry', 'key read'];
+  const ladderRows = (name: string, baseline: string) => [
+    ...LADDER.map((step) => c(name, `PouchDB + docstack entries up to "${step}"`, baseline)),
+    c(name, 'docstack (engine)', 'PouchDB + docstack entries up to "key read"'),
+  ];
+  const ladder = { bulk: ladderRows('bulk insert 10,000', 'PouchDB bulkDocs'), serial: ladderRows('serial insert ×1,000', 'PouchDB put') };
+  // the engine's side of an insert: the kernel alone (no plugins, so no validation), without and with a primary key
+  const KERNEL_VARIANTS = [{ kernelOnly: true, withoutKey: true }, { kernelOnly: true }];
+  const kernelRowsOf = (name: string, baseline: string) => [c(name, 'docstack kernel only, no primary key', baseline), c(name, 'docstack kernel only', baseline)];
+  const kernelRows = { bulk: kernelRowsOf('bulk insert 10,000', 'PouchDB bulkDocs'), serial: kernelRowsOf('serial insert ×1,000', 'PouchDB put') };
+  const kernelSteps = async (key: 'bulk' | 'serial', work: (side: Side) => Promise<unknown>, raw: Sample, record_: boolean) => {
+    for (const [i, variant] of KERNEL_VARIANTS.entries()) {
+      const side = await docstackSide(false, variant);
+      const sample = await measure(() => work(side));
+      await side.close();
+      if (record_) record(kernelRows[key][i], sample, raw);
+    }
+  };
+  const climb = async (key: 'bulk' | 'serial', work: (side: Side) => Promise<unknown>, ds: Sample, raw: Sample, record_: boolean) => {
+    const samples: Sample[] = [];
+    for (const step of LADDER) {
+      const side = await floorSide(step);
+      samples.push(await measure(() => work(side)));
+      await side.close();
+    }
+    if (!record_) return;
+    samples.forEach((sample, i) => record(ladder[key][i], sample, raw));
+    record(ladder[key][LADDER.length], ds, samples[samples.length - 1]);
+  };
   const put = (key: string, ds: Sample, raw: Sample, rx: Sample | null, floor?: Sample) => {
     record(rows[key][0], ds, raw);
     if (rx) record(rows[key][1], rx, raw);
@@ -230,11 +286,15 @@ export async function runCompare(options: BenchOptions): Promise<BenchReport> {
     const run = (side: Side | undefined) => (side ? measure(async () => { for (const code of picks) await side.lookup(code); }) : Promise.resolve(null));
     const lookup = { ds: (await run(small.ds))!, raw: (await run(small.raw))!, rx: await run(small.rx), floor: (await run(small.floor))! };
     for (const s of [small.ds, small.raw, small.rx, small.floor]) await s?.close();
+    await climb('bulk', (side) => side.bulk(docs), bulk.ds, bulk.raw, round > 0);
+    await kernelSteps('bulk', (side) => side.bulk(docs), bulk.raw, round > 0);
     const serialDocs = Array.from({ length: SERIAL * scale }, (_, i) => attributes(BULK + i));
     const serialSides = await open();
     const serially = (side: Side | undefined) => (side ? measure(async () => { for (const d of serialDocs) await side.insert(d); }) : Promise.resolve(null));
     const serial = { ds: (await serially(serialSides.ds))!, raw: (await serially(serialSides.raw))!, rx: await serially(serialSides.rx), floor: (await serially(serialSides.floor))! };
     for (const s of [serialSides.ds, serialSides.raw, serialSides.rx, serialSides.floor]) await s?.close();
+    await climb('serial', async (side) => { for (const d of serialDocs) await side.insert(d); }, serial.ds, serial.raw, round > 0);
+    await kernelSteps('serial', async (side) => { for (const d of serialDocs) await side.insert(d); }, serial.raw, round > 0);
     if (round === 0) continue;
     put('bulk', bulk.ds, bulk.raw, bulk.rx, bulk.floor);
     put('lookup', lookup.ds, lookup.raw, lookup.rx, lookup.floor);
@@ -269,7 +329,7 @@ export async function runCompare(options: BenchOptions): Promise<BenchReport> {
   const countMs = [...absolute.countMs].sort((a, b) => a - b)[Math.floor(absolute.countMs.length / 2)];
   log(`compare: docstack count of a class of 100,000: ${countMs} ms, median of the rounds' means (aim ≤ 1 ms: ${countMs <= 1 ? 'met' : 'MISSED'})`);
 
-  const results = [...Object.values(rows).flatMap(([ds, rx]) => (rxAvailable ? [ds, rx] : [ds])), ...Object.values(floorRows).flat()].map(summarize);
+  const results = [...Object.values(rows).flatMap(([ds, rx]) => (rxAvailable ? [ds, rx] : [ds])), ...Object.values(floorRows).flat(), ...ladder.bulk, ...kernelRows.bulk, ...ladder.serial, ...kernelRows.serial].map(summarize);
   return {
     bench: 'compare',
     settings: { adapter: 'memory', rounds, bulk: BULK, serial: SERIAL, lookups: LOOKUPS, big: BIG, plugins: 'browser preset (bulk, serial, lookups); browserWithSql (count, range)', rxdb: rxAvailable ? 'rxdb memory storage + ajv (bench/peers)' : 'not installed', docstackCountMs: absolute.countMs, docstackRangeMs: absolute.rangeMs },
