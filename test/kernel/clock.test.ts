@@ -29,6 +29,18 @@ describe('the stack clock', () => {
     await expectRefused(createStack({ name: uniqueName(), adapter: 'memory', clock: (() => 1) as never }), 'DS_STACK_OPTIONS_INVALID', 'clock');
   });
 
+  it('stamps each stack with its own clock, interleaved (the kept last timestamp follows the clock asked)', async () => {
+    const early = new ManualClock(Date.UTC(2030, 0, 1));
+    const late = new ManualClock(Date.UTC(2031, 0, 1));
+    const stacks = [await memoryStack({ clock: early }), await memoryStack({ clock: late })];
+    for (const stack of stacks) await Class.create(stack, 'Note', 'class', '', { text: { type: 'string' } });
+    const stamps: unknown[] = [];
+    for (const i of [0, 1, 0, 0, 1]) stamps.push((await stacks[i].createDoc({ '~class': 'Note', text: 't' }))['~createTimestamp']);
+    expect(stamps).toEqual(['2030-01-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z']);
+    early.advance(1);
+    expect((await stacks[0].createDoc({ '~class': 'Note', text: 't' }))['~createTimestamp']).toBe('2030-01-01T00:00:00.001Z');
+  });
+
   it('stamps documents and classes with its time', async () => {
     const clock = new ManualClock(Date.UTC(2030, 5, 1, 12));
     const stack = await memoryStack({ clock });
