@@ -63,7 +63,7 @@ interface Side {
 /**
  * `withSql`: the browserWithSql preset (the range needs its index); else the browser preset, as
  * bench/pipeline. `kernelOnly`: no plugins at all, and `withoutKey`: no primary key either (the
- * serial ladder's engine steps: what the kernel costs alone, and what a key adds to it).
+ * bulk and serial extra sides: what the kernel costs alone, and what a key adds to it).
  */
 async function docstackSide(withSql: boolean, variant: { kernelOnly?: boolean; withoutKey?: boolean } = {}): Promise<Side> {
   const plugins = variant.kernelOnly ? [] : withSql ? browserWithSql : browser;
@@ -235,35 +235,30 @@ export async function runCompare(options: BenchOptions): Promise<BenchReport> {
     serial: [c('serial insert ×1,000', 'PouchDB + docstack entries', 'PouchDB put'), c('serial insert ×1,000', 'docstack createDoc', 'PouchDB + docstack entries')],
     lookup: [c('pk lookup ×3,000', 'PouchDB get(random id)', 'PouchDB get(_id)'), c('pk lookup ×3,000', 'docstack getByPrimaryKeys', 'PouchDB get(random id)')],
   };
-  // the floor's steps one by one (floorSide), bulk and serial: each ÷ raw PouchDB, and docstack ÷ the last
-  const LADDER: FloorStep[] = ['random id', 'key entry', 'key read'];
-  const ladderRows = (name: string, baseline: string) => [
-    ...LADDER.map((step) => c(name, `PouchDB + docstack entries up to "${step}"`, baseline)),
-    c(name, 'docstack (engine)', 'PouchDB + docstack entries up to "key read"'),
+  // bulk and serial only, each ÷ raw PouchDB: the floor's steps one by one (floorSide; its `counter`
+  // step is the floor side above), then docstack's kernel alone (no plugins, so no validation)
+  // without and with a primary key; and docstack ÷ the last floor step, the engine alone
+  const LADDER = FLOOR_STEPS.filter((step) => step !== 'counter');
+  const extras: { engine: string; open: () => Promise<Side> }[] = [
+    ...LADDER.map((step) => ({ engine: `PouchDB + docstack entries up to "${step}"`, open: () => floorSide(step) })),
+    { engine: 'docstack kernel only, no primary key', open: () => docstackSide(false, { kernelOnly: true, withoutKey: true }) },
+    { engine: 'docstack kernel only', open: () => docstackSide(false, { kernelOnly: true }) },
   ];
-  const ladder = { bulk: ladderRows('bulk insert 10,000', 'PouchDB bulkDocs'), serial: ladderRows('serial insert ×1,000', 'PouchDB put') };
-  // the engine's side of an insert: the kernel alone (no plugins, so no validation), without and with a primary key
-  const KERNEL_VARIANTS = [{ kernelOnly: true, withoutKey: true }, { kernelOnly: true }];
-  const kernelRowsOf = (name: string, baseline: string) => [c(name, 'docstack kernel only, no primary key', baseline), c(name, 'docstack kernel only', baseline)];
-  const kernelRows = { bulk: kernelRowsOf('bulk insert 10,000', 'PouchDB bulkDocs'), serial: kernelRowsOf('serial insert ×1,000', 'PouchDB put') };
-  const kernelSteps = async (key: 'bulk' | 'serial', work: (side: Side) => Promise<unknown>, raw: Sample, record_: boolean) => {
-    for (const [i, variant] of KERNEL_VARIANTS.entries()) {
-      const side = await docstackSide(false, variant);
-      const sample = await measure(() => work(side));
-      await side.close();
-      if (record_) record(kernelRows[key][i], sample, raw);
-    }
-  };
-  const climb = async (key: 'bulk' | 'serial', work: (side: Side) => Promise<unknown>, ds: Sample, raw: Sample, record_: boolean) => {
+  const extraRowsOf = (name: string, baseline: string) => ({
+    sides: extras.map((extra) => c(name, extra.engine, baseline)),
+    engine: c(name, 'docstack (engine)', `PouchDB + docstack entries up to "${LADDER[LADDER.length - 1]}"`),
+  });
+  const extraRows = { bulk: extraRowsOf('bulk insert 10,000', 'PouchDB bulkDocs'), serial: extraRowsOf('serial insert ×1,000', 'PouchDB put') };
+  const runExtras = async (key: 'bulk' | 'serial', work: (side: Side) => Promise<unknown>, ds: Sample, raw: Sample, keep: boolean) => {
     const samples: Sample[] = [];
-    for (const step of LADDER) {
-      const side = await floorSide(step);
+    for (const extra of extras) {
+      const side = await extra.open();
       samples.push(await measure(() => work(side)));
       await side.close();
     }
-    if (!record_) return;
-    samples.forEach((sample, i) => record(ladder[key][i], sample, raw));
-    record(ladder[key][LADDER.length], ds, samples[samples.length - 1]);
+    if (!keep) return;
+    samples.forEach((sample, i) => record(extraRows[key].sides[i], sample, raw));
+    record(extraRows[key].engine, ds, samples[LADDER.length - 1]);
   };
   const put = (key: string, ds: Sample, raw: Sample, rx: Sample | null, floor?: Sample) => {
     record(rows[key][0], ds, raw);
@@ -286,15 +281,16 @@ export async function runCompare(options: BenchOptions): Promise<BenchReport> {
     const run = (side: Side | undefined) => (side ? measure(async () => { for (const code of picks) await side.lookup(code); }) : Promise.resolve(null));
     const lookup = { ds: (await run(small.ds))!, raw: (await run(small.raw))!, rx: await run(small.rx), floor: (await run(small.floor))! };
     for (const s of [small.ds, small.raw, small.rx, small.floor]) await s?.close();
-    await climb('bulk', (side) => side.bulk(docs), bulk.ds, bulk.raw, round > 0);
-    await kernelSteps('bulk', (side) => side.bulk(docs), bulk.raw, round > 0);
+    await runExtras('bulk', (side) => side.bulk(docs), bulk.ds, bulk.raw, round > 0);
     const serialDocs = Array.from({ length: SERIAL * scale }, (_, i) => attributes(BULK + i));
     const serialSides = await open();
-    const serially = (side: Side | undefined) => (side ? measure(async () => { for (const d of serialDocs) await side.insert(d); }) : Promise.resolve(null));
+    const insertAll = async (side: Side) => {
+      for (const d of serialDocs) await side.insert(d);
+    };
+    const serially = (side: Side | undefined) => (side ? measure(() => insertAll(side)) : Promise.resolve(null));
     const serial = { ds: (await serially(serialSides.ds))!, raw: (await serially(serialSides.raw))!, rx: await serially(serialSides.rx), floor: (await serially(serialSides.floor))! };
     for (const s of [serialSides.ds, serialSides.raw, serialSides.rx, serialSides.floor]) await s?.close();
-    await climb('serial', async (side) => { for (const d of serialDocs) await side.insert(d); }, serial.ds, serial.raw, round > 0);
-    await kernelSteps('serial', async (side) => { for (const d of serialDocs) await side.insert(d); }, serial.raw, round > 0);
+    await runExtras('serial', insertAll, serial.ds, serial.raw, round > 0);
     if (round === 0) continue;
     put('bulk', bulk.ds, bulk.raw, bulk.rx, bulk.floor);
     put('lookup', lookup.ds, lookup.raw, lookup.rx, lookup.floor);
@@ -329,7 +325,7 @@ export async function runCompare(options: BenchOptions): Promise<BenchReport> {
   const countMs = [...absolute.countMs].sort((a, b) => a - b)[Math.floor(absolute.countMs.length / 2)];
   log(`compare: docstack count of a class of 100,000: ${countMs} ms, median of the rounds' means (aim ≤ 1 ms: ${countMs <= 1 ? 'met' : 'MISSED'})`);
 
-  const results = [...Object.values(rows).flatMap(([ds, rx]) => (rxAvailable ? [ds, rx] : [ds])), ...Object.values(floorRows).flat(), ...ladder.bulk, ...kernelRows.bulk, ...ladder.serial, ...kernelRows.serial].map(summarize);
+  const results = [...Object.values(rows).flatMap(([ds, rx]) => (rxAvailable ? [ds, rx] : [ds])), ...Object.values(floorRows).flat(), ...Object.values(extraRows).flatMap((r) => [...r.sides, r.engine])].map(summarize);
   return {
     bench: 'compare',
     settings: { adapter: 'memory', rounds, bulk: BULK, serial: SERIAL, lookups: LOOKUPS, big: BIG, plugins: 'browser preset (bulk, serial, lookups); browserWithSql (count, range)', rxdb: rxAvailable ? 'rxdb memory storage + ajv (bench/peers)' : 'not installed', docstackCountMs: absolute.countMs, docstackRangeMs: absolute.rangeMs },

@@ -34,6 +34,14 @@ async function webOpen(key: CryptoKey, ivText: string, label: string, ct: string
 }
 
 /** Flips one bit of one byte of a base64 text. */
+/** A memory stack, unlocked, with the Person and Secret classes of the encryption suite. */
+async function unlockedSecrets(): Promise<ClientStack> {
+  const stack = await memoryStack();
+  await stack.unlock(PASSPHRASE);
+  await secretClasses(stack);
+  return stack;
+}
+
 function flip(text: string, at: number): string {
   const bytes = fromBase64(text);
   bytes[at % bytes.length]! ^= 1;
@@ -111,9 +119,7 @@ describe("values' AES-GCM: node:crypto in Node, WebCrypto in the browser, the sa
 
 describe('a stack in Node reads what WebCrypto sealed, and WebCrypto opens what it seals', () => {
   async function stackWithSecret() {
-    const stack = await memoryStack();
-    await stack.unlock(PASSPHRASE);
-    await secretClasses(stack);
+    const stack = await unlockedSecrets();
     const doc = await stack.createDoc({ '~class': 'Secret', label: 'l', pin: '1234', extra: { n: 1 } });
     return { stack, doc };
   }
@@ -151,9 +157,7 @@ describe('a stack in Node reads what WebCrypto sealed, and WebCrypto opens what 
 
 describe('the decrypted-value cache (keyed by the ciphertext)', () => {
   it('a payload moved to another document or attribute misses the warm cache and is refused', async () => {
-    const stack = await memoryStack();
-    await stack.unlock(PASSPHRASE);
-    await secretClasses(stack);
+    const stack = await unlockedSecrets();
     const [a, b] = await stack.createDocs([
       { '~class': 'Secret', label: 'a', pin: '1111', tags: ['x'] },
       { '~class': 'Secret', label: 'b', pin: '2222' },
@@ -169,9 +173,7 @@ describe('the decrypted-value cache (keyed by the ciphertext)', () => {
   });
 
   it('a read hands out its own copy: changing it changes neither the cache nor the next read', async () => {
-    const stack = await memoryStack();
-    await stack.unlock(PASSPHRASE);
-    await secretClasses(stack);
+    const stack = await unlockedSecrets();
     const doc = await stack.createDoc({ '~class': 'Secret', label: 'l', extra: { n: 1 }, tags: ['a'] });
     for (let i = 0; i < 3; i++) {
       const read = (await stack.getDocument(doc._id)) as unknown as { extra: { n: number }; tags: string[] };
@@ -185,9 +187,7 @@ describe('the decrypted-value cache (keyed by the ciphertext)', () => {
 
 describe('the batch seal (sealed ahead of each document)', () => {
   it('a value a beforeWrite tap changes after the batch was sealed is sealed again as changed, never stored in clear', async () => {
-    const stack = await memoryStack();
-    await stack.unlock(PASSPHRASE);
-    await secretClasses(stack);
+    const stack = await unlockedSecrets();
     // runs after the batch seal (sealDraft's first await) and before the value is taken: it edits the draft in place
     stack.hooks.beforeWrite.tapPromise({ name: 'test-edit', stage: -1 }, async (doc) => {
       if (doc.label === 'edit me') Object.assign(doc, { pin: '9999', tags: ['changed'] });
