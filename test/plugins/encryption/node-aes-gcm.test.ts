@@ -35,7 +35,7 @@ async function webOpen(key: CryptoKey, ivText: string, label: string, ct: string
 
 /** Flips one bit of one byte of a base64 text. */
 /** A memory stack, unlocked, with the Person and Secret classes of the encryption suite. */
-async function unlockedSecrets(): Promise<ClientStack> {
+async function unlockedSecrets() {
   const stack = await memoryStack();
   await stack.unlock(PASSPHRASE);
   await secretClasses(stack);
