@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Class, createStack } from '../../../index.js';
+import { browser, type BrowserStack } from '../../../plugins.config.js';
+import { unwrapWithPrivateKey } from '../../../plugins/encryption/crypto.js';
+import { createUser } from '../../../server/auth/index.js';
+import type { ServerNode } from '../../../server/node.js';
+import { expectRefused, track, uniqueName } from '../../helpers/stack.js';
+import { fileNode, login } from '../../server/node-helpers.js';
+
+const PASSPHRASE = 'ann: correct horse battery staple';
+const ANN = { username: 'ann', password: 'ann password for tests' };
+const BOB = { username: 'bob', password: 'bob password for tests' };
+
+let node: ServerNode;
+let url: string;
+let remote: string;
+const tokens: Record<string, string> = {};
+
+beforeAll(async () => {
+  node = await fileNode({ config: { stackName: 'docstack' } });
+  url = (await node.start()).url;
+  remote = `${url}/db/docstack`;
+  // ann pushes her own classes (the schema is an admin's); bob is a plain user
+  await createUser(node.stack(), ANN.username, ANN.password, 'admin');
+  await createUser(node.stack(), BOB.username, BOB.password);
+  for (const who of [ANN, BOB, { username: 'admin', password: 'admin password for tests' }]) tokens[who.username] = (await login(url, who.username, who.password)).token;
+});
+afterAll(async () => {
+  await node.stop();
+});
+
+const device = async (): Promise<BrowserStack> => track(await createStack({ name: uniqueName('device'), adapter: 'memory', plugins: browser }));
+const sync = async (stack: BrowserStack, who = 'ann') => {
+  await stack.sync({ remote, auth: { token: tokens[who] } });
+};
+const call = async (token: string, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${remote}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+const storedOnNode = (id: string) => node.stack().storage.get<Record<string, unknown>>(id);
+
+/** The raw bytes of every key of a scope, through an RSA export only the test can open. */
+async function rawKeys(stack: BrowserStack, scope: string): Promise<Uint8Array[]> {
+  const pair = (await crypto.subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['wrapKey', 'unwrapKey'])) as CryptoKeyPair;
+  const bundle = await stack.keyring.exportScope(scope, { publicKey: pair.publicKey });
+  const out: Uint8Array[] = [];
+  for (const k of bundle.keys) out.push(new Uint8Array(await crypto.subtle.exportKey('raw', await unwrapWithPrivateKey(k.wrapped, pair.privateKey, ['encrypt', 'decrypt'], true))));
+  return out;
+}
+
+describe('keys that travel', () => {
+  it("a second device of the same user reads what the first sealed; the node holds only the wrapped keyring, and nobody else reads or writes it", async () => {
+    const a = await device();
+    await a.unlock(PASSPHRASE);
+    await Class.create(a, 'Visit', 'class', '', { site: { type: 'string' }, notes: { type: 'string', encrypted: true } });
+    const visit = await a.createDoc({ '~class': 'Visit', site: 'north', notes: 'gate code 4411' });
+    const keyringId = a.keyring.id!;
+    expect(keyringId).toMatch(/^~Keyring-.{20,}$/);
+    await sync(a);
+
+    // the node stores ann's keyring as it was pushed, wrapped: no raw key, no passphrase, and it opens nothing
+    const onNode = await storedOnNode(keyringId);
+    expect(onNode).toMatchObject({ '~class': '~Keyring', stackKey: expect.any(Object), scopes: { default: expect.any(Object) } });
+    const text = JSON.stringify(onNode);
+    for (const raw of await rawKeys(a, 'default')) {
+      expect(text).not.toContain(Buffer.from(raw).toString('base64'));
+      expect(text).not.toContain(Buffer.from(raw).toString('hex'));
+    }
+    expect(text).not.toContain(PASSPHRASE);
+    expect((await node.stack().getDocument(visit._id))?.notes).toEqual({ '~sealed': true, scope: 'default' });
+    await expectRefused(node.stack().unlock('a guess'), 'DS_ENCRYPTION_PASSPHRASE');
+    expect(node.stack().keyring.unlocked).toBe(false);
+    expect((await node.stack().storage.range({ prefix: '~Keyring-' })).map((r) => r.id)).toEqual([keyringId]); // the failed unlock made none
+
+    // device B: fresh, syncs, then unlocks with the passphrase (it creates no keyring of its own)
+    const b = await device();
+    await sync(b);
+    expect((await b.getDocument(visit._id))?.notes).toEqual({ '~sealed': true, scope: 'default' });
+    await expectRefused(b.unlock('not the passphrase'), 'DS_ENCRYPTION_PASSPHRASE');
+    await b.unlock(PASSPHRASE);
+    expect(b.keyring.id).toBe(keyringId);
+    expect((await b.getDocument(visit._id))?.notes).toBe('gate code 4411');
+
+    // ann reads her keyring by every route: the control that makes the refusals below mean something
+    expect((await call(tokens.ann, 'GET', `/${encodeURIComponent(keyringId)}`)).status).toBe(200);
+    const rev = String(onNode!._rev);
+    for (const who of ['bob', 'admin']) {
+      const token = tokens[who];
+      expect((await call(token, 'GET', `/${encodeURIComponent(keyringId)}`)).status, who).toBe(404);
+      expect((await call(token, 'GET', `/${encodeURIComponent(keyringId)}?open_revs=all`)).status, who).toBe(404);
+      const bulkGet = await call(token, 'POST', '/_bulk_get?revs=true', { docs: [{ id: keyringId }] });
+      expect(JSON.stringify(bulkGet.body), who).not.toContain('"stackKey"');
+      expect(bulkGet.body, who).toMatchObject({ results: [{ id: keyringId, docs: [{ error: { error: 'not_found' } }] }] });
+      const allDocs = await call(token, 'GET', `/_all_docs?include_docs=true&keys=${encodeURIComponent(JSON.stringify([keyringId]))}`);
+      expect(allDocs.body.rows, who).toEqual([{ key: keyringId, error: 'not_found' }]);
+      const range = await call(token, 'GET', `/_all_docs?startkey=${encodeURIComponent('"~"')}&endkey=${encodeURIComponent('"~\uffff"')}`);
+      expect(JSON.stringify(range.body), who).not.toContain(keyringId);
+      const changes = await call(token, 'GET', '/_changes?include_docs=true&style=all_docs');
+      expect(changes.status).toBe(200);
+      expect(JSON.stringify(changes.body), who).not.toContain(keyringId);
+      const selector = await call(token, 'POST', '/_changes?filter=_selector&include_docs=true', { selector: { '~class': '~Keyring' } });
+      expect(JSON.stringify(selector.body), who).not.toContain(keyringId);
+
+      // nor overwrite it: _bulk_docs (with and without new_edits) and PUT, stored revision unchanged
+      const forged = { ...onNode, scopes: {} };
+      const pushed = await call(token, 'POST', '/_bulk_docs', { docs: [{ ...forged, _rev: '9-ffffffffffffffffffffffffffffffff', _revisions: { start: 9, ids: ['ffffffffffffffffffffffffffffffff'] } }], new_edits: false });
+      expect(pushed.body, who).toEqual([expect.objectContaining({ id: keyringId, error: 'forbidden', code: 'DS_AUTHZ_KEYRING' })]);
+      const edited = await call(token, 'POST', '/_bulk_docs', { docs: [forged] });
+      expect(edited.body, who).toEqual([expect.objectContaining({ id: keyringId, error: 'forbidden', code: 'DS_AUTHZ_KEYRING' })]);
+      const put = await call(token, 'PUT', `/${encodeURIComponent(keyringId)}?rev=${rev}`, { ...forged, _rev: undefined });
+      expect(put, who).toMatchObject({ status: 403, body: { code: 'DS_AUTHZ_KEYRING' } });
+      const deleted = await call(token, 'POST', '/_bulk_docs', { docs: [{ _id: keyringId, _rev: rev, _deleted: true }] });
+      expect(deleted.body, who).toEqual([expect.objectContaining({ id: keyringId, code: 'DS_AUTHZ_KEYRING' })]);
+      const now = await storedOnNode(keyringId);
+      expect(now?._rev, who).toBe(rev);
+      expect(now?.scopes, who).toEqual(onNode!.scopes);
+    }
+
+    // bob's own keyring travels too, and stays his: ann's next device never receives it
+    const bobsDevice = await device();
+    await bobsDevice.unlock('bob has his own passphrase');
+    await sync(bobsDevice, 'bob');
+    const bobsKeyring = bobsDevice.keyring.id!;
+    expect(await storedOnNode(bobsKeyring)).not.toBeNull();
+    expect((await call(tokens.bob, 'GET', `/${encodeURIComponent(bobsKeyring)}`)).status).toBe(200);
+    expect((await call(tokens.ann, 'GET', `/${encodeURIComponent(bobsKeyring)}`)).status).toBe(404);
+    const c = await device();
+    await sync(c);
+    expect((await c.storage.range({ prefix: '~Keyring-' })).map((r) => r.id)).toEqual([keyringId]);
+    // bob's device did not get ann's keyring either (and cannot read her visit)
+    expect(await bobsDevice.storage.get(keyringId)).toBeNull();
+    expect((await bobsDevice.getDocument(visit._id))?.notes).toEqual({ '~sealed': true, scope: 'default' });
+  });
+});
