@@ -30,7 +30,15 @@ afterAll(async () => {
 });
 
 const device = async (): Promise<BrowserStack> => track(await createStack({ name: uniqueName('device'), adapter: 'memory', plugins: browser }));
-const sync = async (stack: BrowserStack, who = 'ann') => {
+let users = 0;
+/** Another user of the node (an admin: their devices push their own classes), logged in. */
+async function newUser(): Promise<string> {
+  const username = `ann${++users}`;
+  await createUser(node.stack(), username, ANN.password, 'admin');
+  tokens[username] = (await login(url, username, ANN.password)).token;
+  return username;
+}
+const syncAs = async (stack: BrowserStack, who = 'ann') => {
   await stack.sync({ remote, auth: { token: tokens[who] } });
 };
 const call = async (token: string, method: string, path: string, body?: unknown) => {
@@ -50,6 +58,7 @@ async function rawKeys(stack: BrowserStack, scope: string): Promise<Uint8Array[]
 
 describe('keys that travel', () => {
   it("a second device of the same user reads what the first sealed; the node holds only the wrapped keyring, and nobody else reads or writes it", async () => {
+    const sync = (stack: BrowserStack) => syncAs(stack, 'ann');
     const a = await device();
     await a.unlock(PASSPHRASE);
     await Class.create(a, 'Visit', 'class', '', { site: { type: 'string' }, notes: { type: 'string', encrypted: true } });
@@ -119,7 +128,7 @@ describe('keys that travel', () => {
     // bob's own keyring travels too, and stays his: ann's next device never receives it
     const bobsDevice = await device();
     await bobsDevice.unlock('bob has his own passphrase');
-    await sync(bobsDevice, 'bob');
+    await syncAs(bobsDevice, 'bob');
     const bobsKeyring = bobsDevice.keyring.id!;
     expect(await storedOnNode(bobsKeyring)).not.toBeNull();
     expect((await call(tokens.bob, 'GET', `/${encodeURIComponent(bobsKeyring)}`)).status).toBe(200);
@@ -130,5 +139,89 @@ describe('keys that travel', () => {
     // bob's device did not get ann's keyring either (and cannot read her visit)
     expect(await bobsDevice.storage.get(keyringId)).toBeNull();
     expect((await bobsDevice.getDocument(visit._id))?.notes).toEqual({ '~sealed': true, scope: 'default' });
+  });
+
+  it('two devices that each made a keyring offline, then changed the merged one offline, converge to one keyring that opens both sides', async () => {
+    const ann = await newUser();
+    const sync = (stack: BrowserStack) => syncAs(stack, ann);
+    const a = await device();
+    const b = await device();
+    await a.unlock(PASSPHRASE);
+    await b.unlock(PASSPHRASE); // offline: a keyring of its own
+    expect(a.keyring.id).not.toBe(b.keyring.id);
+    await Class.create(a, 'Memo', 'class', '', { text: { type: 'string', encrypted: true } });
+    await Class.create(b, 'Jot', 'class', '', { text: { type: 'string', encrypted: true } });
+    // both make a scope "team", each with its own key, and seal under it
+    await a.keyring.createScope('team');
+    await b.keyring.createScope('team');
+    const memo = await a.createDoc({ '~class': 'Memo', text: 'from a, default' });
+    const memoTeam = await a.createDoc({ '~class': 'Memo', text: 'from a, team', '~scope': 'team' });
+    const jot = await b.createDoc({ '~class': 'Jot', text: 'from b, default' });
+    const jotTeam = await b.createDoc({ '~class': 'Jot', text: 'from b, team', '~scope': 'team' });
+
+    await sync(a);
+    await sync(b); // b pulls a's keyring while unlocked: merged on arrival
+    await sync(a);
+    const everything = async (stack: BrowserStack) => Promise.all([memo, memoTeam, jot, jotTeam].map(async (d) => (await stack.getDocument(d._id))?.text));
+    const plain = ['from a, default', 'from a, team', 'from b, default', 'from b, team'];
+    expect(await everything(a)).toEqual(plain);
+    expect(await everything(b)).toEqual(plain);
+    await sync(b);
+    await sync(a);
+    expect(a.keyring.id).toBe(b.keyring.id); // one primary: the smaller id
+    const primary = a.keyring.id!;
+
+    // offline again, both change the primary: conflicting revisions of one keyring document
+    await a.keyring.createScope('a-only');
+    await b.keyring.createScope('b-only');
+    const aOnly = await a.createDoc({ '~class': 'Memo', text: 'a only', '~scope': 'a-only' });
+    const bOnly = await b.createDoc({ '~class': 'Jot', text: 'b only', '~scope': 'b-only' });
+    await sync(a);
+    await sync(b);
+    await sync(a);
+    expect((await a.getDocument(bOnly._id))?.text).toBe('b only');
+    expect((await b.getDocument(aOnly._id))?.text).toBe('a only');
+    expect(await a.keyring.scopes()).toEqual(['a-only', 'b-only', 'default', 'team']);
+    expect((await a.storage.replication.get(primary, { conflicts: true }))._conflicts ?? []).toEqual([]);
+
+    // a fresh device converges on the same keyring and reads both sides with the passphrase alone
+    await sync(b);
+    const c = await device();
+    await sync(c);
+    await c.unlock(PASSPHRASE);
+    expect(c.keyring.id).toBe(primary);
+    expect(await everything(c)).toEqual(plain);
+    expect([(await c.getDocument(aOnly._id))?.text, (await c.getDocument(bOnly._id))?.text]).toEqual(['a only', 'b only']);
+    expect(await c.storage.range({ prefix: '~Keyring-' })).toHaveLength(2); // the merged one stays, covered: c never opened it
+  });
+
+  it('a passphrase change and a rotation on one device reach the other, which keeps reading', async () => {
+    const ann = await newUser();
+    const sync = (stack: BrowserStack) => syncAs(stack, ann);
+    const a = await device();
+    await a.unlock(PASSPHRASE);
+    await Class.create(a, 'Card', 'class', '', { pan: { type: 'string', encrypted: true } });
+    const card = await a.createDoc({ '~class': 'Card', pan: '4111 1111' });
+    await sync(a);
+    const b = await device();
+    await sync(b);
+    await b.unlock(PASSPHRASE);
+
+    await expectRefused(a.keyring.changePassphrase('wrong', 'ann: a new passphrase'), 'DS_ENCRYPTION_PASSPHRASE');
+    await a.keyring.changePassphrase(PASSPHRASE, 'ann: a new passphrase');
+    const progress = await a.keyring.rotateScope('default');
+    expect(progress).toMatchObject({ done: 1, total: 1 });
+    await sync(a);
+    await sync(b);
+    // b, still unlocked, reads the card sealed under the new key: the key came with the keyring
+    expect((await b.getDocument(card._id))?.pan).toBe('4111 1111');
+    const written = await b.createDoc({ '~class': 'Card', pan: '5500 0000' });
+    b.lock();
+    await expectRefused(b.unlock(PASSPHRASE), 'DS_ENCRYPTION_PASSPHRASE');
+    await b.unlock('ann: a new passphrase');
+    expect((await b.getDocument(card._id))?.pan).toBe('4111 1111');
+    await sync(b);
+    await sync(a);
+    expect((await a.getDocument(written._id))?.pan).toBe('5500 0000');
   });
 });
