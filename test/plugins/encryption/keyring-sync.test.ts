@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Class, createStack } from '../../../index.js';
-import { browser, type BrowserStack } from '../../../plugins.config.js';
+import { browser, type BrowserStack, type ServerStack } from '../../../plugins.config.js';
 import { unwrapWithPrivateKey } from '../../../plugins/encryption/crypto.js';
 import { createUser } from '../../../server/auth/index.js';
 import type { ServerNode } from '../../../server/node.js';
@@ -77,8 +77,9 @@ describe('keys that travel', () => {
     }
     expect(text).not.toContain(PASSPHRASE);
     expect((await node.stack().getDocument(visit._id))?.notes).toEqual({ '~sealed': true, scope: 'default' });
-    await expectRefused(node.stack().unlock('a guess'), 'DS_ENCRYPTION_PASSPHRASE');
-    expect(node.stack().keyring.unlocked).toBe(false);
+    const nodeStack = node.stack() as ServerStack;
+    await expectRefused(nodeStack.unlock('a guess'), 'DS_ENCRYPTION_PASSPHRASE');
+    expect(nodeStack.keyring.unlocked).toBe(false);
     expect((await node.stack().storage.range({ prefix: '~Keyring-' })).map((r) => r.id)).toEqual([keyringId]); // the failed unlock made none
 
     // device B: fresh, syncs, then unlocks with the passphrase (it creates no keyring of its own)
@@ -136,6 +137,12 @@ describe('keys that travel', () => {
     const c = await device();
     await sync(c);
     expect((await c.storage.range({ prefix: '~Keyring-' })).map((r) => r.id)).toEqual([keyringId]);
+    // a classes-filtered sync carries the keyring when its id is asked for
+    const d = await device();
+    await d.sync({ remote, auth: { token: tokens.ann }, classes: ['Visit'], internalDocs: { extraDocIds: [keyringId] } });
+    await d.unlock(PASSPHRASE);
+    expect(d.keyring.id).toBe(keyringId);
+    expect((await d.getDocument(visit._id))?.notes).toBe('gate code 4411');
     // bob's device did not get ann's keyring either (and cannot read her visit)
     expect(await bobsDevice.storage.get(keyringId)).toBeNull();
     expect((await bobsDevice.getDocument(visit._id))?.notes).toEqual({ '~sealed': true, scope: 'default' });
