@@ -36,6 +36,8 @@ export class Keyring {
   /** scope names of the stored keyrings, for a locked stack's checks (re-read on a miss) */
   private names: Set<string> | null = null;
   private chain: Promise<unknown> = Promise.resolve();
+  /** bumped by lock(): a merge that started before gives up instead of holding keys again */
+  private epoch = 0;
 
   constructor(private readonly stack: ClientStack) {}
 
@@ -99,6 +101,7 @@ export class Keyring {
   }
 
   lock(): void {
+    this.epoch += 1;
     this.base = null;
     this.keks.clear();
     this.stackKeys.clear();
@@ -122,17 +125,19 @@ export class Keyring {
 
   private async reconcileNow(attempt = 0): Promise<void> {
     if (!this.base) return;
+    const epoch = this.epoch;
     const keyrings = primaryOrder(await readKeyrings(this.stack));
     let primary: StoredKeyring | undefined;
     const others: StoredKeyring[] = [];
     for (const k of keyrings) {
       // one the primary holds already at these revisions: no need to derive its passphrase key
       if (primary && !this.stackKeys.has(k.id) && primary.leaves.some((l) => l.merged?.[k.id] === k.signature)) continue;
-      if (!(await this.open(k))) continue;
-      await this.loadKeys(k);
+      if (!(await this.open(k, epoch))) continue;
+      await this.loadKeys(k, epoch);
       if (!primary && k.id !== LEGACY_KEYRING_ID) primary = k;
       else others.push(k);
     }
+    if (epoch !== this.epoch) return; // locked meanwhile
     if (!primary) {
       const legacy = others.find((k) => k.id === LEGACY_KEYRING_ID);
       if (!legacy || attempt > 3) return;
@@ -153,16 +158,18 @@ export class Keyring {
     }
     // the losing revisions' keys are in the winner now: a conflict no longer
     for (const leaf of primary.leaves.slice(1)) await this.stack.storage.remove(primary.id, String(leaf._rev)).catch(() => undefined);
+    if (epoch !== this.epoch) return;
     this.primary = primary.id;
     this.view = merged.scopes;
   }
 
   /** Holds the keyring's stack key when the passphrase opens one of its revisions. */
-  private async open(k: StoredKeyring): Promise<boolean> {
+  private async open(k: StoredKeyring, epoch: number): Promise<boolean> {
     if (this.stackKeys.has(k.id)) return true;
     for (const leaf of k.leaves) {
+      if (epoch !== this.epoch) return false;
       const key = await this.openStackKey(leaf, this.base!);
-      if (key) {
+      if (key && epoch === this.epoch) {
         this.stackKeys.set(k.id, key);
         return true;
       }
@@ -185,15 +192,18 @@ export class Keyring {
   }
 
   /** Unwraps every scope key of every revision of an opened keyring that is not held yet. */
-  private async loadKeys(k: StoredKeyring): Promise<void> {
-    const stackKey = this.stackKeys.get(k.id)!;
+  private async loadKeys(k: StoredKeyring, epoch: number): Promise<void> {
+    const stackKey = this.stackKeys.get(k.id);
+    if (!stackKey) return;
     for (const leaf of k.leaves) {
       for (const [scope, entry] of Object.entries(leaf.scopes)) {
         for (const [kid, wrapped] of Object.entries(entry.keys)) {
           const slot = `${scope}/${kid}`;
           if (this.keys.has(slot)) continue;
           try {
-            this.keys.set(slot, await unwrapKey(wrapped, stackKey, scopeKeyLabel(scope, kid), ['encrypt', 'decrypt']));
+            const key = await unwrapKey(wrapped, stackKey, scopeKeyLabel(scope, kid), ['encrypt', 'decrypt']);
+            if (epoch !== this.epoch) return;
+            this.keys.set(slot, key);
             this.sources.set(slot, { wrapped, stackKey });
           } catch {
             throw new DocstackError('DS_ENCRYPTION_KEYRING', `The key ${kid} of the scope "${scope}" does not open with its keyring's stack key: the keyring ${k.id} is damaged.`);

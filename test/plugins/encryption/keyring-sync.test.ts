@@ -84,7 +84,13 @@ describe('keys that travel', () => {
 
     // device B: fresh, syncs, then unlocks with the passphrase (it creates no keyring of its own)
     const b = await device();
+    const arrived: unknown[] = [];
+    b.on('change', (e: { id: string; className: string; origin: string }) => {
+      if (e.id === keyringId) arrived.push({ className: e.className, origin: e.origin });
+    });
     await sync(b);
+    // the keyring came through the ordinary ingest path (the one every pulled document takes)
+    expect(arrived).toEqual([{ className: '~Keyring', origin: 'replication' }]);
     expect((await b.getDocument(visit._id))?.notes).toEqual({ '~sealed': true, scope: 'default' });
     await expectRefused(b.unlock('not the passphrase'), 'DS_ENCRYPTION_PASSPHRASE');
     await b.unlock(PASSPHRASE);
