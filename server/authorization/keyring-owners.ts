@@ -48,11 +48,23 @@ export class KeyringOwners {
     const run = this.chain.then(async () => {
       const owner = this.owners.get(id);
       if (owner !== undefined) return owner;
-      const owners = Object.fromEntries(this.owners);
-      owners[id] = userId;
-      this.rev = await this.stack.storage.put<OwnersDoc>({ _id: OWNERS_ID, ...(this.rev ? { _rev: this.rev } : {}), owners });
-      this.owners.set(id, userId);
-      return userId;
+      for (let attempt = 0; ; attempt++) {
+        const owners = Object.fromEntries(this.owners);
+        owners[id] = userId;
+        try {
+          this.rev = await this.stack.storage.put<OwnersDoc>({ _id: OWNERS_ID, ...(this.rev ? { _rev: this.rev } : {}), owners });
+          this.owners.set(id, userId);
+          return userId;
+        } catch (err) {
+          // the record was written elsewhere (another process on this store): read it again, once
+          if (attempt > 0 || (err as { status?: number }).status !== 409) throw err;
+          const stored = await this.stack.storage.get<OwnersDoc>(OWNERS_ID);
+          this.rev = stored?._rev;
+          for (const [doc, owner] of Object.entries(stored?.owners ?? {})) this.owners.set(doc, owner);
+          const owner = this.owners.get(id);
+          if (owner !== undefined) return owner;
+        }
+      }
     });
     this.chain = run.catch(() => undefined);
     return run;
