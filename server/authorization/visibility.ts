@@ -28,7 +28,7 @@ export function isServerPrivateId(id: string): boolean {
  * - server-private documents never;
  * - an admin reads everything else;
  * - a user reads application documents, relations (`~rel-…`), class and domain documents — not
- *   the engine's internal documents (`~Job…`, `~JobRun…`, `~Keyring…`, `~TriggerFailure…`,
+ *   the engine's internal documents (`~Job…`, `~JobRun…`, `~Keyring-main`, `~TriggerFailure…`,
  *   the class documents of `~` classes, `~self`) — but the versioned patches (`~Patch-…`);
  * - a keyring document (`~Keyring-<random>`) only its owner, admins included, and only where
  *   the owners are given (`keyringOwner`, the replication endpoint): nowhere else.

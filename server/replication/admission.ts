@@ -30,11 +30,12 @@ export function admitPeerPushes(stack: ClientStack): void {
     const subject = classifyWrite(doc._id, doc, previous);
     // a keyring is its owner's: the node's record says who (a stored one nobody owns: nobody writes it)
     const owners = subject.kind === 'keyring' ? await KeyringOwners.of(stack) : null;
-    if (subject.kind === 'keyring') subject.owner = owners!.ownerOf(doc._id) ?? (previous ? '' : null);
+    if (subject.kind === 'keyring' && owners) subject.owner = owners.ownerOf(doc._id) ?? (previous ? '' : null);
     authorize(caller, { type: 'write', subject });
     const malformed = malformedDoc(doc, ctx.newEdits);
     if (malformed) throw new DocstackError('DS_REQUEST_INVALID', malformed, { details: { id: doc._id } });
-    if (subject.kind === 'keyring' && subject.owner === null && (await owners!.claim(doc._id, caller.userId)) !== caller.userId) {
+    // a keyring nobody pushed yet becomes the pusher's, unless a concurrent push claimed it first
+    if (subject.kind === 'keyring' && owners && subject.owner === null && (await owners.claim(doc._id, caller.userId)) !== caller.userId) {
       throw new DocstackError('DS_AUTHZ_KEYRING', `"${doc._id}" is a keyring of another user.`, { path: doc._id });
     }
     const className = doc['~class'];
