@@ -10,6 +10,8 @@ import { fileNode, login } from '../../server/node-helpers.js';
 const PASSPHRASE = 'ann: correct horse battery staple';
 const ANN = { username: 'ann', password: 'ann password for tests' };
 const BOB = { username: 'bob', password: 'bob password for tests' };
+/** the user of the offline and passphrase tests: each test with its own passphrase, so its keyrings stay its own */
+const CAROL = { username: 'carol', password: 'carol password for tests' };
 
 let node: ServerNode;
 let url: string;
@@ -20,24 +22,17 @@ beforeAll(async () => {
   node = await fileNode({ config: { stackName: 'docstack' } });
   url = (await node.start()).url;
   remote = `${url}/db/docstack`;
-  // ann pushes her own classes (the schema is an admin's); bob is a plain user
-  await createUser(node.stack(), ANN.username, ANN.password, 'admin');
-  await createUser(node.stack(), BOB.username, BOB.password);
-  for (const who of [ANN, BOB, { username: 'admin', password: 'admin password for tests' }]) tokens[who.username] = (await login(url, who.username, who.password)).token;
+  // ann and carol push their own classes (the schema is an admin's); bob is a plain user.
+  // Password hashing is the slow part: users made and logged in side by side
+  await Promise.all([createUser(node.stack(), ANN.username, ANN.password, 'admin'), createUser(node.stack(), BOB.username, BOB.password), createUser(node.stack(), CAROL.username, CAROL.password, 'admin')]);
+  const logins = [ANN, BOB, CAROL, { username: 'admin', password: 'admin password for tests' }];
+  await Promise.all(logins.map(async (who) => (tokens[who.username] = (await login(url, who.username, who.password)).token)));
 });
 afterAll(async () => {
   await node.stop();
 });
 
 const device = async (): Promise<BrowserStack> => track(await createStack({ name: uniqueName('device'), adapter: 'memory', plugins: browser }));
-let users = 0;
-/** Another user of the node (an admin: their devices push their own classes), logged in. */
-async function newUser(): Promise<string> {
-  const username = `ann${++users}`;
-  await createUser(node.stack(), username, ANN.password, 'admin');
-  tokens[username] = (await login(url, username, ANN.password)).token;
-  return username;
-}
 const syncAs = async (stack: BrowserStack, who = 'ann') => {
   await stack.sync({ remote, auth: { token: tokens[who] } });
 };
@@ -132,6 +127,22 @@ describe('keys that travel', () => {
       expect(now?.scopes, who).toEqual(onNode!.scopes);
     }
 
+    // nor through the document API or SQL (admins included): those never serve a keyring
+    const api = async (token: string, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}/api/private${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: res.status, text: await res.text() };
+    };
+    for (const who of ['ann', 'admin']) {
+      const listed = await api(tokens[who], 'GET', '/docs/~Keyring');
+      expect(listed.status, who).toBe(404);
+      expect((await api(tokens[who], 'GET', `/docs/~Keyring/${encodeURIComponent(keyringId)}`)).status, who).toBe(404);
+      expect((await api(tokens[who], 'POST', '/docs/~Keyring', { scopes: {} })).status, who).toBe(404);
+      const sql = await api(tokens[who], 'POST', '/sql', { statement: 'SELECT * FROM [~Keyring]' });
+      expect(sql.status, who).toBeGreaterThanOrEqual(400);
+      expect(sql.text, who).not.toContain('stackKey');
+    }
+    expect((await node.stack().storage.range({ prefix: '~Keyring-' })).map((r) => r.id)).toEqual([keyringId]);
+
     // bob's own keyring travels too, and stays his: ann's next device never receives it
     const bobsDevice = await device();
     await bobsDevice.unlock('bob has his own passphrase');
@@ -155,8 +166,8 @@ describe('keys that travel', () => {
   });
 
   it('two devices that each made a keyring offline, then changed the merged one offline, converge to one keyring that opens both sides', async () => {
-    const ann = await newUser();
-    const sync = (stack: BrowserStack) => syncAs(stack, ann);
+    const sync = (stack: BrowserStack) => syncAs(stack, 'carol');
+    const PASSPHRASE = 'carol: offline twice';
     const a = await device();
     const b = await device();
     await a.unlock(PASSPHRASE);
@@ -209,8 +220,9 @@ describe('keys that travel', () => {
   });
 
   it('a passphrase change and a rotation on one device reach the other, which keeps reading', async () => {
-    const ann = await newUser();
-    const sync = (stack: BrowserStack) => syncAs(stack, ann);
+    // carol's keyrings of the test above reach these devices too: this passphrase opens none of them
+    const sync = (stack: BrowserStack) => syncAs(stack, 'carol');
+    const PASSPHRASE = 'carol: before the change';
     const a = await device();
     await a.unlock(PASSPHRASE);
     await Class.create(a, 'Card', 'class', '', { pan: { type: 'string', encrypted: true } });
@@ -220,8 +232,9 @@ describe('keys that travel', () => {
     await sync(b);
     await b.unlock(PASSPHRASE);
 
-    await expectRefused(a.keyring.changePassphrase('wrong', 'ann: a new passphrase'), 'DS_ENCRYPTION_PASSPHRASE');
-    await a.keyring.changePassphrase(PASSPHRASE, 'ann: a new passphrase');
+    await expectRefused(a.keyring.changePassphrase('wrong', 'carol: after the change'), 'DS_ENCRYPTION_PASSPHRASE');
+    await a.keyring.changePassphrase(PASSPHRASE, 'carol: after the change');
+    // only the card: the other test's documents under carol's other keyrings' "default" keys are not this keyring's to rewrite
     const progress = await a.keyring.rotateScope('default');
     expect(progress).toMatchObject({ done: 1, total: 1 });
     await sync(a);
@@ -231,7 +244,7 @@ describe('keys that travel', () => {
     const written = await b.createDoc({ '~class': 'Card', pan: '5500 0000' });
     b.lock();
     await expectRefused(b.unlock(PASSPHRASE), 'DS_ENCRYPTION_PASSPHRASE');
-    await b.unlock('ann: a new passphrase');
+    await b.unlock('carol: after the change');
     expect((await b.getDocument(card._id))?.pan).toBe('4111 1111');
     await sync(b);
     await sync(a);
