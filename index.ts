@@ -26,7 +26,7 @@ export { domainsPlugin, Domain, type DomainModel, type RelationDoc, type Relatio
 export { triggersPlugin, addTrigger, removeTrigger, registerTriggerHandler, type TriggersApi, setTriggerEnabled, TRIGGER_HANDLERS, TRIGGER_FAILURE_CLASS, TRIGGER_FAILED_EVENT, type TriggerHandler, type TriggerContext, type TriggerModel, type TriggerFailedEvent, type TriggersOptions } from './plugins/triggers/index.js';
 export { jobsPlugin, registerJobHandler, JOB_HANDLERS, type JobsApi, type JobContext, type JobHandler, type HandlerOptions as JobHandlerOptions, type JobsOptions } from './plugins/jobs/index.js';
 export { retentionPlugin } from './plugins/retention/index.js';
-export { encryptionPlugin, isSealed, type EncryptionApi, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
+export { encryptionPlugin, isSealed, isTravellingKeyringId, KEYRING_CLASS, type EncryptionApi, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
 export { transactionsPlugin, DEFAULT_RETRIES, type TransactionsApi, type Transaction, type TransactionOptions, type RecoveryReport } from './plugins/transactions/index.js';
 export { patchesPlugin, registerPatchHandler, PATCH_HANDLERS, PATCH_CLASS, patchId, compareVersions, PatchesApi, type Patch, type PatchChange, type PatchDoc, type PatchHandler, type PatchHandlerContext, type PendingPatch, type AppliedPatch, type FailedTarget, type PatchProgressEvent, type PatchFailedEvent } from './plugins/patches/index.js';
 export { syncPlugin, type SyncApi, type SyncOptions, type SyncHandle, type DeniedPush } from './plugins/sync/index.js';

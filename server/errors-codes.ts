@@ -13,6 +13,7 @@ export const SERVER_ERRORS = {
   authzSchema: createError('DS_AUTHZ_SCHEMA', 'Class and domain documents (the schema) are changed only by an admin.', { status: 403 }),
   authzAdmin: createError('DS_AUTHZ_ADMIN', 'Only an admin may do this (user management, reset, clear).', { status: 403 }),
   authzPlaintext: createError('DS_AUTHZ_PLAINTEXT', 'A peer sent plaintext in an encrypted attribute; only a sealed payload is accepted.', { status: 403 }),
+  authzKeyring: createError('DS_AUTHZ_KEYRING', "A keyring document is written and read by its owner's devices only (admins included), over replication.", { status: 403 }),
   authzSession: createError('DS_AUTHZ_SESSION', "Only the owner of a session (or an admin) may revoke it.", { status: 403 }),
   authRequired: createError('DS_AUTH_REQUIRED', 'The route needs a valid session: a Bearer token, the jwtToken cookie or Basic credentials.', { status: 401 }),
   authCredentials: createError('DS_AUTH_CREDENTIALS', 'The username or the password is wrong (or the user is disabled).', { status: 401 }),

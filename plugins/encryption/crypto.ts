@@ -30,8 +30,19 @@ const aad = (label: string) => encoder.encode(label);
 
 /** The key-encryption key derived from a passphrase (never stored). */
 export async function deriveKek(passphrase: string, salt: Uint8Array<ArrayBuffer>, iterations = PBKDF2_ITERATIONS): Promise<CryptoKey> {
-  const base = await subtle().importKey('raw', encoder.encode(passphrase), 'PBKDF2', false, ['deriveKey']);
-  return subtle().deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, base, { name: 'AES-GCM', length: 256 }, false, ['wrapKey', 'unwrapKey']);
+  return deriveKekFrom(await passphraseKey(passphrase), salt, iterations);
+}
+
+/**
+ * The passphrase as a non-extractable PBKDF2 key: what an unlocked keyring keeps instead of the
+ * passphrase, to open a keyring that arrives later (each has its own salt) without asking again.
+ */
+export function passphraseKey(passphrase: string): Promise<CryptoKey> {
+  return subtle().importKey('raw', encoder.encode(passphrase), 'PBKDF2', false, ['deriveKey']) as Promise<CryptoKey>;
+}
+
+export function deriveKekFrom(base: CryptoKey, salt: Uint8Array<ArrayBuffer>, iterations = PBKDF2_ITERATIONS): Promise<CryptoKey> {
+  return subtle().deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, base, { name: 'AES-GCM', length: 256 }, false, ['wrapKey', 'unwrapKey']) as Promise<CryptoKey>;
 }
 
 export function generateWrappingKey(): Promise<CryptoKey> {

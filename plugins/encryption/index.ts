@@ -3,7 +3,7 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { tapWhen } from '../../kernel/write-plan.js';
 import type { ClassModel } from '../../kernel/model/types.js';
 import { DocstackError } from '../../kernel/errors.js';
-import { Keyring } from './keyring.js';
+import { Keyring, KEYRING_CLASS } from './keyring.js';
 import { rotateScope, type RotationProgress } from './rotation.js';
 import { encryptedAttributes, PlainCache, Sealer, scopeOf } from './sealing.js';
 import { encryptionErrorList } from './errors.js';
@@ -13,6 +13,10 @@ import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle
 export interface KeyringApi {
   /** Is a passphrase-opened keyring held in memory? */
   readonly unlocked: boolean;
+  /** The id of the keyring document new keys go to (`~Keyring-<random>`), null when locked. */
+  readonly id: string | null;
+  /** Rewraps the keyring under a new passphrase (the keys stay: nothing sealed changes). */
+  changePassphrase(current: string, next: string): Promise<void>;
   createScope(name: string): Promise<void>;
   scopes(): Promise<string[]>;
   exportScope(scope: string, to: Recipient): Promise<ScopeBundle>;
@@ -51,6 +55,10 @@ export const encryptionPlugin = definePlugin({
       get unlocked() {
         return keyring.unlocked;
       },
+      get id() {
+        return keyring.id;
+      },
+      changePassphrase: (current, next) => keyring.changePassphrase(current, next),
       createScope: (name) => keyring.createScope(name),
       scopes: () => keyring.scopes(),
       exportScope: (scope, to) => exportScope(keyring, scope, to),
@@ -59,6 +67,11 @@ export const encryptionPlugin = definePlugin({
     };
 
     hooks.onOpen.tapPromise({ name: 'encryption', stage: 10 }, () => keyring.ensureClass());
+    // a keyring pulled from a peer (the ingest path announces it) is merged at once when unlocked:
+    // another device's keys open its documents without unlocking again
+    stack.on('change', (change: { className?: string; origin?: string }) => {
+      if (change.className === KEYRING_CLASS && change.origin !== 'system') void keyring.changed().catch(() => undefined);
+    });
     // the write plan leaves these taps out for a class without encrypted attributes
     const sealedClasses = (model: ClassModel) => encryptedAttributes(model).length > 0;
     hooks.beforeValidate.tapPromise(tapWhen('encryption', sealedClasses, OPEN_STAGE), (draft, ctx) => sealer.openDraft(draft, ctx));
@@ -108,5 +121,6 @@ export const encryptionPlugin = definePlugin({
 
 export type { ScopeBundle, Recipient, Opener } from './sharing.js';
 export type { RotationProgress } from './rotation.js';
-export { KEYRING_ID, DEFAULT_SCOPE } from './keyring.js';
+export { KEYRING_CLASS, DEFAULT_SCOPE } from './keyring.js';
+export { KEYRING_ID_PREFIX, LEGACY_KEYRING_ID, isTravellingKeyringId } from './keyring-docs.js';
 export { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';

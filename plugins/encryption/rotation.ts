@@ -28,11 +28,14 @@ export async function rotateScope(stack: ClientStack, keyring: Keyring, scope: s
   await keyring.update(async (doc) => {
     kid = await keyring.addScopeKey(doc, scope, await generateDataKey());
   });
+  // only values under a key this keyring holds: another user's keyring may name a scope the
+  // same (their documents replicate here too), and what no held key opens cannot be rewritten
+  const held = new Set((await keyring.scopeEntry(scope))?.kids ?? []);
   const classes = await classesWithEncryption(stack);
   const stale = (doc: Doc, model: ClassModel) =>
     encryptedAttributes(model).some((a) => {
       const v = doc[a.name];
-      return isSealed(v) && v.scope === scope && v.kid !== kid;
+      return isSealed(v) && v.scope === scope && v.kid !== kid && held.has(v.kid);
     });
   const total = (await Promise.all(classes.map((m) => countWhere(stack, m, stale)))).reduce((a, b) => a + b, 0);
   const progress: RotationProgress = { scope, kid, done: 0, total };

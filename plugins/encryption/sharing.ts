@@ -23,7 +23,7 @@ export type Opener = { passphrase: string } | { privateKey: CryptoKey };
 const bundleLabel = (scope: string, kid: string) => `docstack:scope-bundle|${scope}|${kid}`;
 
 export async function exportScope(keyring: Keyring, scope: string, to: Recipient): Promise<ScopeBundle> {
-  const entry = (await keyring.read(true))?.scopes[scope];
+  const entry = await keyring.scopeEntry(scope);
   if (!entry) throw new DocstackError('DS_ENCRYPTION_SCOPE_UNKNOWN', `The keyring has no scope "${scope}".`, { path: 'scope' });
   const bundle: ScopeBundle = { format: 'docstack-scope-keys', version: 1, scope, current: entry.current, method: 'passphrase', keys: [] };
   let kek: CryptoKey | null = null;
@@ -35,7 +35,7 @@ export async function exportScope(keyring: Keyring, scope: string, to: Recipient
   } else {
     bundle.method = 'rsa-oaep';
   }
-  for (const kid of Object.keys(entry.keys)) {
+  for (const kid of entry.kids) {
     const key = await keyring.extractable(scope, kid);
     if (kek) {
       const { iv, wrapped } = await wrapKey(key, kek, bundleLabel(scope, kid));

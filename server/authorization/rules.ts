@@ -10,7 +10,8 @@ import { META_CLASS_IDS, type WriteSubject } from './subjects.js';
  * - engine-internal documents (`~` classes, `_local/~…`) are written by the engine itself and
  *   its own routes only, never by a peer's push;
  * - the schema (class and domain documents) is changed by admins only;
- * - documents of application classes and their relations by any authenticated user.
+ * - documents of application classes and their relations by any authenticated user;
+ * - a keyring document (`~Keyring-<random>`) by its owner only (server/authorization/keyring-owners.ts).
  */
 export type Action =
   | { type: 'write'; subject: WriteSubject }
@@ -68,6 +69,12 @@ function authorizeSubject(caller: Caller, subject: WriteSubject): void {
     case 'schema':
       if (!caller.admin) throw forbidden('DS_AUTHZ_SCHEMA', `Only an admin may change the schema (${subject.what} document "${subject.id}").`, subject.id);
       return;
+    case 'keyring':
+      // only over replication, where the admission looked the owner up; never by another user, admins included
+      if (subject.owner === undefined || caller.userId === '' || (subject.owner !== null && subject.owner !== caller.userId)) {
+        throw forbidden('DS_AUTHZ_KEYRING', `"${subject.id}" is a keyring: only its owner's devices write it, by replication.`, subject.id);
+      }
+      return;
     case 'checkpoint':
     case 'relation':
     case 'data':
@@ -102,6 +109,6 @@ function isSealedPayload(value: unknown): boolean {
   return (['scope', 'kid'] as const).every((k) => typeof v[k] === 'string' && v[k] !== '') && (['iv', 'ct'] as const).every((k) => typeof v[k] === 'string' && BASE64.test(v[k] as string));
 }
 
-function forbidden(code: 'DS_AUTHZ_TENANT' | 'DS_AUTHZ_ADMIN' | 'DS_AUTHZ_SESSION' | 'DS_AUTHZ_INTERNAL' | 'DS_AUTHZ_META_CLASS' | 'DS_AUTHZ_SCHEMA' | 'DS_AUTHZ_PLAINTEXT', message: string, path?: string): DocstackError {
+function forbidden(code: 'DS_AUTHZ_KEYRING' | 'DS_AUTHZ_TENANT' | 'DS_AUTHZ_ADMIN' | 'DS_AUTHZ_SESSION' | 'DS_AUTHZ_INTERNAL' | 'DS_AUTHZ_META_CLASS' | 'DS_AUTHZ_SCHEMA' | 'DS_AUTHZ_PLAINTEXT', message: string, path?: string): DocstackError {
   return new DocstackError(code, message, path === undefined ? {} : { path });
 }

@@ -1,4 +1,4 @@
-import { CLASS_META, DOMAIN_META, isClassDocId, PATCH_CLASS, SELF_META } from '../../index.js';
+import { CLASS_META, DOMAIN_META, isClassDocId, isTravellingKeyringId, KEYRING_CLASS, PATCH_CLASS, SELF_META } from '../../index.js';
 
 /**
  * What a written document is, for authorization. Decided from the id, the incoming `~class`
@@ -12,6 +12,12 @@ export type WriteSubject =
   | { kind: 'internal'; id: string; className: string }
   /** the schema: a class document (id = class name), a domain document or a versioned patch */
   | { kind: 'schema'; id: string; what: 'class' | 'domain' | 'patch' }
+  /**
+   * a keyring document `~Keyring-<random>` (wrapped keys of one user): written by its owner's
+   * devices only. `owner` is what the node recorded (keyring-owners.ts): null for a keyring
+   * nobody pushed yet, left out where nobody looked it up (then the write is refused).
+   */
+  | { kind: 'keyring'; id: string; owner?: string | null }
   /** a replication checkpoint `_local/<hash>` */
   | { kind: 'checkpoint'; id: string }
   /** a relation document (`~rel-<domain>-…`): data of its domain */
@@ -39,6 +45,7 @@ export function classifyWrite(id: string, incoming: Record<string, unknown>, pre
   if (id.startsWith(`${DOMAIN_META}-`) || classes.includes(DOMAIN_META)) return { kind: 'schema', id, what: 'domain' };
   // a versioned patch changes the schema of every replica it reaches: admins only, like a class
   if (id.startsWith(`${PATCH_CLASS}-`) || classes.includes(PATCH_CLASS)) return { kind: 'schema', id, what: 'patch' };
+  if (isTravellingKeyringId(id) && classes.every((c) => c === KEYRING_CLASS)) return { kind: 'keyring', id };
   const internalClass = classes.find((c) => c.startsWith('~'));
   if (internalClass) return { kind: 'internal', id, className: internalClass };
   if (id.startsWith(RELATION_PREFIX)) return { kind: 'relation', id };

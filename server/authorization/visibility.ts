@@ -1,4 +1,4 @@
-import { PATCH_CLASS } from '../../index.js';
+import { isTravellingKeyringId, PATCH_CLASS } from '../../index.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -28,11 +28,14 @@ export function isServerPrivateId(id: string): boolean {
  * - server-private documents never;
  * - an admin reads everything else;
  * - a user reads application documents, relations (`~rel-…`), class and domain documents — not
- *   the engine's internal documents (`~Job…`, `~JobRun…`, `~Keyring…`, `~TriggerFailure…`,
- *   the class documents of `~` classes, `~self`) — but the versioned patches (`~Patch-…`).
+ *   the engine's internal documents (`~Job…`, `~JobRun…`, `~Keyring-main`, `~TriggerFailure…`,
+ *   the class documents of `~` classes, `~self`) — but the versioned patches (`~Patch-…`);
+ * - a keyring document (`~Keyring-<random>`) only its owner, admins included, and only where
+ *   the owners are given (`keyringOwner`, the replication endpoint): nowhere else.
  */
-export function canRead(caller: Caller, id: string): boolean {
+export function canRead(caller: Caller, id: string, keyringOwner?: (id: string) => string | undefined): boolean {
   if (typeof id !== 'string' || id.startsWith('_local/') || isServerPrivateId(id)) return false;
+  if (isTravellingKeyringId(id)) return keyringOwner !== undefined && caller.userId !== '' && keyringOwner(id) === caller.userId;
   if (caller.admin) return true;
   if (id.startsWith('~rel-')) return true;
   // versioned patches travel to every replica, which applies them (plugins/patches)

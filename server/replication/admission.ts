@@ -1,5 +1,5 @@
 import { DocstackError, type ClientStack } from '../../index.js';
-import { authorize, classifyWrite, refusePlaintext, type Caller } from '../authorization/index.js';
+import { authorize, classifyWrite, KeyringOwners, refusePlaintext, type Caller } from '../authorization/index.js';
 import { quotasByStack } from '../authority/quotas.js';
 import { refusedId } from './policy.js';
 import { malformedDoc } from './shapes.js';
@@ -26,15 +26,24 @@ export function admitPeerPushes(stack: ClientStack): void {
     const { doc, previous } = item;
     const reserved = refusedId(doc._id);
     if (reserved) throw new DocstackError('DS_REPLICATION_FORBIDDEN', reserved, { details: { id: doc._id } });
-    authorize(ctx.session.caller, { type: 'write', subject: classifyWrite(doc._id, doc, previous) });
+    const { caller } = ctx.session;
+    const subject = classifyWrite(doc._id, doc, previous);
+    // a keyring is its owner's: the node's record says who (a stored one nobody owns: nobody writes it)
+    const owners = subject.kind === 'keyring' ? await KeyringOwners.of(stack) : null;
+    if (subject.kind === 'keyring' && owners) subject.owner = owners.ownerOf(doc._id) ?? (previous ? '' : null);
+    authorize(caller, { type: 'write', subject });
     const malformed = malformedDoc(doc, ctx.newEdits);
     if (malformed) throw new DocstackError('DS_REQUEST_INVALID', malformed, { details: { id: doc._id } });
+    // a keyring nobody pushed yet becomes the pusher's, unless a concurrent push claimed it first
+    if (subject.kind === 'keyring' && owners && subject.owner === null && (await owners.claim(doc._id, caller.userId)) !== caller.userId) {
+      throw new DocstackError('DS_AUTHZ_KEYRING', `"${doc._id}" is a keyring of another user.`, { path: doc._id });
+    }
     const className = doc['~class'];
     if (typeof className === 'string' && !doc._deleted) {
       const model = await stack.classCache.get(className);
       if (model) refusePlaintext(model, doc);
     }
     // quotas (server/authority): the write's share reserved, or refused with the usage
-    await quotasByStack.get(stack)?.admit(stack, doc, previous ?? null, ctx.session.caller);
+    await quotasByStack.get(stack)?.admit(stack, doc, previous ?? null, caller);
   });
 }

@@ -120,7 +120,7 @@ async function visibleChanges(stack: ClientStack, options: ChangesRequest, reada
 export async function handleChanges(stack: ClientStack, req: Request, res: Response): Promise<void> {
   const options = changesOptions(req);
   if (options instanceof Error) return sendError(res, 400, 'bad_request', options.message);
-  const readable = readableBy(res);
+  const readable = await readableBy(stack, res);
   try {
     const first = await visibleChanges(stack, options, readable);
     const feed = req.query.feed;

@@ -39,7 +39,7 @@ export const bulkGet: Handler = async (stack, req, res) => {
   if (!Array.isArray(docs)) return sendError(res, 400, 'bad_request', '_bulk_get needs { docs: [...] }.');
   const malformed = docs.map(malformedBulkGetEntry).find((why) => why !== null);
   if (malformed) return badRequest(res, malformed);
-  const readable = readableBy(res);
+  const readable = await readableBy(stack, res);
   const visible = docs.filter((d) => readable(d.id));
   // PouchDB's bulkGet never answers an empty list: nothing visible is answered here, at once
   const result: { results: unknown[] } = visible.length === 0 ? { results: [] } : await stack.storage.replication.bulkGet({
@@ -77,7 +77,7 @@ export const allDocs: Handler = async (stack, req, res) => {
   if (keys !== undefined && !(Array.isArray(keys) && keys.length <= 10_000 && keys.every(isIdKey))) return badRequest(res, '_all_docs: keys must be a JSON list of document ids.');
   if (Array.isArray(keys)) options.keys = keys;
   const result: { rows: Row[] } = await stack.storage.replication.allDocs(options);
-  const readable = readableBy(res);
+  const readable = await readableBy(stack, res);
   result.rows = result.rows.map((row) => (row.id && !readable(row.id) ? { key: row.key, error: 'not_found' } : row)).filter((row) => !(row.error && !options.keys));
   res.json(result);
 };
@@ -94,7 +94,7 @@ export const bulkDocs: Handler = async (stack, req, res) => {
 /** `GET /:id` with rev / revs / open_revs / latest / conflicts / attachments, as PouchDB asks. */
 export const getDoc: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
-  if (!readableBy(res)(id)) return notFound(res);
+  if (!(await readableBy(stack, res))(id)) return notFound(res);
   const q = req.query as Record<string, unknown>;
   const options: ReplicationGetOptions = {};
   for (const key of ['revs', 'revs_info', 'conflicts', 'latest', 'attachments', 'deleted_conflicts', 'local_seq'] as const) {

@@ -1,5 +1,7 @@
 import type { Response } from 'express';
+import type { ClientStack } from '../../index.js';
 import { callerOf } from '../authorization/caller.js';
+import { KeyringOwners } from '../authorization/keyring-owners.js';
 import { canRead, isServerPrivateId } from '../authorization/visibility.js';
 
 /**
@@ -29,8 +31,13 @@ export function refusedId(id: unknown): string | null {
   return null;
 }
 
-/** Which ids the caller of this request may read (server/authorization/visibility.ts). */
-export function readableBy(res: Response): (id: string) => boolean {
+/**
+ * Which ids the caller of this request may read (server/authorization/visibility.ts). The
+ * keyring owners are the stack's live record: a keyring claimed while a longpoll waits is served.
+ */
+export async function readableBy(stack: ClientStack, res: Response): Promise<(id: string) => boolean> {
   const caller = callerOf(res);
-  return (id) => canRead(caller, id);
+  const owners = await KeyringOwners.of(stack);
+  const ownerOf = (id: string) => owners.ownerOf(id);
+  return (id) => canRead(caller, id, ownerOf);
 }
