@@ -12,15 +12,22 @@ export const PASSPHRASE = 'one passphrase for every device of the user';
 export interface Client {
   index: number;
   name: string;
+  /** the memory store's name (a store of one name is shared in a process: a reopen finds it) */
+  store: string;
   stack: BrowserStack;
 }
 
 let opened = 0;
 export async function openClient(index: number, seed: number): Promise<Client> {
   opened += 1;
-  const name = `convergence-${process.pid}-${seed}-${index}-${opened}`;
-  const stack = (await createStack({ name, adapter: 'memory', plugins: browser })) as BrowserStack;
-  return { index, name: `client ${index}`, stack };
+  const store = `convergence-${process.pid}-${seed}-${index}-${opened}`;
+  const stack = (await createStack({ name: store, adapter: 'memory', plugins: browser })) as BrowserStack;
+  return { index, name: `client ${index}`, store, stack };
+}
+
+/** Opens the client's store again (after it was closed), as an app restarting would. */
+export async function reopenClient(client: Client): Promise<void> {
+  client.stack = (await createStack({ name: client.store, adapter: 'memory', plugins: browser })) as BrowserStack;
 }
 
 /** One refusal a sync reported: by whom (the node refusing a push, this client refusing a pull) */

@@ -13,6 +13,9 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const NODE_ADMIN = { username: 'admin', password: 'convergence admin password' };
 const STACK_NAME = 'docstack';
 
+/** Where the node's leveldb store lives inside a run's temp folder. */
+export const nodeDataDir = (dir: string) => join(dir, 'node');
+
 export interface NodeProcess {
   /** `http://127.0.0.1:<port>/db/docstack` */
   readonly remote: string;
@@ -41,7 +44,7 @@ export async function startNodeProcess(dataDir: string): Promise<NodeProcess> {
     const env = {
       ...process.env,
       ENVFILE: join(dataDir, 'no.env'),
-      DATA_DIR: join(dataDir, 'node'),
+      DATA_DIR: nodeDataDir(dataDir),
       SERVER_PORT: String(port),
       SERVER_HOST: '127.0.0.1',
       NODE_ENV: 'test',
@@ -89,7 +92,7 @@ export async function startNodeProcess(dataDir: string): Promise<NodeProcess> {
       child?.kill('SIGTERM');
       await waitExit();
     },
-    openStore: () => createStack({ name: STACK_NAME, adapter: 'leveldb', dataDir: join(dataDir, 'node'), plugins: serverPreset }),
+    openStore: () => createStack({ name: STACK_NAME, adapter: 'leveldb', dataDir: nodeDataDir(dataDir), plugins: serverPreset }),
     output: () => output,
   };
 }

@@ -16,6 +16,12 @@ export interface ConvergenceConfig {
   maxQuietRounds: number;
   /** kill the node with SIGKILL during one reconnection (true in every configuration of the issue) */
   kill: boolean;
+  /**
+   * 'sync' (the issue's proof): the schema reaches the node and the other clients by sync.
+   * 'preloaded': copied into every store beforehand (schema-preload.ts), to see the data's own
+   * convergence while schemas cannot travel.
+   */
+  schema: 'sync' | 'preloaded';
 }
 
 export interface ReplicaSummary {
@@ -32,6 +38,8 @@ export interface ConvergenceReport {
   seed: number;
   config: ConvergenceConfig;
   durationMs: number;
+  /** wall-clock ms per phase of the run */
+  phases: Record<string, number>;
   /** what went wrong before the offline writes began (a client without the schema…) */
   setup: string[];
   writes: {
@@ -99,8 +107,8 @@ const examples = (list: string[]) => list.slice(0, 5).map((e) => `      · ${e}`
 export function formatReport(report: ConvergenceReport): string {
   const c = report.config;
   const lines = [
-    `convergence seed ${report.seed}: ${c.clients} clients × ${c.opsPerClient} ops in ${c.epochs} epochs, batch ${c.batchSize}, kill ${c.kill ? 'yes' : 'no'} — ${(report.durationMs / 1000).toFixed(1)} s`,
-    `  replay: CONVERGENCE_SEEDS=${report.seed}`,
+    `convergence seed ${report.seed}: ${c.clients} clients × ${c.opsPerClient} ops in ${c.epochs} epochs, batch ${c.batchSize}, kill ${c.kill ? 'yes' : 'no'}, schema ${c.schema} — ${(report.durationMs / 1000).toFixed(1)} s`,
+    `  replay: CONVERGENCE_SEEDS=${report.seed}; time: ${Object.entries(report.phases).map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)} s`).join(', ')}`,
     ...(report.setup.length > 0 ? [`  SETUP: ${report.setup.join('; ')}`] : []),
     `  writes acknowledged ${report.writes.acknowledged} (${counts(report.writes.byOp)}), transactions ${report.writes.transactions}`,
     `  refused at write time (not acknowledged): ${counts(report.writes.refusedLocally)}`,

@@ -11,19 +11,20 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deniedList, openClient, PASSPHRASE, type Client } from './clients.js';
+import { deniedList, openClient, PASSPHRASE, reopenClient, type Client } from './clients.js';
 import { compareReplicas, fatesOf } from './compare.js';
 import { checkInvariants, INVARIANTS, type Invariant } from './invariants.js';
-import { startNodeProcess, type NodeProcess } from './node-process.js';
+import { nodeDataDir, startNodeProcess, type NodeProcess } from './node-process.js';
 import { emptyLog, runOperations } from './operations.js';
 import { prng } from './prng.js';
 import type { ConvergenceConfig, ConvergenceReport } from './report.js';
 import { emptyRoundLog, reconnect, untilQuiet } from './rounds.js';
 import { APP_CLASSES, createSchema } from './schema.js';
+import { preloadClient, preloadNode, schemaDocuments } from './schema-preload.js';
 import { readReplica, type Replica } from './snapshot.js';
 
-export const SMALL: Omit<ConvergenceConfig, 'seed'> = { clients: 3, opsPerClient: 40, epochs: 2, batchSize: 10, maxQuietRounds: 4, kill: true };
-export const LARGE: Omit<ConvergenceConfig, 'seed'> = { clients: 5, opsPerClient: 200, epochs: 2, batchSize: 25, maxQuietRounds: 5, kill: true };
+export const SMALL: Omit<ConvergenceConfig, 'seed'> = { clients: 3, opsPerClient: 40, epochs: 2, batchSize: 10, maxQuietRounds: 4, kill: true, schema: 'sync' };
+export const LARGE: Omit<ConvergenceConfig, 'seed'> = { clients: 5, opsPerClient: 200, epochs: 2, batchSize: 25, maxQuietRounds: 5, kill: true, schema: 'sync' };
 
 const SETUP_OPS = 16;
 
@@ -36,11 +37,16 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
   const onException = (err: Error) => crashes.push(`uncaught exception: ${String(err?.stack ?? err).slice(0, 300)}`);
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
+  const phases: Record<string, number> = {};
+  let lap = Date.now();
+  const mark = (phase: string) => {
+    phases[phase] = (phases[phase] ?? 0) + Date.now() - lap;
+    lap = Date.now();
+  };
   const clients: Client[] = [];
   let node: NodeProcess | null = null;
   const replicas: Replica[] = [];
   try {
-    node = await startNodeProcess(dir);
     for (let i = 0; i < config.clients; i++) clients.push(await openClient(i, config.seed));
     const ops = emptyLog();
     const rounds = emptyRoundLog();
@@ -49,7 +55,19 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
     const [first, ...others] = clients;
     await first.stack.unlock(PASSPHRASE);
     await createSchema(first.stack);
+    if (config.schema === 'preloaded') {
+      const docs = await schemaDocuments(first.stack);
+      await preloadNode(nodeDataDir(dir), docs);
+      for (const client of others) {
+        await preloadClient(client.stack, docs);
+        await reopenClient(client);
+      }
+    }
+    mark('clients and schema');
+    node = await startNodeProcess(dir);
+    mark('node start');
     await runOperations(first, rng.fork('setup'), 0, SETUP_OPS, ops);
+    mark('operations');
     if (!(await untilQuiet(clients, node, rng.fork('setup-sync'), config.batchSize, config.maxQuietRounds, rounds))) setup.push('the setup sync found no quiet round');
     for (const client of others) {
       await client.stack.unlock(PASSPHRASE);
@@ -57,14 +75,18 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
       const missing = APP_CLASSES.filter((c) => !classes.has(c));
       if (missing.length > 0) setup.push(`${client.name} lacks the classes ${missing.join(', ')} after the setup sync`);
     }
+    mark('setup sync and unlocks');
 
     const killEpoch = config.kill ? rng.int(1, config.epochs) : null;
     const killAfter = rng.int(1, 3 * config.clients);
     const perEpoch = Math.ceil(config.opsPerClient / config.epochs);
     for (let epoch = 1; epoch <= config.epochs; epoch++) {
       for (const client of clients) await runOperations(client, rng.fork(`ops ${client.index} ${epoch}`), epoch, perEpoch, ops);
+      mark('operations');
       await reconnect(clients, node, rng.fork(`reconnect ${epoch}`), config.batchSize, rounds, epoch, epoch === killEpoch ? killAfter : null);
+      mark('reconnect (and kill, restart)');
       await untilQuiet(clients, node, rng.fork(`quiet ${epoch}`), config.batchSize, config.maxQuietRounds, rounds);
+      mark('sync until quiet');
     }
     // the last epoch's rounds decide: quiet means a round at the end moved nothing
     const quiet = await untilQuiet(clients, node, rng.fork('final'), config.batchSize, 1, rounds);
@@ -75,6 +97,7 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
     replicas.push(await readReplica('node', nodeStack, { decrypts: false }));
     for (const client of clients) replicas.push(await readReplica(client.name, client.stack, { decrypts: true }));
     const keyringOnNode = (await nodeStack.storage.get('~Keyring-main')) !== null;
+    mark('read replicas');
 
     const refusals = rounds.refusals.filter((r) => !r.expected);
     const refusedIds = new Set([...refusals.map((r) => r.id), ...denied.map((d) => d.id)]);
@@ -89,12 +112,14 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
     const tally = <T>(items: T[], key: (t: T) => string) => items.reduce<Record<string, number>>((acc, t) => ((acc[key(t)] = (acc[key(t)] ?? 0) + 1), acc), {});
     const onNode = { winner: 0, conflict: 0, superseded: 0, lost: 0 };
     for (const f of fates) onNode[f.outcomes.node]++;
+    mark('checks');
     const invariantCounts = Object.fromEntries(INVARIANTS.map((rule) => [rule, violations.filter((v) => v.rule === rule).length])) as Record<Invariant, number>;
 
     return {
       seed: config.seed,
       config,
       durationMs: Date.now() - started,
+      phases,
       setup,
       writes: {
         acknowledged: ops.acked.length,
