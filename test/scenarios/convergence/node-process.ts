@@ -68,7 +68,9 @@ export async function startNodeProcess(dataDir: string): Promise<NodeProcess> {
       await new Promise((r) => setTimeout(r, 50));
     }
     port = Number(match[1]);
-    token = await login(`http://127.0.0.1:${port}`);
+    // a token survives a restart (the signing key is in the data folder): keep it and spare a
+    // password hash; log in again only when the node does not take it
+    if (!token || !(await accepts(`http://127.0.0.1:${port}/db/${STACK_NAME}`, token))) token = await login(`http://127.0.0.1:${port}`);
   };
   const waitExit = async () => {
     await exited;
@@ -95,6 +97,12 @@ export async function startNodeProcess(dataDir: string): Promise<NodeProcess> {
     openStore: () => createStack({ name: STACK_NAME, adapter: 'leveldb', dataDir: nodeDataDir(dataDir), plugins: serverPreset }),
     output: () => output,
   };
+}
+
+async function accepts(remote: string, token: string): Promise<boolean> {
+  const res = await fetch(remote, { headers: { authorization: `Bearer ${token}` } });
+  await res.text();
+  return res.ok;
 }
 
 async function login(origin: string): Promise<string> {

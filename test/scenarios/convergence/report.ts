@@ -74,7 +74,7 @@ export interface ConvergenceReport {
     examples: string[];
   };
   /** refusals a sync reported, by code; `expected`: each peer's own meta-class and engine documents */
-  refusals: { push: Record<string, number>; pull: Record<string, number>; expected: Record<string, number>; listedInDenied: number };
+  refusals: { push: Record<string, number>; pull: Record<string, number>; expected: Record<string, number>; listedInDenied: number; unlisted: number };
   held: { api: boolean; remaining: number; examples: string[] };
   invariants: Record<Invariant, number> & { examples: string[]; txIncomplete: number };
   encryption: { sealedOnAnotherDevice: number; keyringOnNode: boolean };
@@ -95,6 +95,7 @@ export function failures(report: ConvergenceReport): string[] {
   if (report.acked.lost > 0) out.push(`${seed}: ${report.acked.lost} acknowledged writes lost (${report.acked.lostSilently} with no refusal reported)`);
   const refused = sum(report.refusals.push) + sum(report.refusals.pull);
   if (refused > 0) out.push(`${seed}: ${refused} sync refusals (the workload has no legitimate one)`);
+  if (report.refusals.unlisted > 0) out.push(`${seed}: ${report.refusals.unlisted} push refusals missing from denied()`);
   if (report.held.remaining > 0) out.push(`${seed}: ${report.held.remaining} documents still held`);
   for (const rule of INVARIANTS) if (report.invariants[rule] > 0) out.push(`${seed}: invariant ${rule}: ${report.invariants[rule]} violations`);
   if (report.encryption.sealedOnAnotherDevice > 0) out.push(`${seed}: ${report.encryption.sealedOnAnotherDevice} encrypted values sealed on another device of the same user`);
@@ -121,7 +122,7 @@ export function formatReport(report: ConvergenceReport): string {
     ...examples(report.mismatches.examples),
     `  acknowledged writes on the node: ${counts(report.acked.onNode)}; lost somewhere ${report.acked.lost} (after a reported refusal ${report.acked.lostAfterRefusal}, silently ${report.acked.lostSilently}; by op: ${counts(report.acked.lostByOp)})`,
     ...examples(report.acked.examples),
-    `  refusals: push ${counts(report.refusals.push)}; pull ${counts(report.refusals.pull)}; in denied() lists ${report.refusals.listedInDenied}; expected (own meta-class/engine documents): ${counts(report.refusals.expected)}`,
+    `  refusals: push ${counts(report.refusals.push)}; pull ${counts(report.refusals.pull)}; in denied() lists ${report.refusals.listedInDenied} (push refusals missing from them: ${report.refusals.unlisted}); expected (own meta-class/engine documents): ${counts(report.refusals.expected)}`,
     `  held remaining: ${report.held.api ? report.held.remaining : 'n/a (no stack.heldDocuments API)'}`,
     ...examples(report.held.examples),
     `  invariants: ${INVARIANTS.map((r) => `${r} ${report.invariants[r]}`).join(', ')} (transactions with fewer members than their size: ${report.invariants.txIncomplete})`,

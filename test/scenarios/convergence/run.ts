@@ -91,7 +91,8 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
     // the last epoch's rounds decide: quiet means a round at the end moved nothing
     const quiet = await untilQuiet(clients, node, rng.fork('final'), config.batchSize, 1, rounds);
 
-    const denied = (await Promise.all(clients.map(deniedList))).flat();
+    const deniedByClient = await Promise.all(clients.map(deniedList));
+    const denied = deniedByClient.flat();
     await node.stop();
     const nodeStack = await node.openStore();
     replicas.push(await readReplica('node', nodeStack, { decrypts: false }));
@@ -164,6 +165,8 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
         pull: tally(refusals.filter((r) => r.direction === 'pull'), (r) => r.code),
         expected: tally(rounds.refusals.filter((r) => r.expected), (r) => r.code),
         listedInDenied: denied.length,
+        // a push refusal the client's denied() does not list: refused in silence
+        unlisted: refusals.filter((r) => r.direction === 'push' && !deniedByClient[r.client].some((d) => d.id === r.id)).length,
       },
       held: { api: heldApi, remaining: held.length, examples: held },
       invariants: { ...invariantCounts, examples: violations.map((v) => `${v.replica} ${v.rule}: ${v.detail}`), txIncomplete: checked.reduce((n, c) => n + c.txIncomplete, 0) },
