@@ -30,7 +30,7 @@ export async function runConvergenceBench(options: BenchOptions): Promise<BenchR
     lost: total((r) => r.acked.lost),
     lostSilently: total((r) => r.acked.lostSilently),
     refusals: total((r) => Object.values(r.refusals.push).reduce((a, b) => a + b, 0) + Object.values(r.refusals.pull).reduce((a, b) => a + b, 0)),
-    heldRemaining: total((r) => r.held.remaining),
+    heldRemaining: reports.every((r) => r.held.api) ? total((r) => r.held.remaining) : 'n/a (no stack.heldDocuments API)',
     invariantViolations: total((r) => r.invariants.primaryKey + r.invariants.foreignKey + r.invariants.cardinality + r.invariants.relationEnds + r.invariants.reference + r.invariants.txHidden + r.invariants.txPartial),
     sealedOnAnotherDevice: total((r) => r.encryption.sealedOnAnotherDevice),
   };

@@ -19,7 +19,7 @@ import { emptyLog, runOperations } from './operations.js';
 import { prng } from './prng.js';
 import type { ConvergenceConfig, ConvergenceReport } from './report.js';
 import { emptyRoundLog, reconnect, untilQuiet } from './rounds.js';
-import { APP_CLASSES, createSchema } from './schema.js';
+import { APP_CLASSES, createSchema, kindOf } from './schema.js';
 import { preloadClient, preloadNode, schemaDocuments } from './schema-preload.js';
 import { readReplica, type Replica } from './snapshot.js';
 
@@ -157,12 +157,12 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
         lost: lostFates.length,
         lostAfterRefusal: lostFates.filter((f) => refusedIds.has(f.write.id)).length,
         lostSilently: lostFates.filter((f) => !refusedIds.has(f.write.id)).length,
-        lostByOp: tally(lostFates, (f) => f.write.op),
+        lostByOp: tally(lostFates, (f) => `${f.write.op} ${kindOf(f.write.id)}`),
         examples: lostFates.map((f) => `client ${f.write.client} ${f.write.op} ${f.write.id}@${f.write.rev.slice(0, 8)} lost on ${Object.entries(f.outcomes).filter(([, o]) => o === 'lost').map(([r]) => r).join(', ')}${refusedIds.has(f.write.id) ? ' (refused by a sync)' : ''}`),
       },
       refusals: {
-        push: tally(refusals.filter((r) => r.direction === 'push'), (r) => r.code),
-        pull: tally(refusals.filter((r) => r.direction === 'pull'), (r) => r.code),
+        push: tally(refusals.filter((r) => r.direction === 'push'), (r) => `${r.code} ${kindOf(r.id)}`),
+        pull: tally(refusals.filter((r) => r.direction === 'pull'), (r) => `${r.code} ${kindOf(r.id)}`),
         expected: tally(rounds.refusals.filter((r) => r.expected), (r) => r.code),
         listedInDenied: denied.length,
         // a push refusal the client's denied() does not list: refused in silence

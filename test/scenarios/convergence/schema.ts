@@ -30,6 +30,14 @@ export function isAppDocId(id: string): boolean {
   return APP_CLASSES.some((cls) => id === cls || id.startsWith(`${cls}-`)) || id.startsWith('domain-') || id.startsWith(`~rel-${DOMAIN}-`);
 }
 
+/** What a document id names, for the report: a class document, a document of a class, a domain, a relation. */
+export function kindOf(id: string): string {
+  if (id.startsWith('~rel-')) return 'relation';
+  if (id.startsWith('domain-')) return 'domain';
+  const dash = id.indexOf('-');
+  return dash < 0 ? `class ${id}` : id.slice(0, dash);
+}
+
 export async function createSchema(stack: ClientStack): Promise<void> {
   const customer = await Class.create(stack, 'Customer', 'class', 'who the visits are for', {
     code: { type: 'string', primaryKey: true, maxLength: 32 },
