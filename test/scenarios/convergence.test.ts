@@ -25,6 +25,6 @@ describe.skipIf(process.env.CONVERGENCE !== '1')('convergence: clients and a kil
       expect(report.writes.acknowledged, text).toBeGreaterThan(0);
       expect(report.sync.kill.afterBatches, text).not.toBeNull();
       expect(failures(report), text).toEqual([]);
-    }, 120_000);
+    }, 240_000);
   }
 });

@@ -60,11 +60,11 @@ export async function startNodeProcess(dataDir: string): Promise<NodeProcess> {
     proc.stderr?.on('data', onData);
     exited = new Promise((resolve) => proc.on('exit', () => resolve()));
     const started = output.length;
-    const end = Date.now() + 60_000;
+    const end = Date.now() + 120_000;
     let match: RegExpExecArray | null = null;
     while (!(match = /node ready at http:\/\/127\.0\.0\.1:(\d+)/.exec(output.slice(started)))) {
       if (proc.exitCode !== null) throw new Error(`the node exited before it was ready:\n${output.slice(started)}`);
-      if (Date.now() > end) throw new Error(`the node did not start in 60 s:\n${output.slice(started)}`);
+      if (Date.now() > end) throw new Error(`the node did not start in 120 s:\n${output.slice(started)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     port = Number(match[1]);
