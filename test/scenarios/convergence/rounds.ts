@@ -73,9 +73,24 @@ export async function reconnect(clients: Client[], node: NodeProcess, rng: Prng,
   }
 }
 
-/** Sequential rounds in seeded order until one where every sync completes and moves nothing. */
+/**
+ * Where every store is: the node's update sequence and each client's. Unchanged across a round
+ * means the round wrote nothing anywhere, whatever the sync's result says it moved.
+ */
+async function fingerprint(clients: Client[], node: NodeProcess): Promise<string> {
+  const res = await fetch(node.remote, { headers: { authorization: `Bearer ${node.token}` } });
+  const info = (await res.json()) as { update_seq?: unknown };
+  const seqs = await Promise.all(clients.map(async (c) => (await c.stack.storage.info()).updateSeq));
+  return JSON.stringify([info.update_seq ?? null, ...seqs]);
+}
+
+/**
+ * Sequential rounds in seeded order until one where every sync completes, reports nothing
+ * written, and no store's update sequence moved.
+ */
 export async function untilQuiet(clients: Client[], node: NodeProcess, rng: Prng, batchSize: number, maxRounds: number, log: RoundLog): Promise<boolean> {
   for (let round = 0; round < maxRounds; round++) {
+    const before = await fingerprint(clients, node);
     let moved = 0;
     let failed = 0;
     for (const client of rng.shuffle(clients)) {
@@ -88,7 +103,7 @@ export async function untilQuiet(clients: Client[], node: NodeProcess, rng: Prng
       }
     }
     log.rounds++;
-    if (moved === 0 && failed === 0) return true;
+    if (moved === 0 && failed === 0 && (await fingerprint(clients, node)) === before) return true;
   }
   return false;
 }
