@@ -19,6 +19,7 @@ import { runTenants } from './tenants.js';
 import { runAuthority } from './authority.js';
 import { runApi } from './api.js';
 import { runCompare } from './compare.js';
+import { runConvergenceBench } from './convergence.js';
 
 /** Every bench by name; a future bench (bench/encryption.ts …) adds one line here. */
 const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> = {
@@ -33,6 +34,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> =
   authority: runAuthority,
   api: runApi,
   compare: runCompare,
+  convergence: runConvergenceBench,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median
