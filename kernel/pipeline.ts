@@ -26,6 +26,13 @@ export interface WriteExtras {
    * in reaction to another (after-triggers); plugins refuse past their limit.
    */
   depth?: number;
+  /**
+   * Run inside the store's write lock right before the documents are written (after every check):
+   * a throw refuses the call with nothing stored. The transactions plugin checks there that what a
+   * transaction read is unchanged, so no writer of this process slips in between check and write.
+   * Internal: extrasOf never takes it from a caller's options.
+   */
+  guard?: () => Promise<void>;
 }
 
 /** Picks the pipeline extras out of a caller's write options (never their other keys). */
@@ -100,6 +107,7 @@ export class WritePipeline {
       stored.map((doc, i) => ({ doc, previous: requests[i].previous, className: requests[i].classModel.name, create: requests[i].op === 'create' })),
       claims,
       releases,
+      extras.guard,
     );
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);

@@ -136,8 +136,9 @@ export class Transaction {
     const own = this.writes.get(id);
     if (own && own.draft.active !== false) return { base: own.draft, own };
     const stored = own ? null : await this.stack.storage.get(id);
-    if (stored) this.noteRead(id, stored._rev ?? null);
     const visible = stored && !this.stack.hooks.hidden.call(stored, { stack: this.stack });
+    // as the commit sees it: a hidden document is absent
+    if (!own) this.noteRead(id, visible ? (stored._rev ?? null) : null);
     if (!visible || stored.active === false || typeof stored['~class'] !== 'string') {
       throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
     }
