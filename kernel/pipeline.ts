@@ -1,6 +1,6 @@
 import type { ChangeFeed } from './change-feed.js';
 import { DocstackError } from './errors.js';
-import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
+import type { KernelHooks, PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
 import type { ClassCounts } from './indexes/class-counts.js';
 import { planClaims, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 import type { AttributeTypes } from './model/attribute-types.js';
@@ -33,6 +33,8 @@ export interface WriteExtras {
    * Internal: extrasOf never takes it from a caller's options.
    */
   guard?: () => Promise<void>;
+  /** Documents the write sees as if stored though they are not yet (WriteContext.pending). */
+  pending?: PendingDocs;
 }
 
 /** Picks the pipeline extras out of a caller's write options (never their other keys). */
@@ -168,6 +170,7 @@ export class WritePipeline {
       opaque: new Set<string>(),
       ...(extras.session !== undefined ? { session: extras.session } : {}),
       ...(extras.transaction !== undefined ? { transaction: extras.transaction } : {}),
+      ...(extras.pending ? { pending: extras.pending } : {}),
     }));
     const piped = (i: number) => !requests[i].classModel.simple;
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.

@@ -151,7 +151,8 @@ export class Transaction {
    */
   private async stage(writes: TxWrite[]): Promise<Doc[]> {
     const requests = writes.map((w) => ({ op: w.op, draft: w.draft, ...(w.previous ? { previous: w.previous } : {}), classModel: w.model }));
-    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id });
+    // the checks see this transaction's earlier writes as stored (a child's foreign key names the parent it created)
+    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id, pending: (id) => this.writes.get(id)?.draft });
     const claims: KeyClaim[] = [];
     writes.forEach((w, i) => {
       const next = checked[i].active !== false ? claimFor(w.model, checked[i]) : null;
