@@ -42,8 +42,11 @@ export function keyedBatch(header: string | undefined, caller: Caller, className
   return { scope, ids, drafts: drafts.map((d, i) => ({ ...d, _id: ids[i] })), fingerprint: sha256(JSON.stringify(drafts)) };
 }
 
-/** One keyed batch at a time per scope in this process: a retry sent while the first runs waits for it. */
-const running = new Map<string, Promise<unknown>>();
+/**
+ * One keyed batch at a time per scope and store in this process: a retry sent while the first
+ * runs waits for it. Keyed by stack (a tenant's store is another), forgotten with it.
+ */
+const runningByStack = new WeakMap<ClientStack, Map<string, Promise<unknown>>>();
 
 /**
  * Creates a keyed batch, or completes it: the record (the batch's fingerprint) is stored before
@@ -57,6 +60,8 @@ export function createKeyedBatch(
   batch: KeyedBatch,
   create: (drafts: Record<string, unknown>[]) => Promise<Doc[]>,
 ): Promise<{ docs: Doc[]; replayed: boolean }> {
+  const running = runningByStack.get(stack) ?? new Map<string, Promise<unknown>>();
+  runningByStack.set(stack, running);
   const before = running.get(batch.scope) ?? Promise.resolve();
   const run = before.catch(() => undefined).then(() => createOrComplete(stack, batch, create));
   const settled = run.catch(() => undefined);
