@@ -10,7 +10,9 @@ const FEW_IDS = 8;
 interface BatchTargets {
   /**
    * documents written by the same batch: a target may be written alongside its referrers, and a
-   * target the batch deletes is gone (inactive) for them
+   * target a local batch deletes (a transaction's commit) is gone (inactive) for them; a peer's
+   * batch carries histories, where a deleted target's referrers were made while it lived, so
+   * there only active drafts count and the rest is the store's answer, as before
    */
   inBatch: Map<string, Doc>;
   /** one allDocs per class of the batch, for every foreign-key id its drafts name */
@@ -26,7 +28,8 @@ function batchTargets(ctx: WriteContext): BatchTargets {
   let state = ctx.batch.scratch.get(SCRATCH_KEY) as BatchTargets | undefined;
   if (!state) {
     const inBatch = new Map<string, Doc>();
-    for (const draft of ctx.batch.drafts) inBatch.set(draft._id, draft);
+    const deletesCount = ctx.origin !== 'replication';
+    for (const draft of ctx.batch.drafts) if (deletesCount || draft.active !== false) inBatch.set(draft._id, draft);
     state = { inBatch, byClass: new Map() };
     ctx.batch.scratch.set(SCRATCH_KEY, state);
   }
