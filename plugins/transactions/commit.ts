@@ -54,8 +54,8 @@ async function abort(stack: ClientStack, journal: Journal, tx: Transaction): Pro
 }
 
 /**
- * Reads checked, journal (the ops and their previous revisions), documents (one pipeline call:
- * reads checked again inside the write lock, keys, bulkDocs, after-triggers once), journal done. Commits run one at a time, so the read check and the write
+ * Journal (the ops and their previous revisions), documents (one pipeline call: reads checked
+ * inside the write lock, keys, bulkDocs, after-triggers once), journal done. Commits run one at a time, so the read check and the write
  * do not interleave with another transaction's commit of this stack.
  */
 async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Promise<Doc[]> {
@@ -71,13 +71,13 @@ async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Pr
   return journal.serial(async () => {
     let stored: Doc[];
     try {
-      await checkReads(stack, tx);
       if (size === 0) {
+        await checkReads(stack, tx);
         if (tx.held.length > 0) await journal.end(tx.id);
         return [];
       }
       await journal.begin(tx.id, requests, releases);
-      // again inside the store's write lock: no writer of this process slips in between check and write
+      // inside the store's write lock, right before bulkDocs: no writer of this process slips in between check and write
       stored = await stack.writeRequests(requests, 'local', { transaction: tx.id, guard: () => checkReads(stack, tx) });
     } catch (err) {
       // nothing of it is stored (the pipeline undoes a partial write): give the keys back

@@ -167,10 +167,10 @@ describe('stack.transaction', () => {
     expect(await stack.findDocuments('Account', { owner: 'cid' })).toEqual([]);
   });
 
-  it('checks the reads again inside the write lock: a writer between the first check and the write is caught', async () => {
+  it('checks the reads inside the write lock: a writer during its validation at commit is caught', async () => {
     const { stack, a, b } = await setup();
     let interleave = true;
-    // a validate tap of the commit's own pipeline call: runs after the first read check, before the lock
+    // a validate tap of the commit's own pipeline call: runs before the store's write lock is taken
     stack.hooks.validate.tapPromise('test.interleave', async (_draft, ctx) => {
       if (ctx.dryRun || ctx.transaction === undefined || !interleave) return;
       interleave = false;
