@@ -15,7 +15,7 @@ export type {
   ReplicationTarget, ReplicationTargetOptions, ReplicationWriteResult, StorageReplication,
 } from './kernel/storage-replication.js';
 export { destroyStore, type AdapterName, type StorageOptions } from './kernel/storage.js';
-export type { AdmitContext, FindCandidates, FindContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
+export type { AdmitContext, FindCandidates, FindContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, PendingDocs, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export { systemClock, type Clock } from './kernel/clock.js';
 export type { FindOptions, GetOptions } from './kernel/reads.js';
 export type { Selector } from './kernel/selector.js';

@@ -17,6 +17,13 @@ export interface WriteBatch {
   readonly scratch: Map<string, unknown>;
 }
 
+/**
+ * Documents a write sees as if they were stored, though they are not yet: a transaction's staged
+ * writes while it checks another one. The document as it will be stored (active false: deleted),
+ * or undefined when the id is not pending (then the store answers).
+ */
+export type PendingDocs = (id: string) => Doc | undefined;
+
 export interface WriteContext {
   op: WriteOp;
   classModel: ClassModel;
@@ -27,6 +34,8 @@ export interface WriteContext {
   session?: unknown;
   /** Set by the transactions plugin. */
   transaction?: unknown;
+  /** Set by the transactions plugin while it stages a write: its earlier writes (PendingDocs). */
+  pending?: PendingDocs;
   stack: ClientStack;
   batch: WriteBatch;
   /** Index of this draft in batch.drafts. */

@@ -45,10 +45,18 @@ interface Failure {
  * writes them in one adapter transaction. Key entries are read first, inside the store's write
  * lock: a key a live document owns refuses the call before anything is written. Should a write
  * still fail (a concurrent writer of another process, a revision conflict), what the call
- * stored is undone, keys and counters included, and the error thrown.
+ * stored is undone, keys and counters included, and the error thrown. `guard` (WriteExtras) runs
+ * first inside the lock.
  */
-export async function storeWrites(deps: StoreDeps, items: StoreItem[], claims: { index: number; claim: KeyClaim }[], releases: { index: number; claim: KeyClaim }[]): Promise<void> {
+export async function storeWrites(
+  deps: StoreDeps,
+  items: StoreItem[],
+  claims: { index: number; claim: KeyClaim }[],
+  releases: { index: number; claim: KeyClaim }[],
+  guard?: () => Promise<void>,
+): Promise<void> {
   await deps.lock(async () => {
+    if (guard) await guard();
     const keys = await deps.primaryKeys.prepare(claims, releases);
     if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
     const keyWrites = new Map<number, KeyEntryWrite[]>();

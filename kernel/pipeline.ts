@@ -1,6 +1,6 @@
 import type { ChangeFeed } from './change-feed.js';
 import { DocstackError } from './errors.js';
-import type { KernelHooks, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
+import type { KernelHooks, PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
 import type { ClassCounts } from './indexes/class-counts.js';
 import { planClaims, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 import type { AttributeTypes } from './model/attribute-types.js';
@@ -26,6 +26,15 @@ export interface WriteExtras {
    * in reaction to another (after-triggers); plugins refuse past their limit.
    */
   depth?: number;
+  /**
+   * Run inside the store's write lock right before the documents are written (after every check):
+   * a throw refuses the call with nothing stored. The transactions plugin checks there that what a
+   * transaction read is unchanged, so no writer of this process slips in between check and write.
+   * Internal: extrasOf never takes it from a caller's options.
+   */
+  guard?: () => Promise<void>;
+  /** Documents the write sees as if stored though they are not yet (WriteContext.pending). */
+  pending?: PendingDocs;
 }
 
 /** Picks the pipeline extras out of a caller's write options (never their other keys). */
@@ -100,6 +109,7 @@ export class WritePipeline {
       stored.map((doc, i) => ({ doc, previous: requests[i].previous, className: requests[i].classModel.name, create: requests[i].op === 'create' })),
       claims,
       releases,
+      extras.guard,
     );
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);
@@ -160,6 +170,7 @@ export class WritePipeline {
       opaque: new Set<string>(),
       ...(extras.session !== undefined ? { session: extras.session } : {}),
       ...(extras.transaction !== undefined ? { transaction: extras.transaction } : {}),
+      ...(extras.pending ? { pending: extras.pending } : {}),
     }));
     const piped = (i: number) => !requests[i].classModel.simple;
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.

@@ -19,6 +19,7 @@ export const SERVER_ERRORS = {
   authCredentials: createError('DS_AUTH_CREDENTIALS', 'The username or the password is wrong (or the user is disabled).', { status: 401 }),
   authRateLimited: createError('DS_AUTH_RATE_LIMITED', 'Too many failed logins from this address or for this user; retry later.', { status: 429 }),
   requestInvalid: createError('DS_REQUEST_INVALID', 'The request is malformed: its body, parameters or query string.', { status: 400 }),
+  idempotencyKeyReused: createError('DS_IDEMPOTENCY_KEY_REUSED', 'An Idempotency-Key already names another batch of documents; a retry must send the same documents.', { status: 422 }),
   requestTooLarge: createError('DS_REQUEST_TOO_LARGE', 'The request body is larger than BODY_LIMIT.', { status: 413 }),
   routeNotFound: createError('DS_ROUTE_NOT_FOUND', 'No route of the node answers this method and path.', { status: 404 }),
   methodNotAllowed: createError('DS_ROUTE_METHOD', 'The route exists but not for this method (the replication protocol served is a subset).', { status: 405 }),

@@ -54,7 +54,7 @@ export function cors(config: ServerConfig): RequestHandler {
     res.set({
       'Access-Control-Allow-Origin': origin,
       'Access-Control-Allow-Credentials': 'true',
-      'Access-Control-Allow-Headers': 'Content-Type, Authorization, Accept, X-Docstack-Tenant',
+      'Access-Control-Allow-Headers': 'Content-Type, Authorization, Accept, X-Docstack-Tenant, Idempotency-Key, If-Match',
       'Access-Control-Allow-Methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
       'Access-Control-Max-Age': '600',
       Vary: 'Origin',

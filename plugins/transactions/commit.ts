@@ -54,8 +54,8 @@ async function abort(stack: ClientStack, journal: Journal, tx: Transaction): Pro
 }
 
 /**
- * Journal (the ops and their previous revisions), documents (one pipeline call: keys, bulkDocs,
- * after-triggers once), journal done. Commits run one at a time, so the read check and the write
+ * Journal (the ops and their previous revisions), documents (one pipeline call: reads checked
+ * inside the write lock, keys, bulkDocs, after-triggers once), journal done. Commits run one at a time, so the read check and the write
  * do not interleave with another transaction's commit of this stack.
  */
 async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Promise<Doc[]> {
@@ -71,13 +71,14 @@ async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Pr
   return journal.serial(async () => {
     let stored: Doc[];
     try {
-      await checkReads(stack, tx);
       if (size === 0) {
+        await checkReads(stack, tx);
         if (tx.held.length > 0) await journal.end(tx.id);
         return [];
       }
       await journal.begin(tx.id, requests, releases);
-      stored = await stack.writeRequests(requests, 'local', { transaction: tx.id });
+      // inside the store's write lock, right before bulkDocs: no writer of this process slips in between check and write
+      stored = await stack.writeRequests(requests, 'local', { transaction: tx.id, guard: () => checkReads(stack, tx) });
     } catch (err) {
       // nothing of it is stored (the pipeline undoes a partial write): give the keys back
       await stack.primaryKeys.release(tx.held);
@@ -94,9 +95,14 @@ async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Pr
   });
 }
 
-/** Every document read is still at the revision read (a hidden one counts as absent). */
+/**
+ * Every document the transaction read, written by it or not, is still at the revision read (a
+ * hidden one counts as absent). The written ones need it too: a write's draft is made from the
+ * document as stored when the write is made, so a change between `tx.getDocument` and
+ * `tx.updateDoc` would otherwise pass storage's revision check and be overwritten.
+ */
 async function checkReads(stack: ClientStack, tx: Transaction): Promise<void> {
-  const ids = [...tx.reads.keys()].filter((id) => !tx.writes.has(id)); // written ones: bulkDocs checks their revision
+  const ids = [...tx.reads.keys()];
   if (ids.length === 0) return;
   const docs = await stack.storage.getMany(ids);
   ids.forEach((id, i) => {

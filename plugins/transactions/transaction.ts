@@ -136,8 +136,9 @@ export class Transaction {
     const own = this.writes.get(id);
     if (own && own.draft.active !== false) return { base: own.draft, own };
     const stored = own ? null : await this.stack.storage.get(id);
-    if (stored) this.noteRead(id, stored._rev ?? null);
     const visible = stored && !this.stack.hooks.hidden.call(stored, { stack: this.stack });
+    // as the commit sees it: a hidden document is absent
+    if (!own) this.noteRead(id, visible ? (stored._rev ?? null) : null);
     if (!visible || stored.active === false || typeof stored['~class'] !== 'string') {
       throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
     }
@@ -150,7 +151,8 @@ export class Transaction {
    */
   private async stage(writes: TxWrite[]): Promise<Doc[]> {
     const requests = writes.map((w) => ({ op: w.op, draft: w.draft, ...(w.previous ? { previous: w.previous } : {}), classModel: w.model }));
-    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id });
+    // the checks see this transaction's earlier writes as stored (a child's foreign key names the parent it created)
+    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id, pending: (id) => this.writes.get(id)?.draft });
     const claims: KeyClaim[] = [];
     writes.forEach((w, i) => {
       const next = checked[i].active !== false ? claimFor(w.model, checked[i]) : null;

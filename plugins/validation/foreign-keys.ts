@@ -8,7 +8,12 @@ const SCRATCH_KEY = 'validation:foreign-keys';
 const FEW_IDS = 8;
 
 interface BatchTargets {
-  /** documents created by the same batch: a target may be written alongside its referrers */
+  /**
+   * documents written by the same batch: a target may be written alongside its referrers, and a
+   * target a local batch deletes (a transaction's commit) is gone (inactive) for them; a peer's
+   * batch carries histories, where a deleted target's referrers were made while it lived, so
+   * there only active drafts count and the rest is the store's answer, as before
+   */
   inBatch: Map<string, Doc>;
   /** one allDocs per class of the batch, for every foreign-key id its drafts name */
   byClass: Map<string, Promise<Map<string, Target>>>;
@@ -23,7 +28,8 @@ function batchTargets(ctx: WriteContext): BatchTargets {
   let state = ctx.batch.scratch.get(SCRATCH_KEY) as BatchTargets | undefined;
   if (!state) {
     const inBatch = new Map<string, Doc>();
-    for (const draft of ctx.batch.drafts) if (draft.active !== false) inBatch.set(draft._id, draft);
+    const deletesCount = ctx.origin !== 'replication';
+    for (const draft of ctx.batch.drafts) if (deletesCount || draft.active !== false) inBatch.set(draft._id, draft);
     state = { inBatch, byClass: new Map() };
     ctx.batch.scratch.set(SCRATCH_KEY, state);
   }
@@ -38,7 +44,7 @@ async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): P
     const ids = new Set<string>();
     for (const draft of ctx.batch.drafts) {
       if (draft['~class'] !== className) continue;
-      for (const fk of foreignKeys) for (const id of idsOf(draft[fk.name])) if (!state.inBatch.has(id)) ids.add(id);
+      for (const fk of foreignKeys) for (const id of idsOf(draft[fk.name])) if (!state.inBatch.has(id) && !ctx.pending?.(id)) ids.add(id);
     }
     pending = (async () => {
       const targets = new Map<string, Target>();
@@ -66,7 +72,9 @@ async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): P
  * Every id of every foreign key written must name an active document of the attribute's
  * targetClass. On update only the ids the update introduces are checked: a reference that
  * was valid when written and whose target was deleted since does not freeze the document
- * (editing another attribute stays possible; moving the reference is checked).
+ * (editing another attribute stays possible; moving the reference is checked). A target written
+ * by the same batch, or pending (`ctx.pending`: a transaction's staged writes), is taken as it
+ * will be stored, deleted ones as inactive.
  */
 export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[]): Promise<void> {
   if (foreignKeys.length === 0) return;
@@ -80,7 +88,8 @@ export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKey
       const id = ids[i];
       if (kept.has(id)) continue;
       const path = Array.isArray(value) ? `${fk.name}[${i}]` : fk.name;
-      let target: Target | undefined = inBatch.get(id);
+      // the batch, then what the write sees as pending (a transaction's earlier writes), then the store
+      let target: Target | undefined = inBatch.get(id) ?? ctx.pending?.(id);
       if (!target) {
         fetched ??= await fetchTargets(ctx, foreignKeys);
         target = fetched.has(id) ? fetched.get(id)! : await getTarget(ctx.stack, id);

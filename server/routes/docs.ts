@@ -5,6 +5,7 @@ import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { ApiWrite, authorizeWrite, enforceApiAccess } from './api-access.js';
+import { createKeyedBatch, IDEMPOTENCY_HEADER, keyedBatch, REPLAYED_HEADER } from './bulk-idempotency.js';
 import { comparePositions, encodeCursor, MAX_SORTED, parseListQuery, project, sortKeys, type ListQuery } from './docs-query.js';
 
 /** Documents per `POST /:class/_bulk` (the body limit bounds it too). */
@@ -118,8 +119,13 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
     if (!Array.isArray(docs) || docs.length === 0 || docs.length > MAX_BULK) throw SERVER_ERRORS.requestInvalid(`The body must be { "docs": [ …1 to ${MAX_BULK} documents ] }.`, { path: 'docs' });
     const drafts = docs.map((d, i) => newDoc(name, d, `docs.${i}.`));
     for (const draft of drafts) authorizeWrite(caller, name, draft);
-    const created = await stack.createDocs(drafts as never[], { origin: 'local', session: new ApiWrite(caller) });
-    res.status(201).json({ docs: created });
+    const create = (list: Record<string, unknown>[]) => stack.createDocs(list as never[], { origin: 'local', session: new ApiWrite(caller) });
+    const keyed = keyedBatch(req.get(IDEMPOTENCY_HEADER), caller, name, drafts);
+    if (!keyed) return void res.status(201).json({ docs: await create(drafts) });
+    // with an Idempotency-Key, a retry after a crash completes the batch (bulk-idempotency.ts)
+    const { docs: answered, replayed } = await createKeyedBatch(stack, keyed, create);
+    if (replayed) res.set(REPLAYED_HEADER, 'true');
+    res.status(201).json({ docs: answered });
   }));
 
   router.get('/:class/:id', route(async (stack, caller, req, res) => {

@@ -94,6 +94,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'refused by the node’s authorization (code, path)',
   404: 'no such class or document (or not readable by the caller)',
   409: 'the id exists or the document moved on (code)',
+  422: 'the Idempotency-Key names another batch (code)',
   503: 'the node is starting',
 };
 const param = (name: string, description: string, schema: Schema = { type: 'string' }, where = 'query', required = false) => ({ name, in: where, required, description, schema });
@@ -126,8 +127,9 @@ function classPaths(name: string): Record<string, Schema> {
       post: {
         summary: `Create several ${name} documents, all or none`,
         tags: [name],
+        parameters: [param('Idempotency-Key', 'names the batch: a retry with the same key and documents completes it (after a crash) and answers it, never creating a document twice', { type: 'string', maxLength: 255 }, 'header')],
         requestBody: { required: true, ...json({ type: 'object', required: ['docs'], properties: { docs: { type: 'array', minItems: 1, maxItems: MAX_BULK, items: ref(`${name}.new`) } } }) },
-        responses: { '201': { description: 'created', ...json({ type: 'object', required: ['docs'], properties: { docs: { type: 'array', items: ref(name) } } }) }, ...errors(400, 401, 403, 404, 409) },
+        responses: { '201': { description: 'created', ...json({ type: 'object', required: ['docs'], properties: { docs: { type: 'array', items: ref(name) } } }) }, ...errors(400, 401, 403, 404, 409, 422) },
       },
     },
     [`${base}/{id}`]: {

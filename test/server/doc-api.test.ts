@@ -2,7 +2,8 @@
  * The HTTP document API (/api/private/docs) and POST /api/private/sql on a real node (memory
  * store, 127.0.0.1, real logins): CRUD through the pipeline with the caller's session, listing
  * with selector / fields / sort / cursor pages, refusals with the engine's code and path, and the
- * node's one authorization check and visibility rules on every route.
+ * node's one authorization check and visibility rules on every route; `_bulk` with an
+ * Idempotency-Key (the crash half is bulk-crash.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Class, type ClientStack } from '../../index.js';
@@ -191,5 +192,81 @@ describe('SQL over HTTP', () => {
     expect((await call(user, 'POST', '/api/private/sql', { statement: 'SELECT n, [~createTimestamp] AS at FROM Item WHERE n = 1' })).status).toBe(200);
     expect((await call(user, 'POST', '/api/private/sql', { statement: 'SELEC nonsense' })).body.code).toBe('DS_SQL_SYNTAX');
     expect((await call(user, 'POST', '/api/private/sql', { statement: 42 })).body).toMatchObject({ code: 'DS_REQUEST_INVALID', path: 'statement' });
+  });
+});
+
+/** The Idempotency-Key tests' customers: `i<n>@idem.example`, age n. */
+const one = (n: number) => ({ email: `i${n}@idem.example`, name: 'I', age: n });
+const parts = (from: number, n: number) => Array.from({ length: n }, (_, i) => one(from + i));
+const emails = (...ns: number[]) => ns.map((n) => one(n).email);
+const stored = async () => (await stack.findDocuments('Customer')).map((d) => d.email as string).filter((e) => e.endsWith('@idem.example')).sort();
+async function bulk(token: string, list: unknown[], key?: string) {
+  const res = await fetch(`${url}/api/private/docs/Customer/_bulk`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(key !== undefined ? { 'idempotency-key': key } : {}) },
+    body: JSON.stringify({ docs: list }),
+  });
+  return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: (await res.json()) as any };
+}
+
+describe('idempotent _bulk (Idempotency-Key; the crash half is bulk-crash.test.ts)', () => {
+  it('answers a repeated keyed batch with the same documents, creating none twice; another batch under the key is 422', async () => {
+    const first = await bulk(admin, parts(0, 3), 'batch-a');
+    expect(first.status).toBe(201);
+    expect(first.replayed).toBeNull();
+    const again = await bulk(admin, parts(0, 3), 'batch-a');
+    expect(again.status).toBe(201);
+    expect(again.replayed).toBe('true');
+    expect(again.body.docs.map((d: any) => `${d._id}@${d._rev}`)).toEqual(first.body.docs.map((d: any) => `${d._id}@${d._rev}`));
+    expect(await stored()).toEqual(emails(0, 1, 2));
+
+    const other = await bulk(admin, parts(10, 3), 'batch-a');
+    expect(other.status).toBe(422);
+    expect(other.body.code).toBe('DS_IDEMPOTENCY_KEY_REUSED');
+    expect(await stored()).toEqual(emails(0, 1, 2));
+
+    // without a key, the same documents again are a new batch: their primary keys are taken
+    const unkeyed = await bulk(admin, parts(0, 1));
+    expect(unkeyed.status).toBe(409);
+    expect(unkeyed.body.code).toBe('DS_UNIQUE_VIOLATION');
+    const badKey = await bulk(admin, parts(20, 1), 'x'.repeat(256));
+    expect(badKey.status).toBe(400);
+    expect(badKey.body.code).toBe('DS_REQUEST_INVALID');
+    expect(await stored()).toEqual(emails(0, 1, 2));
+  });
+
+  it('a refused first try stores nothing and leaves the key free for the corrected batch', async () => {
+    const refused = await bulk(admin, [...parts(30, 2), { ...one(39), age: -1 }], 'batch-b');
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('DS_VALIDATION_RANGE');
+    expect((await stored()).filter((s) => s.startsWith('i3'))).toEqual([]);
+    const corrected = await bulk(admin, parts(30, 3), 'batch-b');
+    expect(corrected.status).toBe(201);
+    expect(corrected.replayed).toBeNull();
+    expect((await stored()).filter((s) => s.startsWith('i3'))).toEqual(emails(30, 31, 32));
+  });
+
+  it('keeps ids the request gives, refuses one already taken (409, key not recorded), and scopes keys per user', async () => {
+    const given = await bulk(admin, [{ _id: 'Customer-given', ...one(40) }], 'batch-c');
+    expect(given.status).toBe(201);
+    expect(given.body.docs[0]._id).toBe('Customer-given');
+    expect((await bulk(admin, [{ _id: 'Customer-given', ...one(40) }], 'batch-c')).replayed).toBe('true');
+    const taken = await bulk(admin, [{ _id: 'Customer-given', ...one(41) }], 'batch-d');
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe('DS_DOC_EXISTS');
+    expect((await stored()).filter((s) => s.startsWith('i4'))).toEqual(emails(40));
+    // two tries at once run one after the other: one creates, the other answers
+    const both = await Promise.all([bulk(admin, [one(45)], 'batch-e'), bulk(admin, [one(45)], 'batch-e')]);
+    expect(both.map((b) => b.status)).toEqual([201, 201]);
+    expect(both.map((b) => b.replayed).sort()).toEqual(['true', null].sort());
+    // the key was not recorded: another batch under it is a first try, not a 422
+    expect((await bulk(admin, [one(41)], 'batch-d')).status).toBe(201);
+    expect((await stored()).filter((s) => s.startsWith('i4'))).toEqual(emails(40, 41, 45));
+
+    // another user's batch under the same key is theirs: created, not answered with the admin's
+    const theirs = await bulk(user, parts(50, 1), 'batch-a');
+    expect(theirs.status).toBe(201);
+    expect(theirs.replayed).toBeNull();
+    expect(theirs.body.docs[0].email).toBe(one(50).email);
   });
 });

@@ -138,6 +138,54 @@ describe('stack.transaction', () => {
     expect((await stack.getDocument(a._id))?.balance).toBe(5);
   });
 
+  it('re-runs the function when a document it read and then wrote changed in between (no lost update)', async () => {
+    const { stack, a } = await setup();
+    let runs = 0;
+    await stack.transaction(async (tx) => {
+      runs++;
+      const read = (await tx.getDocument(a._id))!;
+      if (runs === 1) await stack.updateDoc(a._id, { balance: 10 }); // another writer, between read and write
+      await tx.updateDoc(a._id, { balance: (read.balance as number) + 1 });
+    });
+    expect(runs).toBe(2);
+    expect((await stack.getDocument(a._id))?.balance).toBe(11);
+
+    // with no retry left, nothing of the transaction is stored and the other writer's value stays
+    const err = await refusal(
+      stack.transaction(
+        async (tx) => {
+          const read = (await tx.getDocument(a._id))!;
+          await stack.updateDoc(a._id, { balance: 20 });
+          await tx.updateDoc(a._id, { balance: (read.balance as number) + 1 });
+          await tx.createDoc({ '~class': 'Account', owner: 'cid', balance: 1 });
+        },
+        { retries: 0 },
+      ),
+    );
+    expect(err.code).toBe('DS_TX_CONFLICT');
+    expect((await stack.getDocument(a._id))?.balance).toBe(20);
+    expect(await stack.findDocuments('Account', { owner: 'cid' })).toEqual([]);
+  });
+
+  it('checks the reads inside the write lock: a writer during its validation at commit is caught', async () => {
+    const { stack, a, b } = await setup();
+    let interleave = true;
+    // a validate tap of the commit's own pipeline call: runs before the store's write lock is taken
+    stack.hooks.validate.tapPromise('test.interleave', async (_draft, ctx) => {
+      if (ctx.dryRun || ctx.transaction === undefined || !interleave) return;
+      interleave = false;
+      await stack.updateDoc(a._id, { balance: 50 });
+    });
+    let runs = 0;
+    await stack.transaction(async (tx) => {
+      runs++;
+      const from = (await tx.getDocument(a._id))!;
+      await tx.updateDoc(b._id, { balance: from.balance });
+    });
+    expect(runs).toBe(2);
+    expect((await stack.getDocument(b._id))?.balance).toBe(50);
+  });
+
   it('runs after-triggers once, after commit', async () => {
     const { stack } = await setup();
     const seen: string[] = [];
