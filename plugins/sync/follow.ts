@@ -85,9 +85,12 @@ export function followSync(f: Followed): Promise<SyncResult> {
     });
     sync.on('error', (err: unknown) => fail(fatal ?? toSyncError(err, f.thrown)));
     function fail(error: DocstackError) {
-      tracker.setState('error', error);
-      if (handle.listenerCount('error') > 0) handle.emit('error', error);
-      reject(error);
+      // what is still to send is part of the answer: counted before the promise rejects
+      void pending.count().then((n) => tracker.setPending(n), () => undefined).finally(() => {
+        tracker.setState('error', error);
+        if (handle.listenerCount('error') > 0) handle.emit('error', error);
+        reject(error);
+      });
     }
   });
 }
