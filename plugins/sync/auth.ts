@@ -82,11 +82,17 @@ export function authenticatedFetch(remote: string, auth: SyncAuth | undefined, b
     };
   }
   let token: Promise<string | null> | null = null;
+  // a refused login is not tried again by this sync's other requests (PouchDB goes on after some)
+  let refused: SyncLoginError | null = null;
   const send = async (url: string | Request, init: RequestInit & { headers?: Headers }, fresh: boolean) => {
+    if (refused) throw refused;
     const headers = new Headers(init.headers);
     const current = sessions.token(remote, auth, fresh);
     token = current;
-    const bearer = await current;
+    const bearer = await current.catch((err: unknown) => {
+      if (err instanceof SyncLoginError) refused = err;
+      throw err;
+    });
     if (bearer !== null) headers.set('Authorization', `Bearer ${bearer}`);
     return baseFetch(url, { ...init, headers });
   };

@@ -41,6 +41,7 @@ export function followSync(f: Followed): Promise<SyncResult> {
   sync.on('denied', (info: { direction?: SyncDirection; doc?: Record<string, unknown> }) => {
     if (!info?.doc || (info.direction !== 'push' && info.direction !== 'pull')) return;
     const entry = refusalOf(info.doc, info.direction, f.now());
+    if (entry.direction === 'push') pending.refusedOnPush(entry.id);
     if (isExpectedRefusal(entry.code)) return;
     tracker.refuse(entry);
     void f.denials.record(entry).catch(() => undefined);

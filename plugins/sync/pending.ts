@@ -12,12 +12,13 @@ interface RemoteState {
 /**
  * Counts the local changes a push has not sent yet: the changes after the last sequence known
  * to be on the remote, less those that never leave (the push filter), less the revisions this
- * sync pulled from the remote (they are there already). The sequence is moved on as far as
+ * sync pulled from the remote (they are there already) and the documents it refused. The sequence is moved on as far as
  * every change is accounted for and kept per remote, so the next sync starts counting there.
  */
 export class PendingCounter {
   private verifiedSeq = 0;
   private readonly pulledRevs = new Set<string>();
+  private readonly refusedIds = new Set<string>();
   private running: Promise<number> | null = null;
   private again = false;
   private saved: Promise<unknown> = Promise.resolve();
@@ -39,6 +40,11 @@ export class PendingCounter {
   /** Revisions the pull stored here: they came from the remote. */
   pulled(lines: ReadonlyArray<{ id?: unknown; rev?: unknown; ok?: unknown }>): void {
     for (const line of lines) if (line?.ok && typeof line.id === 'string' && typeof line.rev === 'string') this.pulledRevs.add(`${line.id}@${line.rev}`);
+  }
+
+  /** The remote refused the push of this document (this sync): it is refused, not pending. */
+  refusedOnPush(id: string): void {
+    this.refusedIds.add(id);
   }
 
   /** The push checkpointed at `seq`: every change up to it was sent (or filtered out). */
@@ -75,7 +81,9 @@ export class PendingCounter {
     for (;;) {
       const page = await this.stack.storage.changes({ since, limit: 1000 });
       for (const change of page.results) {
-        const accounted = !this.travels(change.id) || this.pulledRevs.has(`${change.id}@${change.rev}`);
+        // a pulled revision that lost to a local one (each peer's own meta-class documents) shows
+        // the local winner: pushed and refused already, so accounted for by its id
+        const accounted = !this.travels(change.id) || this.pulledRevs.has(`${change.id}@${change.rev}`) || this.refusedIds.has(change.id);
         if (!accounted) {
           pending += 1;
           prefixDone = false;

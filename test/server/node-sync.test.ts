@@ -8,21 +8,21 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Class, DocstackError, getApi, syncPlugin } from '../../index.js';
+import { Class, DocstackError, getApi, syncPlugin, type ClientStack } from '../../index.js';
 import type { SyncRefusal } from '../../plugins/sync/index.js';
 import { memoryStack } from '../helpers/stack.js';
+import type { ServerStack } from '../../plugins.config.js';
 import { ADMIN, login, testNode } from './node-helpers.js';
 
 /** An HTTP proxy to `target` keeping every request body it forwards. */
 async function recordingProxy(target: string) {
   const bodies: string[] = [];
   const server = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    bodies.push(`${req.method} ${req.url} ${body.toString()}`);
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    bodies.push(`${req.method} ${req.url} ${body}`);
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
-    const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, ...(body.length ? { body } : {}) });
+    const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, ...(body !== '' ? { body } : {}) });
     const out = Buffer.from(await answer.arrayBuffer());
     res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', ...(answer.headers.get('set-cookie') ? { 'set-cookie': answer.headers.get('set-cookie')! } : {}) });
     res.end(out);
@@ -41,7 +41,7 @@ describe("a node's own sync", () => {
 
     const b = await testNode();
     const bUrl = (await b.node.start()).url;
-    const bStack = b.node.stack();
+    const bStack = b.node.stack() as ServerStack;
     await login(bUrl); // a ~UserSession on B
     const secret = await fetch(`${bUrl}/api/private/secrets/crm-key`, { method: 'PUT', headers: { authorization: `Bearer ${(await login(bUrl)).token}`, 'content-type': 'application/json' }, body: JSON.stringify({ value: 'never to leave B' }) });
     expect(secret.status).toBe(200);
@@ -74,7 +74,7 @@ describe("a node's own sync", () => {
       expect(second.refused).toEqual([]);
       expect(await bStack.getDocument(fromA._id)).toMatchObject({ title: 'made on A' });
       // none of A's engine documents was stored on B (only what B made itself is new there)
-      const engineIdsOf = async (stack: typeof bStack) => (await stack.storage.range({ prefix: '~' })).map((r) => r.id).filter((id) => !id.startsWith('~rel-') && !id.startsWith('~Patch-'));
+      const engineIdsOf = async (stack: ClientStack) => (await stack.storage.range({ prefix: '~' })).map((r) => r.id).filter((id) => !id.startsWith('~rel-') && !id.startsWith('~Patch-'));
       const onA = new Set(await engineIdsOf(a.node.stack()));
       expect((await engineIdsOf(bStack)).filter((id) => !engineBefore.has(id) && onA.has(id))).toEqual([]);
     } finally {

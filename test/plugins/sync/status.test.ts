@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Class, createStack, DocstackError, getApi, syncPlugin } from '../../../index.js';
+import { browser, type BrowserStack } from '../../../plugins.config.js';
+import type { SyncRefusal, SyncStatus } from '../../../plugins/sync/index.js';
+import { rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
+import { ITEM_SCHEMA, startNode, TOKEN, type TestNode } from './harness.js';
+
+const nodes: TestNode[] = [];
+afterEach(async () => {
+  for (const node of nodes.splice(0)) await node.stop();
+});
+
+async function setup(): Promise<{ server: TestNode; client: BrowserStack }> {
+  const server = await startNode(await tempDir());
+  nodes.push(server);
+  await Class.create(server.stack, 'Item', 'class', '', ITEM_SCHEMA);
+  const client = track(await createStack({ name: uniqueName('status'), adapter: 'memory', plugins: browser }));
+  return { server, client };
+}
+
+const ANN = { username: 'ann', password: 'ann-password' };
+
+describe('sync status', () => {
+  it('a sync with a refusal on pull is not a plain success: counts, refused (direction pull), denied(), sync:denied, status events', async () => {
+    const { server, client } = await setup();
+    await server.stack.createDocs([{ '~class': 'Item', title: 'one', n: 1 }, { '~class': 'Item', title: 'two', n: 2 }]);
+    // written around the node's pipeline: this client's validation refuses it
+    await rawDb(server.stack).put({ _id: 'Item-raw', '~class': 'Item', title: 42 });
+    const announced: SyncRefusal[] = [];
+    client.on('sync:denied', (entry: SyncRefusal) => announced.push(entry));
+    const handle = client.sync({ remote: server.url, auth: { token: TOKEN } });
+    const statuses: SyncStatus[] = [];
+    handle.on('status', (s: SyncStatus) => statuses.push(s));
+    const result = await handle;
+
+    expect(result.ok).toBe(false);
+    expect(result.state).toBe('complete');
+    expect(result.error).toBeNull();
+    expect(result.refused).toEqual([expect.objectContaining({ id: 'Item-raw', direction: 'pull', code: 'DS_VALIDATION_TYPE' })]);
+    expect(result.pulled).toBeGreaterThanOrEqual(3); // the two Items and their class (and the node's engine documents)
+    expect(result.pendingLocal).toBe(0);
+    expect(result.lastSuccess).toEqual(expect.any(String));
+    expect(handle.status()).toMatchObject({ ok: false, state: 'complete', pulled: result.pulled, pendingLocal: 0 });
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(statuses.at(-1)).toMatchObject({ state: 'complete', ok: false });
+    expect(announced).toContainEqual(expect.objectContaining({ id: 'Item-raw', direction: 'pull' }));
+    expect(await getApi(client, syncPlugin)!.denied()).toContainEqual(expect.objectContaining({ id: 'Item-raw', direction: 'pull', code: 'DS_VALIDATION_TYPE' }));
+    expect(await client.getDocument('Item-raw')).toBeNull();
+  });
+
+  it('counts pending local changes; a node that cannot be reached is DS_SYNC_NETWORK, with the pending count and the last success kept', async () => {
+    const { server, client } = await setup();
+    const clean = await client.sync({ remote: server.url, auth: { token: TOKEN } });
+    expect(clean).toMatchObject({ ok: true, pendingLocal: 0 });
+    await client.createDocs([{ '~class': 'Item', title: 'offline a', n: 1 }, { '~class': 'Item', title: 'offline b', n: 2 }]);
+    await server.stop();
+    nodes.splice(nodes.indexOf(server), 1);
+    const handle = client.sync({ remote: server.url, auth: { token: TOKEN } });
+    const failure = await handle.then(() => null, (err: unknown) => err);
+    expect(failure).toBeInstanceOf(DocstackError);
+    expect(failure).toMatchObject({ code: 'DS_SYNC_NETWORK', cause: expect.anything() });
+    expect(handle.status()).toMatchObject({ state: 'error', ok: false, pendingLocal: 2, lastSuccess: clean.lastSuccess, error: failure });
+  });
+
+  it('one login for every sync of the stack to the same node as the same user; a wrong password is DS_SYNC_LOGIN, also for a live sync', async () => {
+    const { server, client } = await setup();
+    await client.sync({ remote: server.url, auth: ANN });
+    await client.sync({ remote: server.url, auth: ANN });
+    const live = client.sync({ remote: server.url, auth: ANN, live: true });
+    const created = await client.createDoc({ '~class': 'Item', title: 'live', n: 3 });
+    await waitFor(async () => (await server.stack.getDocument(created._id)) !== null);
+    live.cancel();
+    await live;
+    expect(server.logins).toBe(1);
+
+    const wrong = { username: 'ann', password: 'nope' };
+    const oneShot = await client.sync({ remote: server.url, auth: wrong }).then(() => null, (err: unknown) => err);
+    expect(oneShot).toBeInstanceOf(DocstackError);
+    expect(oneShot).toMatchObject({ code: 'DS_SYNC_LOGIN' });
+    // live with retry: a wrong password stays wrong — it stops instead of logging in at every retry
+    const liveWrong = await client.sync({ remote: server.url, auth: wrong, live: true, maxRetryDelay: 100 }).then(() => null, (err: unknown) => err);
+    expect(liveWrong).toMatchObject({ code: 'DS_SYNC_LOGIN' });
+    expect(server.logins).toBe(3); // one per sync with the wrong password: its other requests do not log in again
+  });
+
+  it('documents the node holds (its _bulk_docs line says held) are listed with what they wait for, not as refused', async () => {
+    const { server, client } = await setup();
+    await client.sync({ remote: server.url, auth: { token: TOKEN } });
+    const [waiting] = await client.createDocs([{ '~class': 'Item', title: 'waits', n: 1 }]);
+    server.holding.add(waiting._id);
+    const result = await client.sync({ remote: server.url, auth: { token: TOKEN } });
+    expect(result.ok).toBe(true);
+    expect(result.refused).toEqual([]);
+    expect(result.held).toEqual([expect.objectContaining({ id: waiting._id, where: 'remote', code: 'DS_INGEST_WAITING', waitingFor: ['Parent'] })]);
+    expect(result.pushed).toBe(1);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
