@@ -159,7 +159,7 @@ export class StatusTracker {
         this.held.set(key, {
           id: line.id,
           ...(typeof line.rev === 'string' ? { rev: line.rev } : {}),
-          code: String(held.code ?? 'DS_INGEST_HELD'),
+          code: String(held.code ?? 'held'),
           reason: String(held.reason ?? 'waiting for what it needs'),
           waitingFor: Array.isArray(held.waitingFor) ? held.waitingFor.map(String) : [],
           where,
