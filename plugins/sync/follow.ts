@@ -62,8 +62,9 @@ export function followSync(f: Followed): Promise<SyncResult> {
       sync.cancel();
     }
   };
-  sync.push.on('paused', onRoundError);
-  sync.pull.on('paused', onRoundError);
+  // before the Sync's own listeners: its `paused` must see the error of the round that paused
+  sync.push.prependListener('paused', onRoundError);
+  sync.pull.prependListener('paused', onRoundError);
   sync.on('paused', () => {
     const { error, lastSuccess } = tracker.snapshot();
     tracker.setState('paused', error);

@@ -157,7 +157,11 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
       const pending = new PendingCounter(stack, remoteKey(options.remote, scope), push.travels);
       tracker.remembered((await pending.load()).lastSuccess);
       stops.push(await followHeld(stack, tracker, ctx.denials, now));
-      if (cancelled) return { ...tracker.snapshot(), state: 'cancelled', cancelled: true };
+      if (cancelled) {
+        const result: SyncResult = { ...tracker.snapshot(), state: 'cancelled', cancelled: true };
+        handle.emit('complete', result);
+        return result;
+      }
       const { db: remote, thrown } = openRemote(options.remote, options.auth, ctx.sessions, {
         bulkDocs: (lines) => tracker.lines('remote', lines),
         wantsChanges: () => tracker.hasRemoteHeld(),
@@ -168,6 +172,8 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
         pending.pulled(results);
       });
       const live = options.live === true;
+      // live: a local write while offline (or between rounds) is counted as pending at once
+      if (live) stops.push(stack.changes.subscribe(() => void pending.count().then((n) => tracker.setPending(n), () => undefined), { passive: true }));
       sync = (PouchDB as unknown as { sync(a: unknown, b: unknown, opts: unknown): PouchSync }).sync(target, remote, {
         live,
         retry: live && options.retry !== false,
@@ -182,6 +188,10 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
       sync.on('complete', close);
       sync.on('error', close);
       return await followSync({ sync, handle, tracker, pending, thrown, denials: ctx.denials, now, live, cancelled: () => cancelled });
+    } catch (err) {
+      // before the replication started (pullAs refused, the store closed): the status says so too
+      if (err instanceof DocstackError && tracker.snapshot().state !== 'error') tracker.setState('error', err);
+      throw err;
     } finally {
       for (const stop of stops) stop();
       if (sync) ctx.running.delete(sync);

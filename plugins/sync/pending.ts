@@ -92,6 +92,11 @@ export class PendingCounter {
       if (page.results.length < 1000) break;
       since = page.lastSeq;
     }
+    // everything up to the end of the feed is on the remote: what was remembered to tell so is not needed
+    if (pending === 0) {
+      this.pulledRevs.clear();
+      this.refusedIds.clear();
+    }
     return pending;
   }
 

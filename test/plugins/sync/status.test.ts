@@ -83,6 +83,21 @@ describe('sync status', () => {
     expect(server.logins).toBe(3); // one per sync with the wrong password: its other requests do not log in again
   });
 
+  it('a live sync that loses its node: the error and the pending local writes show, the last success stays', async () => {
+    const { server, client } = await setup();
+    const live = client.sync({ remote: server.url, auth: { token: TOKEN }, live: true, maxRetryDelay: 200 });
+    await waitFor(async () => live.status().state === 'paused' && live.status().pendingLocal === 0);
+    const synced = live.status().lastSuccess;
+    expect(synced).toEqual(expect.any(String));
+    await server.stop();
+    nodes.splice(nodes.indexOf(server), 1);
+    await client.createDocs([{ '~class': 'Item', title: 'while offline', n: 1 }]);
+    await waitFor(async () => live.status().error?.code === 'DS_SYNC_NETWORK' && live.status().pendingLocal === 1);
+    expect(live.status()).toMatchObject({ ok: false, lastSuccess: synced });
+    live.cancel();
+    expect(await live).toMatchObject({ cancelled: true, pendingLocal: 1 });
+  });
+
   it('documents the node holds (its _bulk_docs line says held) are listed with what they wait for, not as refused', async () => {
     const { server, client } = await setup();
     await client.sync({ remote: server.url, auth: { token: TOKEN } });
