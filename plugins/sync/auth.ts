@@ -32,9 +32,8 @@ export class SyncSessions {
   private readonly sessions = new Map<string, Session>();
 
   /** The token for these credentials: the held one, else a new login shared by concurrent callers. */
-  async token(remote: string, auth: { username: string; password: string }, fresh = false): Promise<string | null> {
+  token(remote: string, auth: { username: string; password: string }, secret: string, fresh = false): Promise<string | null> {
     const key = `${new URL(remote).origin}\n${auth.username}`;
-    const secret = await digest(auth.password);
     const held = this.sessions.get(key);
     if (held && held.secret === secret && !fresh) return held.token;
     // a refused token is dropped only if no other sync has replaced it meanwhile
@@ -57,7 +56,8 @@ export class SyncSessions {
   }
 }
 
-async function digest(text: string): Promise<string> {
+/** SHA-256 of a password, hex: what a kept session is matched with (the password itself is not kept). */
+export async function digest(text: string): Promise<string> {
   const bytes = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
@@ -84,10 +84,12 @@ export function authenticatedFetch(remote: string, auth: SyncAuth | undefined, b
   let token: Promise<string | null> | null = null;
   // a refused login is not tried again by this sync's other requests (PouchDB goes on after some)
   let refused: SyncLoginError | null = null;
+  let secret: Promise<string> | null = null;
   const send = async (url: string | Request, init: RequestInit & { headers?: Headers }, fresh: boolean) => {
+    const matched = await (secret ??= digest(auth.password));
     if (refused) throw refused;
     const headers = new Headers(init.headers);
-    const current = sessions.token(remote, auth, fresh);
+    const current = sessions.token(remote, auth, matched, fresh);
     token = current;
     const bearer = await current.catch((err: unknown) => {
       if (err instanceof SyncLoginError) refused = err;
