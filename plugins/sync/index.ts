@@ -103,11 +103,11 @@ function registerPouchPluginsOnce(): void {
  * `session`: who the remote is for the `admit` taps (SyncPolicy.pullSession); `observe` sees
  * every ingest answer (held lines, pulled revisions).
  */
-function ingestingTarget(stack: ClientStack, session: unknown, observe: (results: IngestResult[]) => void): ReplicationTarget {
+function ingestingTarget(stack: ClientStack, session: unknown, observe: (results: IngestResult[]) => void | Promise<void>): ReplicationTarget {
   return stack.storage.replication.target({
     bulkDocs: async (docs, newEdits) => {
       const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report', ...(session !== undefined ? { session } : {}) });
-      observe(results);
+      await observe(results);
       // every refusal is named `forbidden` for the replicator (it reports `denied` and goes on):
       // any other name makes it throw and stop the whole sync on one document the peer holds
       return results.map(bulkDocsLine).map((line) => (line.error ? { ...line, error: line.error, name: 'forbidden', message: line.reason } : { ok: true as const, id: line.id, rev: line.rev! }));
@@ -170,6 +170,7 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
       const target = ingestingTarget(stack, session, (results) => {
         tracker.lines('local', results as never);
         pending.pulled(results);
+        return policy.pulled?.(results);
       });
       const live = options.live === true;
       // live: a local write while offline (or between rounds) is counted as pending at once

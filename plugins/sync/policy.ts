@@ -1,3 +1,4 @@
+import type { IngestResult } from '../../kernel/ingest.js';
 import { pullSelector, pushFilter, type SyncScope } from './filter.js';
 import type { SyncOptions } from './options.js';
 
@@ -15,6 +16,8 @@ export interface SyncPolicy {
    * the sync; `options.pullAs` names the local user the remote acts as.
    */
   pullSession?(options: SyncOptions): unknown | Promise<unknown>;
+  /** Every ingest answer of what a sync pulled, once stored (a node gives back quota shares of refused documents). */
+  pulled?(results: IngestResult[]): void | Promise<void>;
 }
 
 type PushDoc = { _id: string; _deleted?: boolean } & Record<string, unknown>;

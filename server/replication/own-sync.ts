@@ -2,6 +2,7 @@ import { DocstackError, getApi, syncPlugin, type ClientStack } from '../../index
 import { findUser, publicUser } from '../auth/users.js';
 import type { Caller } from '../authorization/index.js';
 import { isServerPrivateId } from '../authorization/visibility.js';
+import { quotasByStack } from '../authority/quotas.js';
 import { admitPeerPushes, PeerPush } from './admission.js';
 
 /** The remote of a node's own sync when no `pullAs` names who it is: a peer with no rights beyond data. */
@@ -26,6 +27,10 @@ export function guardOwnSyncs(stack: ClientStack, users: () => ClientStack): voi
   api.usePolicy({
     keepsLocal: isServerPrivateId,
     pullSession: async (options) => new PeerPush(options.pullAs === undefined ? UNPRIVILEGED_REMOTE : await callerFor(users(), options.pullAs)),
+    // as after a push: quota shares reserved for documents refused after admission are given back
+    pulled: async (results) => {
+      await quotasByStack.get(stack)?.settle(results.filter((r) => !r.ok).map((r) => r.id));
+    },
   });
 }
 
