@@ -165,7 +165,7 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
       const { db: remote, thrown } = openRemote(options.remote, options.auth, ctx.sessions, {
         bulkDocs: (lines) => tracker.lines('remote', lines),
         wantsChanges: () => tracker.hasRemoteHeld(),
-        listed: (ids) => ids.forEach((id) => tracker.release('remote', id)),
+        listed: (rows) => rows.forEach((row) => tracker.release('remote', row.id, row.revs)),
       });
       const target = ingestingTarget(stack, session, (results) => {
         tracker.lines('local', results as never);

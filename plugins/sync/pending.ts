@@ -60,17 +60,19 @@ export class PendingCounter {
       return this.running;
     }
     const run = (async () => {
-      let total = 0;
-      do {
-        this.again = false;
-        total = await this.countOnce();
-      } while (this.again);
-      return total;
+      try {
+        let total = 0;
+        do {
+          this.again = false;
+          total = await this.countOnce();
+        } while (this.again);
+        return total;
+      } finally {
+        // at once, not a tick later: a call after this count ended must count again
+        this.running = null;
+      }
     })();
     this.running = run;
-    void run.finally(() => {
-      if (this.running === run) this.running = null;
-    }).catch(() => undefined);
     return run;
   }
 

@@ -10,8 +10,8 @@ export interface RemoteObserver {
   bulkDocs(lines: MaybeHeldLine[]): void;
   /** when true, the ids the remote's `_changes` answers list are handed to `listed` */
   wantsChanges(): boolean;
-  /** ids the remote's feed lists: stored there (a document it held is applied) */
-  listed(ids: string[]): void;
+  /** the documents (and revisions) the remote's feed lists: stored there (a document it held is applied) */
+  listed(rows: Array<{ id: string; revs: string[] }>): void;
 }
 
 type PouchStatic = typeof PouchDB & { fetch: Fetch };
@@ -57,7 +57,7 @@ export function openRemote(remote: string, auth: SyncAuth | undefined, sessions:
       const body = JSON.parse(text) as unknown;
       if (bulk && Array.isArray(body)) observer.bulkDocs(body as MaybeHeldLine[]);
       const results = (body as { results?: unknown })?.results;
-      if (feed && Array.isArray(results)) observer.listed(results.map((r) => String((r as { id?: unknown })?.id)));
+      if (feed && Array.isArray(results)) observer.listed(results.map(listedRow));
     } catch {
       // not JSON: PouchDB reports it; the status stays as it was
     }
@@ -68,4 +68,10 @@ export function openRemote(remote: string, auth: SyncAuth | undefined, sessions:
   (db as unknown as { info: (...args: unknown[]) => unknown }).info = (...args: unknown[]) =>
     args.length > 0 ? info(...args) : info().catch(() => ({ db_name: db.name, doc_count: 0, update_seq: 0 }));
   return { db, thrown };
+}
+
+/** A `_changes` row as `{ id, revs }` (its leaf revisions, as the feed lists them). */
+function listedRow(row: unknown): { id: string; revs: string[] } {
+  const r = row as { id?: unknown; changes?: Array<{ rev?: unknown }> };
+  return { id: String(r?.id), revs: Array.isArray(r?.changes) ? r.changes.map((c) => String(c?.rev)) : [] };
 }

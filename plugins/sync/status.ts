@@ -177,9 +177,16 @@ export class StatusTracker {
     if (entries.length > 0) this.changed();
   }
 
-  /** A held document was applied (locally: `ingest:released`; remotely: the node's feed lists it). */
-  release(where: HeldDocument['where'], id: string): void {
-    if (this.held.delete(`${where}:${id}`)) this.changed();
+  /**
+   * A held document was applied (locally: `ingest:released`; remotely: the node's feed lists it).
+   * With `revs` (the feed's leaves) only the held revision counts: an older one of the same
+   * document is listed while the new one waits.
+   */
+  release(where: HeldDocument['where'], id: string, revs?: readonly string[]): void {
+    const entry = this.held.get(`${where}:${id}`);
+    if (!entry || (revs && entry.rev !== undefined && !revs.includes(entry.rev))) return;
+    this.held.delete(`${where}:${id}`);
+    this.changed();
   }
 
   isHeld(where: HeldDocument['where'], id: string): boolean {

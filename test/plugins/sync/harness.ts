@@ -59,10 +59,16 @@ export async function startNode(dataDir: string, options: { port?: number; role?
     res.locals.user = { id: '~User-ann', username: 'ann', role };
     next();
   });
-  app.post('/db/:name/_bulk_docs', (_req: Request, res: Response, next: NextFunction) => {
+  // a node that holds: the held documents are kept out of the store (so out of its feed) and
+  // answered `ok` with `held`, as a docstack node with ingest holding answers them
+  app.post('/db/:name/_bulk_docs', (req: Request, res: Response, next: NextFunction) => {
+    const docs: Array<{ _id?: string; _rev?: string }> = Array.isArray(req.body?.docs) ? req.body.docs : [];
+    const held = docs.filter((doc) => doc._id && node.holding.has(doc._id));
+    if (held.length === 0) return next();
+    req.body.docs = docs.filter((doc) => !held.includes(doc));
     const json = res.json.bind(res);
     res.json = (body: unknown) =>
-      json(Array.isArray(body) ? body.map((line: { id?: string; ok?: boolean }) => (line.ok && line.id && node.holding.has(line.id) ? { ...line, held: { code: 'DS_INGEST_WAITING', reason: 'its class has not arrived', waitingFor: ['Parent'] } } : line)) : body);
+      json([...(Array.isArray(body) ? body : []), ...held.map((doc) => ({ id: doc._id, ok: true, rev: doc._rev, held: { code: 'DS_INGEST_WAITING', reason: 'its class has not arrived', waitingFor: ['Parent'] } }))]);
     next();
   });
   app.use('/db', createReplicationRouter(ctx));

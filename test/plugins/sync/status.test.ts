@@ -98,7 +98,7 @@ describe('sync status', () => {
     expect(await live).toMatchObject({ cancelled: true, pendingLocal: 1 });
   });
 
-  it('documents the node holds (its _bulk_docs line says held) are listed with what they wait for, not as refused', async () => {
+  it('documents the node holds (its _bulk_docs line says held) are listed with what they wait for, not as refused, until its feed lists them', async () => {
     const { server, client } = await setup();
     await client.sync({ remote: server.url, auth: { token: TOKEN } });
     const [waiting] = await client.createDocs([{ '~class': 'Item', title: 'waits', n: 1 }]);
@@ -106,8 +106,21 @@ describe('sync status', () => {
     const result = await client.sync({ remote: server.url, auth: { token: TOKEN } });
     expect(result.ok).toBe(true);
     expect(result.refused).toEqual([]);
-    expect(result.held).toEqual([expect.objectContaining({ id: waiting._id, where: 'remote', code: 'DS_INGEST_WAITING', waitingFor: ['Parent'] })]);
+    expect(result.held).toEqual([expect.objectContaining({ id: waiting._id, rev: waiting._rev, where: 'remote', code: 'DS_INGEST_WAITING', waitingFor: ['Parent'] })]);
     expect(result.pushed).toBe(1);
+    expect(await server.stack.getDocument(waiting._id)).toBeNull();
+
+    // live: held again, then the node applies it (its feed lists the revision): no longer held
+    const [later] = await client.createDocs([{ '~class': 'Item', title: 'waits too', n: 2 }]);
+    server.holding.add(later._id);
+    const live = client.sync({ remote: server.url, auth: { token: TOKEN }, live: true });
+    await waitFor(async () => live.status().held.some((h) => h.id === later._id));
+    server.holding.clear();
+    await server.stack.ingest([await rawDb(client).get(later._id, { revs: true })], { origin: 'replication' });
+    await waitFor(async () => live.status().held.every((h) => h.id !== later._id));
+    expect(live.status().ok).toBe(true);
+    live.cancel();
+    await live;
   });
 });
 
