@@ -219,7 +219,9 @@ type HeldSource = { heldDocuments?: () => Promise<Array<Omit<HeldDocument, 'wher
 async function followHeld(stack: ClientStack, tracker: StatusTracker, denials: DeniedRecords, now: () => string): Promise<() => void> {
   const source = stack as unknown as HeldSource;
   if (typeof source.heldDocuments === 'function') {
-    const held = await source.heldDocuments().catch(() => []);
+    const held = await Promise.resolve()
+      .then(() => source.heldDocuments!())
+      .catch(() => []);
     tracker.seedHeld(held.map((entry) => ({ ...entry, where: 'local' as const, waitingFor: [...(entry.waitingFor ?? [])] })));
   }
   const idOf = (event: unknown) => (typeof event === 'string' ? event : String((event as { id?: unknown })?.id ?? ''));

@@ -124,6 +124,28 @@ describe('sync status', () => {
   });
 });
 
+describe('sync status: documents this stack holds (the kernel holding interface: heldDocuments, ingest:released, ingest:refused)', () => {
+  it('lists them at the start, drops the released one, records the refused one as a pull refusal', async () => {
+    const { server, client } = await setup();
+    const since = new Date().toISOString();
+    // what a stack with ingest holding answers (another slice builds it): two pulled documents waiting for their class
+    Object.assign(client, {
+      heldDocuments: async () => ['Order-1', 'Order-2'].map((id) => ({ id, rev: '1-a', code: 'DS_INGEST_WAITING', reason: 'class Order has not arrived', waitingFor: ['Order'], since })),
+    });
+    const live = client.sync({ remote: server.url, auth: { token: TOKEN }, live: true });
+    await waitFor(async () => live.status().state === 'paused');
+    expect(live.status().held.map((h) => [h.id, h.where])).toEqual([['Order-1', 'local'], ['Order-2', 'local']]);
+    expect(live.status().ok).toBe(true);
+    client.emit('ingest:released', { id: 'Order-1' });
+    client.emit('ingest:refused', { id: 'Order-2', code: 'DS_VALIDATION_TYPE', reason: 'total must be a number' });
+    expect(live.status().held).toEqual([]);
+    expect(live.status()).toMatchObject({ ok: false, refused: [expect.objectContaining({ id: 'Order-2', direction: 'pull', code: 'DS_VALIDATION_TYPE' })] });
+    await waitFor(async () => (await getApi(client, syncPlugin)!.denied()).some((d) => d.id === 'Order-2' && d.direction === 'pull'));
+    live.cancel();
+    await live;
+  });
+});
+
 async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await check())) {
