@@ -12,6 +12,7 @@ import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
 import { cors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
+import { guardOwnSyncs } from './replication/own-sync.js';
 import { authorize } from './authorization/index.js';
 import { TenantStacks } from './tenants/stacks.js';
 import { createIntegrationRouter, startIntegrations, type Integrations } from './integrations.js';
@@ -78,7 +79,10 @@ export class ServerNode extends EventEmitter {
       source: () => this.stack(),
       ...(options.clock ? { clock: options.clock } : {}),
       log: this.log,
-      onOpen: (stack, tenant) => this.authority.attachStack(stack, tenant),
+      onOpen: (stack, tenant) => {
+        guardOwnSyncs(stack, () => this.stack()); // a tenant's own syncs: users live in the default stack
+        return this.authority.attachStack(stack, tenant);
+      },
     });
     const context: NodeContext = {
       config: this.config,
@@ -196,6 +200,8 @@ export class ServerNode extends EventEmitter {
       // one time for the node: sessions and the stack's lifetimes, due times and timestamps
       ...(this.options.clock ? { clock: { now: this.options.clock } } : {}),
     });
+    // the node's own syncs keep its private classes and authorize what they pull (server/replication/own-sync.ts)
+    guardOwnSyncs(this.openStack, () => this.stack());
     if (generatedPassword) {
       this.config.adminPassword = generatedPassword;
       this.config.adminPasswordGenerated = true;

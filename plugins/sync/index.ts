@@ -4,77 +4,57 @@ import HttpAdapter from 'pouchdb-adapter-http';
 import Replication from 'pouchdb-replication';
 import ChangesFilter from 'pouchdb-changes-filter';
 import { DocstackError } from '../../kernel/errors.js';
+import type { IngestResult } from '../../kernel/ingest.js';
 import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
 import type { ReplicationTarget } from '../../kernel/storage-replication.js';
-import { authenticatedFetch, type SyncAuth } from './auth.js';
+import { SyncSessions, type SyncAuth } from './auth.js';
+import { DeniedRecords } from './denied.js';
 import { syncErrorList } from './errors.js';
-import { followEphemeralClasses, pullSelector, pushFilter, syncScope, type SyncScope } from './filter.js';
+import { followEphemeralClasses, syncScope, type SyncScope } from './filter.js';
+import { followSync, type PouchSync } from './follow.js';
+import { PendingCounter } from './pending.js';
+import { openRemote } from './remote.js';
+import { StatusTracker, type HeldDocument, type SyncRefusal, type SyncResult, type SyncStatus } from './status.js';
+import { pushOptions, type SyncPolicy } from './policy.js';
+import type { SyncOptions } from './options.js';
 
 export { SyncLoginError, type SyncAuth } from './auth.js';
+export type { DeniedPush, HeldDocument, SyncDirection, SyncRefusal, SyncResult, SyncState, SyncStatus } from './status.js';
+export type { SyncPolicy } from './policy.js';
+export type { SyncOptions } from './options.js';
 
-export interface SyncOptions {
-  /** the remote database, e.g. `http://127.0.0.1:5000/db/docstack` (any CouchDB-compatible endpoint) */
-  remote: string;
-  auth?: SyncAuth;
-  /** keep replicating as changes happen (default false: one round both ways, then complete) */
-  live?: boolean;
-  /** live only: reconnect after a network error with back-off (default true when live) */
-  retry?: boolean;
-  /** documents per batch (PouchDB's batch_size, default 100) */
-  batchSize?: number;
-  /**
-   * live with retry: the longest wait between reconnection attempts, in ms. The wait starts
-   * under a second and doubles up to this (default PouchDB's own back-off, up to 10 minutes).
-   */
-  maxRetryDelay?: number;
-  /**
-   * Only documents of these classes (by `~class`), with the classes' own class documents
-   * (docs/replication.md#filtered-sync). Without it the whole remote database syncs.
-   */
-  classes?: string[];
-  /** with `classes`: further documents by id (other class documents, domains, patches) */
-  internalDocs?: { extraDocIds?: string[] };
-}
-
-/** Events: change { direction, change }, paused, active, denied, error, complete (as PouchDB's sync). */
+/**
+ * Events: `status` (SyncStatus, on every change of it), change { direction, change }, paused,
+ * active, denied { direction, doc }, error (a DocstackError), complete (SyncResult).
+ */
 export interface SyncHandle extends EventEmitter, PromiseLike<SyncResult> {
   cancel(): void;
-}
-
-export interface SyncResult {
-  push?: unknown;
-  pull?: unknown;
-  cancelled?: boolean;
-}
-
-/** A document the remote refused (a push `denied`): kept until resolved (see docs/replication.md). */
-export interface DeniedPush {
-  id: string;
-  rev?: string;
-  /** the engine's code (`DS_UNIQUE_VIOLATION`, `DS_QUOTA_EXCEEDED`…) when the remote is a docstack node */
-  code: string | null;
-  reason: string;
-  status: number | null;
-  at: string;
+  /** What the sync has done and where it stands now. */
+  status(): SyncStatus;
 }
 
 /** The sync plugin's API; `stack.sync` is its member on the stack object. */
 export interface SyncApi {
   /** Replicates both ways with a remote CouchDB-protocol endpoint (a docstack node), authenticated. */
   sync(options: SyncOptions): SyncHandle;
-  /** The pushes a remote refused, by document id (the last refusal of each), until resolved. */
-  denied(): Promise<DeniedPush[]>;
+  /** The documents a sync refused, either side (the last refusal of each), until resolved. */
+  denied(): Promise<SyncRefusal[]>;
   /** Forgets the refusal of a document (the application changed or removed it). */
   resolveDenied(id: string): Promise<void>;
+  /** What every sync of this stack keeps local and how it authorizes pulls (a server node sets it). */
+  usePolicy(policy: SyncPolicy): void;
 }
 
-const DENIED_ID = '_local/~sync/denied';
-
-type PouchSync = EventEmitter & PromiseLike<SyncResult> & { cancel(): void };
-type PouchStatic = typeof PouchDB & { fetch: (url: string | Request, init?: RequestInit) => Promise<Response> };
+interface SyncContext {
+  stack: ClientStack;
+  running: Set<PouchSync>;
+  sessions: SyncSessions;
+  denials: DeniedRecords;
+  policy(): SyncPolicy;
+}
 
 /**
  * Sync with a docstack node (or CouchDB): PouchDB's own two-way replication, so revision trees
@@ -86,73 +66,25 @@ export const syncPlugin = definePlugin({
   errors: syncErrorList,
   setup({ hooks, stack }): SyncApi {
     registerPouchPluginsOnce();
-    const running = new Set<PouchSync>();
+    let policy: SyncPolicy = {};
+    const ctx: SyncContext = { stack, running: new Set(), sessions: new SyncSessions(), denials: new DeniedRecords(stack), policy: () => policy };
     // a live sync would keep writing into a closed store
     hooks.onClose.tap('sync', () => {
-      for (const sync of running) sync.cancel();
-      running.clear();
+      for (const sync of ctx.running) sync.cancel();
+      ctx.running.clear();
+      ctx.sessions.clear();
     });
-    const denials = new DeniedRecords(stack);
     return {
-      sync: (options: SyncOptions) => {
-        const handle = startSync(stack, options, running);
-        handle.on('denied', (info: { direction?: string; doc?: Record<string, unknown> }) => {
-          if (info?.direction === 'push' && info.doc) void denials.record(info.doc).catch(() => undefined);
-        });
-        return handle;
+      sync: (options: SyncOptions) => startSync(ctx, options),
+      denied: () => ctx.denials.list(),
+      resolveDenied: (id: string) => ctx.denials.resolve(id),
+      usePolicy: (next: SyncPolicy) => {
+        policy = { ...next };
       },
-      denied: () => denials.list(),
-      resolveDenied: (id: string) => denials.resolve(id),
     };
   },
   members: (api) => ({ sync: api.sync }),
 });
-
-/**
- * The refusals of this stack's pushes, in one `_local` document (it never replicates): the
- * application reads them (`denied()`), fixes or removes the document, then `resolveDenied(id)`.
- * Each is also announced as a `sync:denied` event on the stack.
- */
-class DeniedRecords {
-  private chain: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly stack: ClientStack) {}
-
-  record(line: Record<string, unknown>): Promise<void> {
-    const entry: DeniedPush = {
-      id: String(line.id ?? ''),
-      ...(typeof line.rev === 'string' ? { rev: line.rev } : {}),
-      code: typeof line.code === 'string' ? line.code : null,
-      reason: String(line.reason ?? line.message ?? 'refused'),
-      status: typeof line.status === 'number' ? line.status : null,
-      at: new Date(this.stack.clock.now()).toISOString(),
-    };
-    // every peer makes its own meta-class and engine documents (system patches): the node refusing
-    // them is expected, not something for the application to resolve
-    if (entry.code === 'DS_AUTHZ_META_CLASS' || entry.code === 'DS_AUTHZ_INTERNAL') return Promise.resolve();
-    this.stack.emit('sync:denied', entry);
-    return this.edit((all) => ({ ...all, [entry.id]: entry }));
-  }
-
-  async list(): Promise<DeniedPush[]> {
-    await this.chain;
-    const doc = await this.stack.storage.get<{ denied: Record<string, DeniedPush> }>(DENIED_ID);
-    return Object.values(doc?.denied ?? {});
-  }
-
-  resolve(id: string): Promise<void> {
-    return this.edit((all) => Object.fromEntries(Object.entries(all).filter(([key]) => key !== id)));
-  }
-
-  private edit(change: (all: Record<string, DeniedPush>) => Record<string, DeniedPush>): Promise<void> {
-    const run = this.chain.then(async () => {
-      const doc = await this.stack.storage.get<{ _id: string; _rev: string; denied: Record<string, DeniedPush> }>(DENIED_ID);
-      await this.stack.storage.put({ _id: DENIED_ID, ...(doc ? { _rev: doc._rev } : {}), denied: change(doc?.denied ?? {}) });
-    });
-    this.chain = run.catch(() => undefined);
-    return run;
-  }
-}
 
 /** registerPouchPlugin adds each plugin once per process; the checks cover a plugin registered by other code. */
 function registerPouchPluginsOnce(): void {
@@ -168,11 +100,14 @@ function registerPouchPluginsOnce(): void {
  * `stack.ingest` (validated, keys claimed, `change` events) instead of straight into storage.
  * A refused document answers `forbidden`: the replicator reports it as `denied` and goes on.
  * A key clash is reported (`index:conflict`), not refused: the node has already decided.
+ * `session`: who the remote is for the `admit` taps (SyncPolicy.pullSession); `observe` sees
+ * every ingest answer (held lines, pulled revisions).
  */
-function ingestingTarget(stack: ClientStack): ReplicationTarget {
+function ingestingTarget(stack: ClientStack, session: unknown, observe: (results: IngestResult[]) => void | Promise<void>): ReplicationTarget {
   return stack.storage.replication.target({
     bulkDocs: async (docs, newEdits) => {
-      const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report' });
+      const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report', ...(session !== undefined ? { session } : {}) });
+      await observe(results);
       // every refusal is named `forbidden` for the replicator (it reports `denied` and goes on):
       // any other name makes it throw and stop the whole sync on one document the peer holds
       return results.map(bulkDocsLine).map((line) => (line.error ? { ...line, error: line.error, name: 'forbidden', message: line.reason } : { ok: true as const, id: line.id, rev: line.rev! }));
@@ -185,28 +120,82 @@ function backOff(max: number): (delay: number) => number {
   return (delay) => Math.min(max, delay === 0 ? 250 + Math.floor(Math.random() * 250) : delay * 2);
 }
 
-function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchSync>): SyncHandle {
+/** The remote (without credentials) and the scope: what the kept counting start belongs to. */
+function remoteKey(remote: string, scope: SyncScope | null): string {
+  const url = new URL(remote);
+  url.username = '';
+  url.password = '';
+  return scope ? `${url.href} ${JSON.stringify(scope)}` : url.href;
+}
+
+function checkOptions(options: SyncOptions, policy: SyncPolicy): void {
   if (!options || typeof options.remote !== 'string' || !/^https?:\/\//.test(options.remote)) {
     throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
   }
+  if (options.pullAs !== undefined && (typeof options.pullAs !== 'string' || options.pullAs === '' || !policy.pullSession)) {
+    throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync: "pullAs" names a local user, on a stack that authorizes what it pulls (a server node).', { path: 'pullAs' });
+  }
+}
+
+function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
+  const { stack } = ctx;
+  const policy = ctx.policy();
+  checkOptions(options, policy);
   const scope = syncScope(options.classes, options.internalDocs);
   const handle = new EventEmitter() as SyncHandle;
+  const now = () => new Date(stack.clock.now()).toISOString();
+  const tracker = new StatusTracker(now, (status) => handle.emit('status', status));
   let cancelled = false;
   let sync: PouchSync | null = null;
   const done = (async (): Promise<SyncResult> => {
     // the ephemeral classes are known before the first change is read: none may slip out
     const ephemeral = await followEphemeralClasses(stack);
+    const stops: Array<() => void> = [ephemeral.stop];
     try {
+      const session = policy.pullSession ? await policy.pullSession(options) : undefined;
+      const push = pushOptions(ephemeral.names, scope, policy);
+      const pending = new PendingCounter(stack, remoteKey(options.remote, scope), push.travels);
+      tracker.remembered((await pending.load()).lastSuccess);
+      stops.push(await followHeld(stack, tracker, ctx.denials, now));
       if (cancelled) {
-        handle.emit('complete', { cancelled: true });
-        return { cancelled: true };
+        const result: SyncResult = { ...tracker.snapshot(), state: 'cancelled', cancelled: true };
+        handle.emit('complete', result);
+        return result;
       }
-      sync = startPouchSync(stack, options, scope, ephemeral.names);
-      running.add(sync);
-      return await followSync(sync, handle);
+      const { db: remote, thrown } = openRemote(options.remote, options.auth, ctx.sessions, {
+        bulkDocs: (lines) => tracker.lines('remote', lines),
+        wantsChanges: () => tracker.hasRemoteHeld(),
+        listed: (rows) => rows.forEach((row) => tracker.release('remote', row.id, row.revs)),
+      });
+      const target = ingestingTarget(stack, session, (results) => {
+        tracker.lines('local', results as never);
+        pending.pulled(results);
+        return policy.pulled?.(results);
+      });
+      const live = options.live === true;
+      // live: a local write while offline (or between rounds) is counted as pending at once
+      if (live) stops.push(stack.changes.subscribe(() => void pending.count().then((n) => tracker.setPending(n), () => undefined), { passive: true }));
+      sync = (PouchDB as unknown as { sync(a: unknown, b: unknown, opts: unknown): PouchSync }).sync(target, remote, {
+        live,
+        retry: live && options.retry !== false,
+        ...(options.batchSize ? { batch_size: options.batchSize } : {}),
+        ...(options.maxRetryDelay ? { back_off_function: backOff(options.maxRetryDelay) } : {}),
+        push: push.options,
+        // pull: a selector the node serves (filter=_selector); PouchDB names the checkpoint after it
+        ...(push.pullSelector ? { pull: { selector: push.pullSelector } } : {}),
+      });
+      ctx.running.add(sync);
+      const close = () => void remote.close().catch(() => undefined);
+      sync.on('complete', close);
+      sync.on('error', close);
+      return await followSync({ sync, handle, tracker, pending, thrown, denials: ctx.denials, now, live, cancelled: () => cancelled });
+    } catch (err) {
+      // before the replication started (pullAs refused, the store closed): the status says so too
+      if (err instanceof DocstackError && tracker.snapshot().state !== 'error') tracker.setState('error', err);
+      throw err;
     } finally {
-      ephemeral.stop();
-      if (sync) running.delete(sync);
+      for (const stop of stops) stop();
+      if (sync) ctx.running.delete(sync);
     }
   })();
   done.catch(() => undefined); // a caller listening to events only must not get an unhandled rejection
@@ -215,45 +204,40 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
       cancelled = true;
       sync?.cancel();
     },
+    status: () => tracker.snapshot(),
     then: <A, B>(ok?: ((v: SyncResult) => A | PromiseLike<A>) | null, ko?: ((e: unknown) => B | PromiseLike<B>) | null) => done.then(ok, ko),
   });
 }
 
-function startPouchSync(stack: ClientStack, options: SyncOptions, scope: SyncScope | null, ephemeral: ReadonlySet<string>): PouchSync {
-  const Pouch = PouchDB as PouchStatic;
-  const baseFetch = (url: string | Request, init?: RequestInit) => Pouch.fetch(url, init);
-  const remote = new PouchDB(options.remote, { fetch: authenticatedFetch(options.remote, options.auth, baseFetch), skip_setup: true } as never);
-  const live = options.live === true;
-  const sync = (PouchDB as unknown as { sync(a: unknown, b: unknown, opts: unknown): PouchSync }).sync(ingestingTarget(stack), remote, {
-    live,
-    retry: live && options.retry !== false,
-    ...(options.batchSize ? { batch_size: options.batchSize } : {}),
-    ...(options.maxRetryDelay ? { back_off_function: backOff(options.maxRetryDelay) } : {}),
-    // push: ephemeral documents never leave; the scope in query_params names the checkpoint
-    push: { filter: pushFilter(ephemeral, scope), query_params: scope ?? { ephemeral: 'excluded' } },
-    // pull: a selector the node serves (filter=_selector); PouchDB names the checkpoint after it
-    ...(scope ? { pull: { selector: pullSelector(scope) } } : {}),
-  });
-  const close = () => void remote.close().catch(() => undefined);
-  sync.on('complete', close);
-  sync.on('error', close);
-  return sync;
-}
+type HeldSource = { heldDocuments?: () => Promise<Array<Omit<HeldDocument, 'where'>>> };
 
 /**
- * PouchDB's Sync resolves `undefined` on failure (it emits 'error' instead): the handle's
- * promise rejects, so `await stack.sync(...)` cannot mistake a refused login for success.
+ * Documents this stack holds (the kernel's ingest holding, when it has it): listed at the start,
+ * dropped from the status when applied (`ingest:released`), recorded as a pull refusal when
+ * refused once what they waited for arrived (`ingest:refused`). Returns the unsubscribe.
  */
-function followSync(sync: PouchSync, handle: SyncHandle): Promise<SyncResult> {
-  for (const event of ['change', 'paused', 'active', 'denied'] as const) sync.on(event, (info: unknown) => handle.emit(event, info));
-  return new Promise<SyncResult>((resolve, reject) => {
-    sync.on('complete', (info: SyncResult) => {
-      handle.emit('complete', info);
-      resolve(info);
-    });
-    sync.on('error', (err: unknown) => {
-      if (handle.listenerCount('error') > 0) handle.emit('error', err);
-      reject(err);
-    });
-  });
+async function followHeld(stack: ClientStack, tracker: StatusTracker, denials: DeniedRecords, now: () => string): Promise<() => void> {
+  const source = stack as unknown as HeldSource;
+  if (typeof source.heldDocuments === 'function') {
+    const held = await Promise.resolve()
+      .then(() => source.heldDocuments!())
+      .catch(() => []);
+    tracker.seedHeld(held.map((entry) => ({ ...entry, where: 'local' as const, waitingFor: [...(entry.waitingFor ?? [])] })));
+  }
+  const idOf = (event: unknown) => (typeof event === 'string' ? event : String((event as { id?: unknown })?.id ?? ''));
+  const released = (event: unknown) => tracker.release('local', idOf(event));
+  const refused = (event: unknown) => {
+    const id = idOf(event);
+    if (!tracker.isHeld('local', id)) return;
+    const e = event as { code?: unknown; reason?: unknown; rev?: unknown; status?: unknown };
+    const entry: SyncRefusal = { id, ...(typeof e.rev === 'string' ? { rev: e.rev } : {}), code: typeof e.code === 'string' ? e.code : null, reason: String(e.reason ?? 'refused'), status: typeof e.status === 'number' ? e.status : null, direction: 'pull', at: now() };
+    tracker.refuse(entry);
+    void denials.record(entry).catch(() => undefined);
+  };
+  stack.on('ingest:released', released);
+  stack.on('ingest:refused', refused);
+  return () => {
+    stack.off('ingest:released', released);
+    stack.off('ingest:refused', refused);
+  };
 }

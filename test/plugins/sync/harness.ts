@@ -28,6 +28,13 @@ export interface TestNode {
   origin: string;
   stack: ClientStack;
   requests: number;
+  /** POST /login calls answered */
+  logins: number;
+  /**
+   * ids whose `_bulk_docs` line the node answers as held (the shape a docstack node with ingest
+   * holding answers: `ok: true` with `held: { code, reason, waitingFor }`)
+   */
+  holding: Set<string>;
   stop(): Promise<void>;
 }
 
@@ -37,10 +44,11 @@ export async function startNode(dataDir: string, options: { port?: number; role?
   const config = { stackName: STACK_NAME, bodyLimit: 1024 * 1024 } as ServerConfig;
   const ctx: NodeContext = { config, events: new EventEmitter(), log: () => undefined, stack: () => stack, keys: () => { throw new Error('no keys in tests'); }, resetStack: async () => undefined };
   const app = express();
-  const node = { requests: 0 } as TestNode;
+  const node = { requests: 0, logins: 0, holding: new Set<string>() } as TestNode;
   app.use(express.json({ limit: '1mb' }));
   // the node's login answers with the httpOnly cookie jwtToken (server/auth); mimicked here
   app.post('/login', (req: Request, res: Response) => {
+    node.logins += 1;
     if (req.body?.username !== 'ann' || req.body?.password !== 'ann-password') return void res.status(401).json({ error: 'unauthorized', reason: 'Wrong username or password.' });
     res.cookie('jwtToken', TOKEN, { httpOnly: true }).json({ sessionId: 's1', expiresAt: Date.now() + 3600_000 });
   });
@@ -49,6 +57,18 @@ export async function startNode(dataDir: string, options: { port?: number; role?
     if (req.headers.authorization !== `Bearer ${TOKEN}`) return void res.status(401).json({ error: 'unauthorized', reason: 'Log in first.' });
     const role = options.role ?? 'user';
     res.locals.user = { id: '~User-ann', username: 'ann', role };
+    next();
+  });
+  // a node that holds: the held documents are kept out of the store (so out of its feed) and
+  // answered `ok` with `held`, as a docstack node with ingest holding answers them
+  app.post('/db/:name/_bulk_docs', (req: Request, res: Response, next: NextFunction) => {
+    const docs: Array<{ _id?: string; _rev?: string }> = Array.isArray(req.body?.docs) ? req.body.docs : [];
+    const held = docs.filter((doc) => doc._id && node.holding.has(doc._id));
+    if (held.length === 0) return next();
+    req.body.docs = docs.filter((doc) => !held.includes(doc));
+    const json = res.json.bind(res);
+    res.json = (body: unknown) =>
+      json([...(Array.isArray(body) ? body : []), ...held.map((doc) => ({ id: doc._id, ok: true, rev: doc._rev, held: { code: 'DS_INGEST_WAITING', reason: 'its class has not arrived', waitingFor: ['Parent'] } }))]);
     next();
   });
   app.use('/db', createReplicationRouter(ctx));
