@@ -26,6 +26,8 @@ export interface WriteExtras {
    * in reaction to another (after-triggers); plugins refuse past their limit.
    */
   depth?: number;
+  /** stack.ingest: the documents arriving with these (WriteBatch.siblings) */
+  siblings?: readonly Doc[];
 }
 
 /** Picks the pipeline extras out of a caller's write options (never their other keys). */
@@ -146,7 +148,7 @@ export class WritePipeline {
       plans.push(plan);
     }
     const drafts = requests.map((r) => r.draft);
-    const batch: WriteBatch = { drafts, scratch: new Map() };
+    const batch: WriteBatch = { drafts, scratch: new Map(), ...(extras.siblings ? { siblings: extras.siblings } : {}) };
     const contexts: WriteContext[] = requests.map((r, index) => ({
       op: r.op,
       classModel: r.classModel,
