@@ -84,6 +84,8 @@ export interface IngestItem {
    * documents): answered as stored (`ok`, with `new_edits: false` only), not stored.
    */
   ignored?: boolean;
+  /** Set by the tap that handled the document: run once it is stored (the domains plugin reconciles relations). */
+  onStored?: () => Promise<void>;
 }
 
 export interface AdmitContext {

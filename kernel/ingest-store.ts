@@ -27,6 +27,8 @@ export interface Entry {
   kind: Kind;
   model?: ClassModel;
   request?: WriteRequest;
+  /** IngestItem.onStored of a handled document */
+  onStored?: () => Promise<void>;
 }
 
 interface StoreParts {

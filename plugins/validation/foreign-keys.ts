@@ -8,7 +8,11 @@ const SCRATCH_KEY = 'validation:foreign-keys';
 const FEW_IDS = 8;
 
 interface BatchTargets {
-  /** documents created by the same batch: a target may be written alongside its referrers */
+  /**
+   * documents created by the same batch: a target may be written alongside its referrers; and
+   * under stack.ingest the documents arriving with it (WriteBatch.siblings: the rest of a peer's
+   * batch, held documents retried together — two documents naming each other validate together)
+   */
   inBatch: Map<string, Doc>;
   /** one allDocs per class of the batch, for every foreign-key id its drafts name */
   byClass: Map<string, Promise<Map<string, Target>>>;
@@ -23,6 +27,7 @@ function batchTargets(ctx: WriteContext): BatchTargets {
   let state = ctx.batch.scratch.get(SCRATCH_KEY) as BatchTargets | undefined;
   if (!state) {
     const inBatch = new Map<string, Doc>();
+    for (const sibling of ctx.batch.siblings ?? []) inBatch.set(sibling._id, sibling);
     for (const draft of ctx.batch.drafts) if (draft.active !== false) inBatch.set(draft._id, draft);
     state = { inBatch, byClass: new Map() };
     ctx.batch.scratch.set(SCRATCH_KEY, state);
@@ -99,9 +104,10 @@ function refuseTarget(fk: AttributeModel, target: Target, id: string, path: stri
         ? `is a ${target['~class']}, not a ${fk.targetClass}`
         : null;
   if (problem) {
+    // a target not here at all may still arrive: stack.ingest holds the referrer for it
     throw new DocstackError('DS_VALIDATION_FOREIGN_KEY', `"${path}" names ${JSON.stringify(id)}, which ${problem}.`, {
       path,
-      details: { attribute: fk.name, targetClass: fk.targetClass, id },
+      details: { attribute: fk.name, targetClass: fk.targetClass, id, ...(target ? {} : { waitingFor: [id] }) },
     });
   }
 }
