@@ -24,6 +24,8 @@ interface HeldItem extends HeldEntry {
   doc: IngestDoc;
   origin: WriteOrigin;
   keyConflicts: 'refuse' | 'report';
+  /** the revision each name it waits for had here when it was held (absent: not here) */
+  seen?: Record<string, string>;
 }
 
 interface HeldRecord {
@@ -77,11 +79,14 @@ export class HeldStore {
 
   async list(): Promise<HeldEntry[]> {
     await this.releases;
-    return (await this.read()).items.map(({ doc: _d, origin: _o, keyConflicts: _k, ...entry }) => ({ ...entry, waitingFor: [...entry.waitingFor] }));
+    return (await this.read()).items.map(({ doc: _d, origin: _o, keyConflicts: _k, seen: _s, ...entry }) => ({ ...entry, waitingFor: [...entry.waitingFor] }));
   }
 
   /** Keeps documents aside; returns those it had no room for (refused by the caller). */
-  add(items: { doc: IngestDoc; reason: HeldReason; origin: WriteOrigin; keyConflicts: 'refuse' | 'report'; since: string }[]): Promise<Set<IngestDoc>> {
+  async add(items: { doc: IngestDoc; reason: HeldReason; origin: WriteOrigin; keyConflicts: 'refuse' | 'report'; since: string }[]): Promise<Set<IngestDoc>> {
+    const names = [...new Set(items.flatMap((i) => i.reason.waitingFor))];
+    const revs = new Map<string, string>();
+    (await this.storage.getMany<{ _rev?: string }>(names)).forEach((doc, i) => doc?._rev && revs.set(names[i], doc._rev));
     return this.edit(async (record) => {
       const full = new Set<IngestDoc>();
       for (const { doc, reason, origin, keyConflicts, since } of items) {
@@ -92,10 +97,24 @@ export class HeldStore {
           continue;
         }
         record.items = record.items.filter((i) => i !== before);
-        record.items.push({ id: doc._id, rev, ...reason, since: before?.since ?? since, doc, origin, keyConflicts });
+        const seen = Object.fromEntries(reason.waitingFor.filter((w) => revs.has(w)).map((w) => [w, revs.get(w)!]));
+        record.items.push({ id: doc._id, rev, ...reason, since: before?.since ?? since, doc, origin, keyConflicts, seen });
       }
       return full;
     });
+  }
+
+  /**
+   * The names held documents wait for that changed here since they were held (written by a path
+   * that does not announce itself: Class.create, a patch). Read only when some are held.
+   */
+  async present(): Promise<string[]> {
+    const items = (await this.read()).items;
+    if (items.length === 0) return [];
+    const names = [...new Set(items.flatMap((i) => i.waitingFor))];
+    const found = await this.storage.getMany<{ _rev?: string; active?: unknown }>(names);
+    const now = new Map(names.map((name, i) => [name, found[i] && found[i]!.active !== false ? found[i]!._rev : undefined]));
+    return names.filter((name) => now.get(name) !== undefined && items.some((i) => i.waitingFor.includes(name) && i.seen?.[name] !== now.get(name)));
   }
 
   /** Whether any held document waits for one of these names (a cheap test, from memory). */

@@ -79,9 +79,10 @@ export class Ingestor {
     stack.once('closed', () => stack.off('change', onChange));
   }
 
-  /** The documents held now, once the releases under way are done. */
+  /** The documents held now, once the releases under way are done (and those whose wait is over released). */
   async heldDocuments(): Promise<HeldEntry[]> {
     await this.background;
+    await this.releaseFor(await this.held.present(), new Set());
     return this.held.list();
   }
 
@@ -148,7 +149,8 @@ export class Ingestor {
     await this.held.supersede(written.map((e) => e.doc));
     if (!retrying) {
       const fresh = new Set(holding.filter((h) => results[h.entry.index]?.ok).map((h) => heldKey(h.entry.doc)));
-      const names = [...written.flatMap((e) => answersOf(e.doc)), ...holding.map((h) => h.entry.doc._id)];
+      // what this batch stored or held, and what arrived meanwhile by a path that does not announce itself
+      const names = [...written.flatMap((e) => answersOf(e.doc)), ...holding.map((h) => h.entry.doc._id), ...(await this.held.present())];
       const outcome = await this.releaseFor(names, fresh);
       // held and released by the same call: the caller sees it stored (or refused), no events
       for (const h of holding) {
