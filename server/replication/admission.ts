@@ -1,4 +1,4 @@
-import { DocstackError, type ClientStack } from '../../index.js';
+import { DocstackError, isClassDocId, type ClientStack } from '../../index.js';
 import { authorize, classifyWrite, META_CLASS_IDS, refusePlaintext, type Caller } from '../authorization/index.js';
 import { quotasByStack } from '../authority/quotas.js';
 import { refusedId } from './policy.js';
@@ -29,9 +29,10 @@ export function admitPeerPushes(stack: ClientStack): void {
     if (ctx.held) return refusePlaintextOf(stack, item.doc);
     if (!(ctx.session instanceof PeerPush)) return;
     const { doc, previous } = item;
-    // the meta-class documents (`class`, `domain`, `~self`): every peer's engine makes its own; a
-    // peer's copy is answered as stored and ignored (never stored), not reported as a refusal
-    if (ctx.newEdits === false && META_CLASS_IDS.has(doc._id)) {
+    // the meta-class documents (`class`, `domain`, `~self`) and the engine's own class documents
+    // (`~Job`, `~Keyring`, …): every peer's engine makes its own from its system patches; a peer's
+    // copy is answered as stored and ignored (never stored), not reported as a refusal
+    if (ctx.newEdits === false && (META_CLASS_IDS.has(doc._id) || (doc._id.startsWith('~') && isClassDocId(doc._id)))) {
       item.ignored = true;
       return;
     }
