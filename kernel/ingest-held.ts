@@ -24,7 +24,7 @@ interface HeldItem extends HeldEntry {
   doc: IngestDoc;
   origin: WriteOrigin;
   keyConflicts: 'refuse' | 'report';
-  /** the revision each name it waits for had here when it was held (absent: not here) */
+  /** the revision of the class it waits a newer version of, when it was held (schema ahead) */
   seen?: Record<string, string>;
 }
 
@@ -97,7 +97,9 @@ export class HeldStore {
           continue;
         }
         record.items = record.items.filter((i) => i !== before);
-        const seen = Object.fromEntries(reason.waitingFor.filter((w) => revs.has(w)).map((w) => [w, revs.get(w)!]));
+        // what it waits for is here already only when it is here in an older version (schema
+        // ahead); anything else it waits for was absent, so present now means arrived meanwhile
+        const seen = reason.code === 'DS_VALIDATION_UNKNOWN_ATTRIBUTE' ? Object.fromEntries(reason.waitingFor.filter((w) => revs.has(w)).map((w) => [w, revs.get(w)!])) : {};
         record.items.push({ id: doc._id, rev, ...reason, since: before?.since ?? since, doc, origin, keyConflicts, seen });
       }
       return full;
@@ -115,6 +117,11 @@ export class HeldStore {
     const found = await this.storage.getMany<{ _rev?: string; active?: unknown }>(names);
     const now = new Map(names.map((name, i) => [name, found[i] && found[i]!.active !== false ? found[i]!._rev : undefined]));
     return names.filter((name) => now.get(name) !== undefined && items.some((i) => i.waitingFor.includes(name) && i.seen?.[name] !== now.get(name)));
+  }
+
+  /** True when the record is read and holds nothing: every write of the stack asks, synchronously. */
+  get knownEmpty(): boolean {
+    return this.record !== null && this.record.items.length === 0;
   }
 
   /** Whether any held document waits for one of these names (a cheap test, from memory). */

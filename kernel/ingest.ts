@@ -72,7 +72,7 @@ export class Ingestor {
     this.held = new HeldStore(deps.storage);
     const { stack } = deps;
     const onChange = (e: DocChangeEvent) => {
-      if (e.origin === 'replication') return; // an ingest releases what it stored itself
+      if (e.origin === 'replication' || this.held.knownEmpty) return; // an ingest releases what it stored itself
       this.background = this.background.then(() => this.releaseFor(answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id }), new Set())).catch(() => undefined);
     };
     stack.on('change', onChange);
