@@ -145,7 +145,7 @@ export class Ingestor {
     written.push(...(await this.deps.lock(() => storeDocuments(this.deps, keyed, rest, { newEdits, keyConflicts, tombstones }, refuse, results))));
 
     await this.announce(written, results, origin, extras);
-    await this.keep(holding, { origin, keyConflicts }, refuse, results);
+    await this.keep(holding, { origin, keyConflicts }, refuse);
     await this.held.supersede(written.map((e) => e.doc));
     if (!retrying) {
       const fresh = new Set(holding.filter((h) => results[h.entry.index]?.ok).map((h) => heldKey(h.entry.doc)));
@@ -163,12 +163,11 @@ export class Ingestor {
   }
 
   /** Holds what waits; a document the held record has no room for is refused with its own code. */
-  private async keep(holding: { entry: Entry; reason: HeldReason; err: unknown }[], how: { origin: WriteOrigin; keyConflicts: 'refuse' | 'report' }, refuse: (e: Entry, err: unknown) => void, results: (IngestResult | undefined)[]): Promise<void> {
+  private async keep(holding: { entry: Entry; reason: HeldReason; err: unknown }[], how: { origin: WriteOrigin; keyConflicts: 'refuse' | 'report' }, refuse: (e: Entry, err: unknown) => void): Promise<void> {
     if (holding.length === 0) return;
     const since = nowIso(this.deps.stack.clock);
     const full = await this.held.add(holding.map((h) => ({ doc: h.entry.doc, reason: h.reason, ...how, since })));
     for (const h of holding) if (full.has(h.entry.doc)) refuse(h.entry, h.err);
-    void results;
   }
 
   /**
