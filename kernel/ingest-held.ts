@@ -35,6 +35,8 @@ interface HeldRecord {
 }
 
 const HELD_ID = '_local/~ingest-held';
+/** where the patches plugin kept held documents before this record existed */
+const LEGACY_ID = '_local/~patches-held';
 /** Past this many, a document is refused with its own code rather than held (a bound on the record). */
 export const HELD_LIMIT = 5000;
 
@@ -209,7 +211,28 @@ export class HeldStore {
   }
 
   private async read(): Promise<HeldRecord> {
-    this.record ??= (await this.storage.get<HeldRecord>(HELD_ID)) ?? { _id: HELD_ID, items: [] };
+    this.loading ??= (async () => this.adoptPatchesRecord((await this.storage.get<HeldRecord>(HELD_ID)) ?? { _id: HELD_ID, items: [] }))();
+    this.record ??= await this.loading;
     return this.record;
+  }
+
+  private loading: Promise<HeldRecord> | null = null;
+
+  /**
+   * Documents the patches plugin held before the kernel did (`_local/~patches-held`: schema
+   * ahead, received by a client pulling) are taken over once, so none is lost by an upgrade.
+   */
+  private async adoptPatchesRecord(record: HeldRecord): Promise<HeldRecord> {
+    const old = await this.storage.get<{ _id: string; _rev: string; docs?: IngestDoc[] }>(LEGACY_ID);
+    if (!old) return record;
+    const since = new Date().toISOString();
+    for (const doc of old.docs ?? []) {
+      if (record.items.length >= HELD_LIMIT || typeof doc['~class'] !== 'string') continue;
+      const className = doc['~class'];
+      record.items.push({ id: doc._id, rev: String(doc._rev ?? ''), code: 'DS_CLASS_NOT_FOUND', reason: `Held for the class ${JSON.stringify(className)} by an earlier version.`, waitingFor: [className], since, doc, origin: 'replication', keyConflicts: 'report' });
+    }
+    record._rev = await this.storage.put(record as never);
+    await this.storage.remove(LEGACY_ID, old._rev);
+    return record;
   }
 }

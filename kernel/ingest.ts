@@ -278,7 +278,9 @@ export class Ingestor {
       if (failed.size === 0) return standing;
       for (const [entry, err] of failed) await refuse(entry, err);
       standing = standing.filter((e) => !failed.has(e));
-      if (standing.length === 0) return [];
+      // checked again only when one still standing names a document that just fell out
+      const gone = new Set([...failed.keys()].map((e) => e.doc._id));
+      if (!standing.some((e) => namesAny(e.request!.draft, gone))) return standing;
     }
   }
 
@@ -322,6 +324,11 @@ export class Ingestor {
   }
 }
 
+
+/** Whether a draft's values (a string, or a list of them) name one of these ids. */
+function namesAny(draft: Doc, ids: Set<string>): boolean {
+  return Object.values(draft).some((v) => (typeof v === 'string' ? ids.has(v) : Array.isArray(v) && v.some((x) => typeof x === 'string' && ids.has(x))));
+}
 
 const heldKey = (doc: IngestDoc) => `${doc._id}@${String(doc._rev ?? '')}`;
 

@@ -130,4 +130,21 @@ describe('stack.ingest holds what waits for something not here yet', () => {
     expect((await other.ingest([await rev(peer, north)], { hold: false }))[0]).toMatchObject({ ok: false, code: 'DS_VALIDATION_FOREIGN_KEY' });
     expect(await other.heldDocuments()).toEqual([]);
   });
+
+  it('takes over the documents the patches plugin held before an upgrade (its _local record), and releases them', async () => {
+    const { peer, acme } = await author();
+    const dataDir = await tempDir();
+    const name = uniqueName('legacy');
+    const open = async () => track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser }));
+    let here = await open();
+    const doc = { ...(await rev(peer, acme)) } as Record<string, unknown>;
+    await here.storage.put({ _id: '_local/~patches-held', docs: [doc] });
+    await here.close();
+    here = await open();
+    expect((await here.heldDocuments()).map((h) => [h.id, h.waitingFor])).toEqual([[acme, ['Customer']]]);
+    expect(await here.storage.get('_local/~patches-held')).toBeNull();
+    await here.ingest([await rev(peer, 'Customer'), await rev(peer, 'Site')]);
+    // acme names its primary site, not here: it now waits for it, under its own code
+    expect((await here.heldDocuments()).map((h) => [h.id, h.code])).toEqual([[acme, 'DS_VALIDATION_FOREIGN_KEY']]);
+  });
 });
