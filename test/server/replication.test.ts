@@ -134,6 +134,13 @@ describe('replication endpoint with stock PouchDB', () => {
     expect(((await refused.json()) as { code?: string }).code).toBe('DS_VALIDATION_FOREIGN_KEY');
     expect(await server.stack.storage.get('Part-2')).toBeNull();
 
+    // authorization runs before holding: a user's class document waiting for its target class is refused, not held
+    const child = { _id: 'Child', _rev: '1-cccc', '~class': 'class', name: 'Child', schema: { parent: { name: 'parent', type: 'foreign_key', targetClass: 'Parent' } }, '~createTimestamp': now, active: true };
+    const schema = await fetch(`${server.url}/Child?new_edits=false`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(child) });
+    expect(schema.status).toBe(403);
+    expect(((await schema.json()) as { code?: string }).code).toBe('DS_AUTHZ_SCHEMA');
+    expect((await server.stack.heldDocuments()).map((h) => h.id)).toEqual(['Part-1']);
+
     const target = { ...itemDoc(9), _id: 'Item-later', _rev: '1-bbbb' };
     const lines = (await (await fetch(`${server.url}/_bulk_docs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ docs: [target], new_edits: false }) })).json()) as unknown[];
     expect(lines).toEqual([{ id: 'Item-later', ok: true, rev: '1-bbbb' }]);
