@@ -1,6 +1,7 @@
 /** docstack: the engine. Presets live at `docstack/presets`. */
 export { createStack, getApi, ClientStack, type StackOptions, type StackWith, type WriteOptions } from './kernel/stack.js';
-export type { IngestOptions, IngestResult } from './kernel/ingest.js';
+export type { HeldEntry, IngestOptions, IngestResult } from './kernel/ingest.js';
+export type { HeldReason } from './kernel/ingest-held.js';
 export { bulkDocsLine, type BulkDocsLine } from './kernel/ingest-lines.js';
 export type { DocChangeEvent } from './kernel/pipeline.js';
 export { Class, type FetchOptions } from './kernel/model/class.js';

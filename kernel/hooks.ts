@@ -15,6 +15,11 @@ export interface WriteBatch {
   readonly drafts: readonly Doc[];
   /** Scratch space keyed by plugin name; lives as long as the call. */
   readonly scratch: Map<string, unknown>;
+  /**
+   * Documents arriving together with these (stack.ingest: the rest of a peer's batch, or the
+   * held documents retried with them): a foreign key or reference may name one of them.
+   */
+  readonly siblings?: readonly Doc[];
 }
 
 /**
@@ -59,6 +64,11 @@ export interface AttributeContext {
   stack: ClientStack;
   /** the class the attribute is (to be) part of */
   classModel: ClassModel;
+  /**
+   * Class names arriving together with this class (stack.ingest: class documents that name
+   * each other, a cycle of foreign keys): they count as existing classes.
+   */
+  arriving?: ReadonlySet<string>;
 }
 
 export interface DefaultValueContext extends AttributeContext {
@@ -78,6 +88,13 @@ export interface IngestItem {
    * plugin: relation documents): the kernel then stores it as it came, unvalidated.
    */
   handled: boolean;
+  /**
+   * Set by a tap for a copy of what this replica makes itself (the node: a peer's meta-class
+   * documents): answered as stored (`ok`, with `new_edits: false` only), not stored.
+   */
+  ignored?: boolean;
+  /** Set by the tap that handled the document: run once it is stored (the domains plugin reconciles relations). */
+  onStored?: () => Promise<void>;
 }
 
 export interface AdmitContext {
@@ -86,6 +103,11 @@ export interface AdmitContext {
   /** whatever the caller of ingest passed (the node: who pushed) */
   session?: unknown;
   newEdits: boolean;
+  /**
+   * True when a held document is tried again (kernel/ingest-held.ts): it was admitted when it
+   * arrived, and its pusher's session is not kept — taps that judge who pushed skip it.
+   */
+  held?: boolean;
 }
 
 export interface ReadContext {
@@ -128,12 +150,6 @@ export function createHooks() {
      * (the node's authorization); set item.handled to take charge of a class-less document.
      */
     admit: new AsyncSeriesHook<[IngestItem, AdmitContext]>(['item', 'ctx']),
-    /**
-     * A peer's document (stack.ingest) this stack cannot take yet (its class or attribute is not
-     * here): return true to keep it aside — the peer is told it was stored — and ingest it again
-     * later (the patches plugin does, once a schema change arrives).
-     */
-    hold: new AsyncSeriesBailHook<[IngestDoc, unknown, AdmitContext], boolean | undefined>(['doc', 'error', 'ctx']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */

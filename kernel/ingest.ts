@@ -1,14 +1,17 @@
 import type { ClassCache } from './class-cache.js';
 import { DocstackError } from './errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from './hooks.js';
-import { addDelta, type ClassCounts } from './indexes/class-counts.js';
-import { planClaims, uniqueViolation, type ClaimEntry, type KeyEntryWrite, type PrimaryKeyIndex } from './indexes/primary-keys.js';
-import { revisionDelta, settleCounts } from './ingest-counts.js';
-import { checkClassDocument } from './model/class-check.js';
-import { CLASS_META, isEngineClassName, SELF_META, type ClassModel, type Doc } from './model/types.js';
+import type { ClassCounts } from './indexes/class-counts.js';
+import type { PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { storeAsCame, storeDocuments, type Entry, type IngestResult, type Kind } from './ingest-store.js';
+import { ingestClasses } from './ingest-classes.js';
+import { answersOf, HeldStore, holdReason, type HeldEntry, type HeldReason } from './ingest-held.js';
+import { nowIso } from './drafts.js';
+import { CLASS_META, SELF_META, type ClassModel, type Doc } from './model/types.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from './pipeline.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
+import type { Storage } from './storage-facade.js';
 import type { WriteLock } from './write-lock.js';
 import { storedWinners } from './winners.js';
 
@@ -26,26 +29,15 @@ export interface IngestOptions {
    */
   keyConflicts?: 'refuse' | 'report';
   /**
-   * true (the default): a document refused as ahead of this stack's schema may be kept aside by
-   * a `hold` tap (the patches plugin) and ingested later. The node passes false: it answers a
-   * pusher at once, and a held document would later be ingested without the pusher's session.
+   * true (the default): a document waiting for something not here yet (its class, a foreign
+   * key's target, a domain, a relation end) is held (kernel/ingest-held.ts) and applied when it
+   * arrives; false refuses it with its code. Only revisions kept as they came can be held.
    */
   hold?: boolean;
 }
 
-/** One line per document given, in order: stored (with its revision) or refused (with why). */
-export type IngestResult = { id: string; ok: true; rev: string } | { id: string; ok: false; code: string; reason: string; status: number };
-
-type Kind = 'local' | 'class' | 'handled' | 'tombstone' | 'document';
-
-interface Entry {
-  index: number;
-  doc: IngestDoc;
-  previous?: Doc;
-  kind: Kind;
-  model?: ClassModel;
-  request?: WriteRequest;
-}
+export type { IngestResult } from './ingest-store.js';
+export type { HeldEntry } from './ingest-held.js';
 
 interface IngestDeps {
   db: Database;
@@ -55,6 +47,7 @@ interface IngestDeps {
   counts: ClassCounts;
   lock: WriteLock;
   stack: ClientStack;
+  storage: Storage;
   check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<unknown>;
 }
 
@@ -63,21 +56,53 @@ const isClassDoc = (doc: Record<string, unknown>) => doc['~class'] === CLASS_MET
 /**
  * The one path for documents stored with their peer's revisions (the node's `_bulk_docs` and
  * `PUT`, `stack.sync` pulling): each document is admitted (the `admit` taps: the node's
- * authorization, plugins owning class-less documents), class documents are stored first (a new
- * class often arrives with its first documents), the rest is validated as a write of its
- * origin, its primary key claimed, stored as it came, and announced (`change` events,
- * `afterWrite`) once. A refused document gets its own result; the others of the batch go on.
+ * authorization, plugins owning class-less documents), class documents are stored first, in
+ * the order their foreign keys ask (./ingest-classes.ts), the rest is validated as a write of
+ * its origin — seeing the documents of the same batch — its primary key claimed, stored as it
+ * came, and announced (`change` events, `afterWrite`) once. A document waiting for something
+ * not here yet is held (./ingest-held.ts) and retried as soon as it arrives; a refused one gets
+ * its own result; the others of the batch go on.
  */
 export class Ingestor {
-  constructor(private readonly deps: IngestDeps) {}
+  readonly held: HeldStore;
+  /** releases started by this stack's own writes (a local write may be what a held document waits for) */
+  private background: Promise<unknown> = Promise.resolve();
 
-  async ingest(input: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
+  constructor(private readonly deps: IngestDeps) {
+    this.held = new HeldStore(deps.storage);
+    const { stack } = deps;
+    const onChange = (e: DocChangeEvent) => {
+      if (e.origin === 'replication' || this.held.knownEmpty) return; // an ingest releases what it stored itself
+      this.background = this.background.then(() => this.releaseFor(answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id }), new Set())).catch(() => undefined);
+    };
+    stack.on('change', onChange);
+    stack.once('closed', () => stack.off('change', onChange));
+  }
+
+  /** The documents held now, once the releases under way are done (and those whose wait is over released). */
+  async heldDocuments(): Promise<HeldEntry[]> {
+    await this.background;
+    await this.releaseFor(await this.held.present(), new Set());
+    return this.held.list();
+  }
+
+  async ingest(input: readonly unknown[], options: IngestOptions = {}, retrying = false): Promise<IngestResult[]> {
     const origin = options.origin ?? 'replication';
     const newEdits = options.newEdits === true;
+    const keyConflicts = options.keyConflicts ?? 'refuse';
     const extras: WriteExtras = options.session !== undefined ? { session: options.session } : {};
     const results: (IngestResult | undefined)[] = new Array(input.length);
     const refuse = (entry: { index: number; doc?: unknown }, err: unknown) => {
       results[entry.index] = refusal(idOf(entry.doc), err);
+    };
+    // what waits for something not here yet is held (only a revision kept as it came can be)
+    const holding: { entry: Entry; reason: HeldReason; err: unknown }[] = [];
+    const refuseOrHold = async (entry: Entry, err: unknown) => {
+      const reason = !newEdits && options.hold !== false ? holdReason(entry.doc, err) : null;
+      if (reason) {
+        holding.push({ entry, reason, err });
+        results[entry.index] = { id: entry.doc._id, ok: true, rev: String(entry.doc._rev ?? ''), held: reason };
+      } else refuse(entry, err);
     };
 
     const entries: Entry[] = [];
@@ -88,28 +113,20 @@ export class Ingestor {
     });
 
     const { found: stored, tombstones } = await storedWinners(this.deps.db, entries.map((e) => e.doc._id).filter((id) => !id.startsWith('_local/')));
-    const admitted = await this.admit(entries, stored, { stack: this.deps.stack, origin, newEdits, ...extras }, refuse);
+    const admitCtx: AdmitContext = { stack: this.deps.stack, origin, newEdits, ...extras, ...(retrying ? { held: true } : {}) };
+    const admitted = await this.admit(entries, stored, admitCtx, refuseOrHold, results);
 
-    const classes: Entry[] = [];
-    for (const entry of admitted.filter((e) => e.kind === 'class')) {
-      try {
-        // the engine's own classes (`~…`, the meta-classes) are written by system patches on each peer
-        if (!isEngineClassName(entry.doc._id)) await checkClassDocument(this.deps.stack, entry.doc, (entry.previous as unknown as ClassModel | undefined) ?? null);
-        classes.push(entry);
-      } catch (err) {
-        refuse(entry, err);
-      }
-    }
-    const written = await this.store(classes, newEdits, results);
-    for (const entry of classes) this.deps.classCache.invalidate(entry.doc._id);
+    const written: Entry[] = [];
+    await ingestClasses(
+      this.deps.stack,
+      admitted.filter((e) => e.kind === 'class'),
+      async (classes) => {
+        written.push(...(await storeAsCame(this.deps, classes, newEdits, results)));
+        for (const entry of classes) this.deps.classCache.invalidate(entry.doc._id);
+      },
+      refuseOrHold,
+    );
 
-    // a document this stack cannot take yet may be held by a plugin: reported stored, taken later
-    const admitCtx: AdmitContext = { stack: this.deps.stack, origin, newEdits, ...extras };
-    const refuseOrHold = async (entry: Entry, err: unknown) => {
-      const held = !newEdits && options.hold !== false && (await this.deps.hooks.hold.promise(entry.doc, err, admitCtx));
-      if (held) results[entry.index] = { id: entry.doc._id, ok: true, rev: String(entry.doc._rev) };
-      else refuse(entry, err);
-    };
     const documents: Entry[] = [];
     for (const entry of admitted.filter((e) => e.kind === 'document')) {
       try {
@@ -125,15 +142,63 @@ export class Ingestor {
 
     const keyed = [...valid, ...admitted.filter((e) => e.kind === 'tombstone')];
     const rest = () => admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined);
-    const keyConflicts = options.keyConflicts ?? 'refuse';
-    written.push(...(await this.deps.lock(() => this.storeDocuments(keyed, rest, { newEdits, keyConflicts, tombstones }, refuse, results))));
+    written.push(...(await this.deps.lock(() => storeDocuments(this.deps, keyed, rest, { newEdits, keyConflicts, tombstones }, refuse, results))));
 
     await this.announce(written, results, origin, extras);
+    await this.keep(holding, { origin, keyConflicts }, refuse);
+    await this.held.supersede(written.map((e) => e.doc));
+    if (!retrying) {
+      const fresh = new Set(holding.filter((h) => results[h.entry.index]?.ok).map((h) => heldKey(h.entry.doc)));
+      // what this batch stored or held, and what arrived meanwhile by a path that does not announce itself
+      const names = [...written.flatMap((e) => answersOf(e.doc)), ...holding.map((h) => h.entry.doc._id), ...(await this.held.present())];
+      const outcome = await this.releaseFor(names, fresh);
+      // held and released by the same call: the caller sees it stored (or refused), no events
+      for (const h of holding) {
+        const line = outcome.get(heldKey(h.entry.doc));
+        if (line) results[h.entry.index] = line;
+        else if (fresh.has(heldKey(h.entry.doc))) this.deps.stack.emit('ingest:held', { id: h.entry.doc._id, rev: String(h.entry.doc._rev ?? ''), ...h.reason, since: nowIso(this.deps.stack.clock) });
+      }
+    }
     return results as IngestResult[];
   }
 
+  /** Holds what waits; a document the held record has no room for is refused with its own code. */
+  private async keep(holding: { entry: Entry; reason: HeldReason; err: unknown }[], how: { origin: WriteOrigin; keyConflicts: 'refuse' | 'report' }, refuse: (e: Entry, err: unknown) => void): Promise<void> {
+    if (holding.length === 0) return;
+    const since = nowIso(this.deps.stack.clock);
+    const full = await this.held.add(holding.map((h) => ({ doc: h.entry.doc, reason: h.reason, ...how, since })));
+    for (const h of holding) if (full.has(h.entry.doc)) refuse(h.entry, h.err);
+  }
+
+  /**
+   * Retries the held documents waiting for `names` (and what they in turn release). Returns the
+   * final line of each document `fresh` names (held by the calling ingest, not announced yet);
+   * the others announce `ingest:released` or `ingest:refused`.
+   */
+  private async releaseFor(names: string[], fresh: Set<string>): Promise<Map<string, IngestResult>> {
+    const outcome = new Map<string, IngestResult>();
+    if (names.length === 0 || !(await this.held.waitsFor(names))) return outcome;
+    const { stack } = this.deps;
+    await this.held.release(names, async (items) => {
+      const storedIds: string[] = [];
+      for (const group of groupBy(items, (i) => `${i.origin}|${i.keyConflicts}`)) {
+        const results = await this.ingest(group.map((i) => i.doc), { origin: group[0].origin, keyConflicts: group[0].keyConflicts }, true);
+        results.forEach((r, i) => {
+          const item = group[i];
+          if (r.ok && r.held) return; // still waiting: held again by that ingest
+          if (r.ok) storedIds.push(...answersOf(item.doc));
+          if (fresh.has(heldKey(item.doc))) outcome.set(heldKey(item.doc), r.ok ? { id: r.id, ok: true, rev: r.rev } : r);
+          else if (r.ok) stack.emit('ingest:released', { id: r.id, rev: r.rev });
+          else stack.emit('ingest:refused', { id: r.id, rev: item.rev, code: r.code, reason: r.reason });
+        });
+      }
+      return storedIds;
+    });
+    return outcome;
+  }
+
   /** The admit taps, document by document; what they let through is sorted by kind. */
-  private async admit(entries: Entry[], stored: Map<string, Doc>, ctx: AdmitContext, refuse: (e: Entry, err: unknown) => void): Promise<Entry[]> {
+  private async admit(entries: Entry[], stored: Map<string, Doc>, ctx: AdmitContext, refuse: (e: Entry, err: unknown) => Promise<void>, results: (IngestResult | undefined)[]): Promise<Entry[]> {
     const admitted: Entry[] = [];
     for (const entry of entries) {
       const previous = stored.get(entry.doc._id);
@@ -141,7 +206,11 @@ export class Ingestor {
       try {
         await this.deps.hooks.admit.promise(item, ctx);
       } catch (err) {
-        refuse(entry, err);
+        await refuse(entry, err);
+        continue;
+      }
+      if (item.ignored && !ctx.newEdits) {
+        results[entry.index] = { id: entry.doc._id, ok: true, rev: String(entry.doc._rev ?? '') };
         continue;
       }
       const { doc } = entry;
@@ -154,7 +223,7 @@ export class Ingestor {
             : isClassDoc(doc)
               ? 'class'
               : 'document';
-      admitted.push({ ...entry, kind, ...(previous ? { previous } : {}) });
+      admitted.push({ ...entry, kind, ...(previous ? { previous } : {}), ...(item.onStored ? { onStored: item.onStored } : {}) });
     }
     return admitted;
   }
@@ -178,7 +247,11 @@ export class Ingestor {
     return { op: deleting ? 'delete' : previous ? 'update' : 'create', draft: draft as unknown as Doc, ...(previous ? { previous } : {}), classModel: model };
   }
 
-  /** The pipeline's checks (a dry run): the whole batch at once, one by one only when it fails. */
+  /**
+   * The pipeline's checks (a dry run): the whole batch at once, one by one only when it fails.
+   * Each document sees the others of the batch still standing (a foreign key may name one):
+   * when one is refused or held, the rest are checked again without it.
+   */
   private async validate(entries: Entry[], origin: WriteOrigin, extras: WriteExtras, refuse: (e: Entry, err: unknown) => Promise<void>): Promise<Entry[]> {
     if (entries.length === 0) return [];
     try {
@@ -191,154 +264,24 @@ export class Ingestor {
     } catch {
       // one refused draft fails a whole check: find which, so the others of the batch still pass
     }
-    const valid: Entry[] = [];
-    for (const entry of entries) {
-      try {
-        await this.deps.check([entry.request!], origin, extras);
-        valid.push(entry);
-      } catch (err) {
-        await refuse(entry, err);
+    let standing = entries;
+    for (;;) {
+      const siblings = standing.map((e) => e.request!.draft);
+      const failed = new Map<Entry, unknown>();
+      for (const entry of standing) {
+        try {
+          await this.deps.check([entry.request!], origin, { ...extras, siblings });
+        } catch (err) {
+          failed.set(entry, err);
+        }
       }
+      if (failed.size === 0) return standing;
+      for (const [entry, err] of failed) await refuse(entry, err);
+      standing = standing.filter((e) => !failed.has(e));
+      // checked again only when one still standing names a document that just fell out
+      const gone = new Set([...failed.keys()].map((e) => e.doc._id));
+      if (!standing.some((e) => namesAny(e.request!.draft, gone))) return standing;
     }
-    return valid;
-  }
-
-  /**
-   * Stores the batch's documents in one bulkDocs call with their primary-key entries and class
-   * counters (inside the store's write lock). Keys are planned as a local write would
-   * (planClaims) and read first: a key another live document owns refuses (or reports) that
-   * document alone, before anything is written. Counters take each revision's known change; a
-   * revision beside the stored winner is settled once stored.
-   */
-  private async storeDocuments(
-    keyed: Entry[],
-    rest: () => Entry[],
-    how: { newEdits: boolean; keyConflicts: 'refuse' | 'report'; tombstones: Map<string, string> },
-    refuse: (e: Entry, err: unknown) => void,
-    results: (IngestResult | undefined)[],
-  ): Promise<Entry[]> {
-    const { primaryKeys, stack, counts } = this.deps;
-    const plan = planClaims(keyed.map((e): ClaimEntry | null => (e.model ? { model: e.model, next: e.kind === 'tombstone' ? null : (e.doc as unknown as Doc), previous: e.previous } : null)));
-    const report = (claim: { docId: string; className: string; attributes: string[] }, owner: unknown) => stack.emit('index:conflict', { id: claim.docId, className: claim.className, attributes: claim.attributes, owner });
-    for (const { index, claim, first, error } of plan.duplicates) {
-      if (how.keyConflicts === 'refuse') refuse(keyed[index], error);
-      else report(claim, first);
-    }
-    const byDoc = new Map(keyed.map((e, i) => [e.doc._id, i]));
-    const keys = await primaryKeys.prepare(plan.claims, plan.releases.map((claim) => ({ index: byDoc.get(claim.docId) ?? -1, claim })));
-    for (const { index, claim, owner } of keys.conflicts) {
-      if (how.keyConflicts === 'refuse') refuse(keyed[index], uniqueViolation(claim, owner));
-      else report(claim, owner);
-    }
-    // every refusal so far has its result line: what has none is stored
-    const pending = rest();
-    if (pending.length === 0) return [];
-    const storing = new Set(pending);
-    const keyWrites = keys.writes.filter((w) => storing.has(keyed[w.index]));
-
-    const seen = new Map<string, number>();
-    for (const e of pending) seen.set(e.doc._id, (seen.get(e.doc._id) ?? 0) + 1);
-    const deltas = new Map<string, number>();
-    const known = new Map<Entry, number>();
-    const unsettled: Entry[] = [];
-    for (const e of pending) {
-      if (!e.model) continue;
-      const delta = revisionDelta(e.doc, e.previous, how.tombstones.get(e.doc._id), how.newEdits, seen.get(e.doc._id)! > 1);
-      if (delta === null) unsettled.push(e);
-      else if (delta !== 0) {
-        known.set(e, delta);
-        addDelta(deltas, e.model.name, delta < 0, delta > 0);
-      }
-    }
-    const counters = await counts.entries(deltas);
-    const locals = [...keyWrites.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
-    const answers = await this.deps.db.bulkDocs([...locals, ...pending.map((e) => e.doc)] as never[], { new_edits: how.newEdits });
-    const { stored, localFailed } = this.record(pending, locals, answers, how.newEdits, results);
-    // without new_edits PouchDB answers failures only: a counter written has the next `_local` revision
-    counters.forEach((c, i) => counts.stored(c, localFailed.has(c._id) ? null : how.newEdits ? (answers[keyWrites.length + i] as { rev: string }).rev : nextLocalRev(c._rev)));
-
-    // what the batch's counters could not hold: failed documents, a counter another process moved, settled revisions
-    const correction = new Map<string, number>();
-    for (const [e, delta] of known) if (!stored.has(e)) addDelta(correction, e.model!.name, delta > 0, delta < 0);
-    for (const c of counters) {
-      const name = c._id.slice('_local/~count/'.length);
-      if (localFailed.has(c._id)) correction.set(name, (correction.get(name) ?? 0) + (deltas.get(name) ?? 0));
-    }
-    const settled = await settleCounts(
-      this.deps.db,
-      unsettled.filter((e) => stored.has(e)).map((e) => ({ doc: e.doc, rev: (results[e.index] as { rev: string }).rev, previous: e.previous, className: e.model!.name })),
-    );
-    for (const [name, d] of settled) correction.set(name, (correction.get(name) ?? 0) + d);
-    if ([...correction.values()].some((d) => d !== 0)) await counts.apply(correction);
-    await this.afterKeys(keyWrites, keyed, stored, localFailed);
-    return pending.filter((e) => stored.has(e));
-  }
-
-  /**
-   * Key entries that did not hold: a claim taken meanwhile by another process (its document is
-   * stored: reported as a key clash), a release of a document that was not stored (put back).
-   */
-  private async afterKeys(keyWrites: KeyEntryWrite[], keyed: Entry[], stored: Set<Entry>, localFailed: Set<string>): Promise<void> {
-    const restores: object[] = [];
-    for (const w of keyWrites) {
-      const entry = keyed[w.index];
-      if (w.claim && localFailed.has(w.entry._id) && stored.has(entry)) {
-        this.deps.stack.emit('index:conflict', { id: w.claim.docId, className: w.claim.className, attributes: w.claim.attributes, owner: '(a concurrent writer)' });
-      }
-      if (w.restore && !stored.has(entry) && !localFailed.has(w.entry._id)) restores.push({ ...w.restore });
-    }
-    if (restores.length > 0) await this.deps.db.bulkDocs(restores as never[]);
-  }
-
-  /**
-   * Records each document's result from a bulkDocs answer (every line with new_edits, only the
-   * failures without it, as CouchDB does); returns the entries stored and the `_local` ids that failed.
-   */
-  private record(pending: Entry[], locals: { _id: string }[], answers: unknown[], newEdits: boolean, results: (IngestResult | undefined)[]): { stored: Set<Entry>; localFailed: Set<string> } {
-    type Answer = { id?: string; rev?: string; error?: unknown; name?: string; status?: number; message?: string; reason?: string };
-    const failures = new Map<string, Answer>();
-    const localFailed = new Set<string>();
-    const localIds = new Set(locals.map((l) => l._id));
-    (answers as Answer[]).forEach((answer, i) => {
-      const id = newEdits ? (i < locals.length ? locals[i]._id : pending[i - locals.length].doc._id) : answer.id;
-      if (!answer.error || id === undefined) return;
-      if (localIds.has(id)) localFailed.add(id);
-      else failures.set(id, answer);
-    });
-    const stored = new Set<Entry>();
-    pending.forEach((entry, i) => {
-      const failure = failures.get(entry.doc._id);
-      if (failure) {
-        const status = failure.status ?? 500;
-        const code = status === 409 ? 'DS_DOC_CONFLICT' : 'DS_DOC_INVALID';
-        results[entry.index] = { id: entry.doc._id, ok: false, code, reason: failure.reason ?? failure.message ?? String(failure.name ?? 'storage error'), status };
-        return;
-      }
-      const answer = newEdits ? (answers as Answer[])[locals.length + i] : undefined;
-      results[entry.index] = { id: entry.doc._id, ok: true, rev: answer?.rev ?? entry.doc._rev ?? '' };
-      stored.add(entry);
-    });
-    return { stored, localFailed };
-  }
-
-  /** Stores documents as they came; returns the entries stored and records every result. */
-  private async store(entries: Entry[], newEdits: boolean, results: (IngestResult | undefined)[]): Promise<Entry[]> {
-    const pending = entries.filter((e) => results[e.index] === undefined);
-    if (pending.length === 0) return [];
-    const answers = await this.deps.db.bulkDocs(pending.map((e) => e.doc) as never[], { new_edits: newEdits });
-    const written: Entry[] = [];
-    pending.forEach((entry, i) => {
-      const answer = answers[i] as { rev?: string; error?: unknown; name?: string; status?: number; message?: string; reason?: string } | undefined;
-      if (answer?.error) {
-        const status = answer.status ?? 500;
-        const code = status === 409 ? 'DS_DOC_CONFLICT' : 'DS_DOC_INVALID';
-        results[entry.index] = { id: entry.doc._id, ok: false, code, reason: answer.reason ?? answer.message ?? String(answer.name ?? 'storage error'), status };
-        return;
-      }
-      results[entry.index] = { id: entry.doc._id, ok: true, rev: answer?.rev ?? entry.doc._rev ?? '' };
-      written.push(entry);
-    });
-    return written;
   }
 
   /** A `change` event for each stored document of a class, then afterWrite for the validated ones. */
@@ -349,6 +292,7 @@ export class Ingestor {
     for (let i = 0; i < written.length; i++) {
       const entry = written[i];
       const className = entry.kind === 'class' ? (entry.doc['~class'] as string) : (entry.model?.name ?? entry.previous?.['~class']);
+      if (entry.kind === 'handled') await entry.onStored?.();
       if (entry.kind === 'local' || entry.kind === 'handled' || typeof className !== 'string') continue;
       const op = entry.request?.op ?? (entry.kind === 'tombstone' ? 'delete' : entry.previous ? 'update' : 'create');
       const doc = entry.kind === 'tombstone' ? docs[i] : await hooks.afterRead.promise(docs[i], { stack, ...(entry.model ? { classModel: entry.model } : {}) });
@@ -380,9 +324,18 @@ export class Ingestor {
   }
 }
 
-/** The revision PouchDB gives a `_local` document written over `rev` ("0-N" → "0-N+1"). */
-function nextLocalRev(rev: string | undefined): string {
-  return `0-${rev ? Number(rev.split('-')[1]) + 1 : 1}`;
+
+/** Whether a draft's values (a string, or a list of them) name one of these ids. */
+function namesAny(draft: Doc, ids: Set<string>): boolean {
+  return Object.values(draft).some((v) => (typeof v === 'string' ? ids.has(v) : Array.isArray(v) && v.some((x) => typeof x === 'string' && ids.has(x))));
+}
+
+const heldKey = (doc: IngestDoc) => `${doc._id}@${String(doc._rev ?? '')}`;
+
+function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return [...groups.values()];
 }
 
 function idOf(doc: unknown): string {

@@ -35,6 +35,8 @@ export interface WriteExtras {
   guard?: () => Promise<void>;
   /** Documents the write sees as if stored though they are not yet (WriteContext.pending). */
   pending?: PendingDocs;
+  /** stack.ingest: the documents arriving with these (WriteBatch.siblings) */
+  siblings?: readonly Doc[];
 }
 
 /** Picks the pipeline extras out of a caller's write options (never their other keys). */
@@ -156,7 +158,7 @@ export class WritePipeline {
       plans.push(plan);
     }
     const drafts = requests.map((r) => r.draft);
-    const batch: WriteBatch = { drafts, scratch: new Map() };
+    const batch: WriteBatch = { drafts, scratch: new Map(), ...(extras.siblings ? { siblings: extras.siblings } : {}) };
     const contexts: WriteContext[] = requests.map((r, index) => ({
       op: r.op,
       classModel: r.classModel,

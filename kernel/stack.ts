@@ -12,7 +12,7 @@ import { ClassCounts } from './indexes/class-counts.js';
 import { countDocuments } from './count.js';
 import { PrimaryKeyIndex } from './indexes/primary-keys.js';
 import { writeLockFor } from './write-lock.js';
-import { Ingestor, type IngestOptions, type IngestResult } from './ingest.js';
+import { Ingestor, type HeldEntry, type IngestOptions, type IngestResult } from './ingest.js';
 import { Class } from './model/class.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from './model/types.js';
 import { extrasOf, WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
@@ -103,6 +103,7 @@ export class ClientStack extends EventEmitter {
       hooks: this.hooks,
       classCache: this.classCache,
       stack: this,
+      storage: this.storage,
       check: (requests, origin, extras) => this.pipeline.check(requests, origin, extras),
     });
     this.container = createStackContainer({
@@ -297,13 +298,18 @@ export class ClientStack extends EventEmitter {
    * Stores documents a peer made, with their revisions (`newEdits: false` by default): each is
    * admitted (the `admit` hook: the node's authorization), validated as a write of its origin,
    * its primary key claimed, then stored as it came and announced (`change`, afterWrite). The
-   * one path for replicated documents: the node's endpoint and `stack.sync` both use it.
-   * A refused document gets its own result line; the others of the batch are stored.
+   * one path for replicated documents (the node's endpoint, `stack.sync`). A refused document
+   * gets its own result line; one waiting for something not here yet is held (heldDocuments).
    */
   async ingest(docs: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
     this.assertOpen();
     if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'ingest takes an array of documents.');
     return this.ingestor.ingest(docs, options);
+  }
+  /** The peers' documents held here, waiting for a class, a document, a domain (docs/replication.md). */
+  heldDocuments(): Promise<HeldEntry[]> {
+    this.assertOpen();
+    return this.ingestor.heldDocuments();
   }
 
   // ---- extensions --------------------------------------------------------------------------

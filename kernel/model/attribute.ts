@@ -65,12 +65,14 @@ export class Attribute {
  * document keeps exactly what documents will receive (JSON, not a Date object).
  */
 /** What the attribute rules need from a stack: its attribute types and the plugins' vetoes. */
-export function ruleContext(stack: ClientStack, classModel: ClassModel): AttributeRuleContext {
+export function ruleContext(stack: ClientStack, classModel: ClassModel, arriving?: ReadonlySet<string>): AttributeRuleContext {
+  const more = arriving ? { arriving } : {};
   return {
     classModel,
     stack,
+    ...more,
     types: stack.attributeTypes,
-    checkAttribute: (attribute) => stack.hooks.checkAttribute.promise(attribute, { stack, classModel }),
+    checkAttribute: (attribute) => stack.hooks.checkAttribute.promise(attribute, { stack, classModel, ...more }),
   };
 }
 

@@ -39,10 +39,16 @@ const enumList: ConfigKeyRule = (raw, a) => {
 const targetClass: ConfigKeyRule = (v, a) =>
   typeof v === 'string' && v !== '' ? v : refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, 'DS_ATTRIBUTE_TARGET_CLASS');
 
-async function targetExists(a: AttributeModel, { stack, classModel }: AttributeContext): Promise<void> {
+async function targetExists(a: AttributeModel, { stack, classModel, arriving }: AttributeContext): Promise<void> {
   if (a.targetClass === undefined) refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, 'DS_ATTRIBUTE_TARGET_CLASS');
-  const exists = a.targetClass === classModel.name || (await stack.classCache.get(a.targetClass!))?.active === true;
-  if (!exists) refuse(`The targetClass "${a.targetClass}" of "${a.name}" is not a class.`, a, 'DS_ATTRIBUTE_TARGET_CLASS');
+  if (a.targetClass === classModel.name || arriving?.has(a.targetClass!)) return;
+  const target = await stack.classCache.get(a.targetClass!);
+  if (target?.active === true) return;
+  // a class not here at all may still arrive (stack.ingest holds the class document for it)
+  throw new DocstackError('DS_ATTRIBUTE_TARGET_CLASS', `The targetClass "${a.targetClass}" of "${a.name}" is not a class.`, {
+    path: a.name,
+    details: { targetClass: a.targetClass, ...(target ? {} : { waitingFor: [a.targetClass] }) },
+  });
 }
 
 export const BUILTIN_TYPES: readonly AttributeTypeDefinition[] = [

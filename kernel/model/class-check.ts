@@ -19,7 +19,7 @@ const invalid = (message: string, path?: string): never => {
  * Relaxing changes (an attribute no longer mandatory, a looser type, a removed attribute, a
  * deleted class) are allowed: on a node only an admin's push gets this far (its `admit` tap).
  */
-export async function checkClassDocument(stack: ClientStack, incoming: Record<string, unknown>, previous: ClassModel | null): Promise<void> {
+export async function checkClassDocument(stack: ClientStack, incoming: Record<string, unknown>, previous: ClassModel | null, arriving?: ReadonlySet<string>): Promise<void> {
   if (incoming._deleted === true) return;
   const id = incoming._id as string;
   if (incoming['~class'] !== CLASS_META) invalid(`"${id}" is a class document but its ~class is not "class".`, '~class');
@@ -29,7 +29,7 @@ export async function checkClassDocument(stack: ClientStack, incoming: Record<st
   if (model.schema === null || typeof model.schema !== 'object' || Array.isArray(model.schema)) invalid('A class document needs a schema object.', 'schema');
   if (model.active === false) return; // a deactivation: nothing of the schema is used any more
 
-  const rules = ruleContext(stack, model);
+  const rules = ruleContext(stack, model, arriving);
   const hasDocs = await hasDocuments(stack, id);
   for (const [name, attribute] of Object.entries(model.schema)) {
     if (attribute === null || typeof attribute !== 'object' || attribute.name !== name) {

@@ -1,24 +1,39 @@
 import type { IngestItem } from '../../kernel/hooks.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { DOMAIN_ERRORS } from './errors.js';
-import { domainDocId, relationPrefix } from './model.js';
+import { domainDocId, relationPrefix, type RelationDoc } from './model.js';
+import { reconcileRelation } from './reconcile.js';
+import type { DomainRegistry } from './registry.js';
 
 /**
  * The `admit` tap for relation documents a peer sends (they have a `~domain`, no `~class`):
- * this plugin takes charge of them — accepted when the domain exists here and the id is in the
- * domain's range. Their ends are not checked: a relation and its ends arrive in any order under
- * replication (the end index catches up when read, catch-up.ts).
+ * this plugin takes charge of them — accepted when the domain (found by name, whatever its
+ * document's id) and both ends are here, and the id is in the domain's range. A missing domain
+ * or end may still arrive: the refusal names it (`details.waitingFor`) and stack.ingest holds
+ * the relation until it does, so a relation is never stored without its ends (no orphan when
+ * the document it belongs to is refused). Once stored, two active relations on an end that
+ * holds one are settled by the rule of ./reconcile.ts.
  */
-export async function admitRelation(stack: ClientStack, item: IngestItem): Promise<void> {
+export async function admitRelation(stack: ClientStack, registry: DomainRegistry, item: IngestItem): Promise<void> {
   const { doc } = item;
   if (typeof doc['~domain'] !== 'string' || doc['~class'] !== undefined || doc._deleted) return;
-  const domain = doc['~domain'];
-  if (!doc._id.startsWith(relationPrefix(domain))) {
-    throw DOMAIN_ERRORS.relationInvalid(`A relation of "${domain}" must have an id starting with "${relationPrefix(domain)}".`, { path: '_id', details: { domain } });
+  const name = doc['~domain'];
+  if (!doc._id.startsWith(relationPrefix(name))) {
+    throw DOMAIN_ERRORS.relationInvalid(`A relation of "${name}" must have an id starting with "${relationPrefix(name)}".`, { path: '_id', details: { domain: name } });
   }
-  const found = await stack.storage.get(domainDocId(domain));
-  if (!found || found.active === false) {
-    throw DOMAIN_ERRORS.domainNotFound(`There is no domain named ${JSON.stringify(domain)} here.`, { details: { domain } });
+  const domain = await registry.find(name);
+  if (!domain) {
+    throw DOMAIN_ERRORS.domainNotFound(`There is no domain named ${JSON.stringify(name)} here.`, { details: { domain: name, waitingFor: [domainDocId(name)] } });
+  }
+  const ends = [doc.sourceId, doc.targetId].filter((id): id is string => typeof id === 'string' && id !== '');
+  if (ends.length < 2) throw DOMAIN_ERRORS.relationInvalid(`A relation of "${name}" needs a sourceId and a targetId.`, { details: { domain: name } });
+  const found = await stack.storage.getMany(ends);
+  const missing = ends.filter((_, i) => !found[i]);
+  if (missing.length > 0) {
+    throw DOMAIN_ERRORS.relationInvalid(`The relation ${doc._id} names ${missing.map((id) => JSON.stringify(id)).join(' and ')}, not here yet.`, {
+      details: { domain: name, waitingFor: missing },
+    });
   }
   item.handled = true;
+  item.onStored = () => reconcileRelation(registry, domain, doc as unknown as RelationDoc);
 }

@@ -67,7 +67,8 @@ export class Domain extends EventEmitter {
     try {
       const doc = await stack.createDoc(
         { '~class': DOMAIN_META, name, description, relation, sourceClass, targetClass },
-        id === null || id === undefined ? {} : { id: domainDocId(id) },
+        // without an id, the domain's document is `domain-<name>`: the id every peer looks it up by
+        { id: domainDocId(id === null || id === undefined ? name : id) },
       );
       registry.forget();
       return registry.use(doc as DomainModel);

@@ -6,6 +6,7 @@ import { followReferences, referencesOf, validateReferences } from './references
 import { tapWhen } from '../../kernel/write-plan.js';
 import { referenceType } from './reference-type.js';
 import { domainErrorList } from './errors.js';
+import { reconcileDocument } from './reconcile.js';
 import { DomainRegistry } from './registry.js';
 
 
@@ -24,10 +25,14 @@ export const domainsPlugin = definePlugin({
     const registry = new DomainRegistry(stack);
     defineAttribute(referenceType(registry));
     hooks.validate.tapPromise(tapWhen('domains', (model) => referencesOf(model).length > 0, STAGE), (draft, ctx) => validateReferences(registry, draft, ctx));
-    hooks.admit.tapPromise('domains', (item) => admitRelation(stack, item));
+    hooks.admit.tapPromise('domains', (item) => admitRelation(stack, registry, item));
     hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
-      // a peer's document arrives with its relations: they are the peer's to write, not ours
-      if (ctx.origin === 'replication') return;
+      // a peer's document arrives with its relations: they are the peer's to write, not ours;
+      // concurrent ones on an end that holds one are settled by one rule (./reconcile.ts)
+      if (ctx.origin === 'replication') {
+        if (referencesOf(ctx.classModel).length > 0) for (const doc of docs) await reconcileDocument(registry, doc, ctx.classModel);
+        return;
+      }
       for (const doc of docs) await followReferences(registry, doc, ctx);
     });
     hooks.onClose.tap('domains', () => registry.close());

@@ -1,7 +1,7 @@
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
-import { isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
+import { domainDocId, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
 import type { DomainRegistry } from './registry.js';
 import { domainOf } from './reference-type.js';
 
@@ -25,7 +25,13 @@ interface Placed {
 
 async function place(registry: DomainRegistry, model: ClassModel, attribute: AttributeModel): Promise<Placed> {
   const domain = await registry.find(domainOf(attribute));
-  if (!domain) throw new DocstackError('DS_DOMAIN_NOT_FOUND', `The reference "${attribute.name}" names the domain "${domainOf(attribute)}", which does not exist.`, { path: attribute.name });
+  if (!domain) {
+    // a domain not here may still arrive (stack.ingest holds a peer's class or document for it)
+    throw new DocstackError('DS_DOMAIN_NOT_FOUND', `The reference "${attribute.name}" names the domain "${domainOf(attribute)}", which does not exist.`, {
+      path: attribute.name,
+      details: { domain: domainOf(attribute), waitingFor: [domainDocId(domainOf(attribute))] },
+    });
+  }
   const end = referenceEnd(domain, model.name);
   if (!end) throw placementError(domain, model.name, attribute.name);
   return { attribute, domain, end };
@@ -55,7 +61,9 @@ const sameValue = (a: unknown, b: unknown) => (a ?? null) === (b ?? null);
 /**
  * validate: a reference being set must name an active document of the other class, and the
  * relation must fit the domain's cardinality as things stand (checked again, atomically, when
- * the relation is written after the document).
+ * the relation is written after the document). A peer's document (origin replication) may name
+ * a document arriving with it (WriteBatch.siblings); its cardinality is not checked here: its
+ * relations are the peer's, and concurrent ones are settled by ./reconcile.ts.
  */
 export async function validateReferences(registry: DomainRegistry, draft: Doc, ctx: WriteContext): Promise<void> {
   if (ctx.op === 'delete') return;
@@ -64,12 +72,18 @@ export async function validateReferences(registry: DomainRegistry, draft: Doc, c
     const previous = ctx.previous?.[attribute.name];
     if (value === undefined || value === null || sameValue(value, previous)) continue;
     const { domain, end } = await place(registry, ctx.classModel, attribute);
-    await registry.relations.ready();
+    const sibling = ctx.batch.siblings?.find((d) => d._id === value) ?? ctx.batch.drafts.find((d) => d._id === value && d.active !== false);
     try {
-      await registry.relations.requireEnd(domain, otherEnd(end), value);
+      if (sibling) registry.relations.endProblem(domain, otherEnd(end), value, sibling);
+      else {
+        await registry.relations.ready();
+        await registry.relations.requireEnd(domain, otherEnd(end), value);
+      }
     } catch (err) {
       throw new DocstackError('DS_RELATION_INVALID', (err as Error).message, { path: attribute.name, details: (err as DocstackError).details, cause: err });
     }
+    if (ctx.origin === 'replication') continue;
+    await registry.relations.ready();
     const theirs = await registry.relations.ends.live(domain.name, otherEnd(end), value as string);
     if (isSingleEnd(domain.relation, otherEnd(end)) && theirs.some((e) => e.otherId !== draft._id)) {
       throw new DocstackError('DS_RELATION_CARDINALITY', `${String(value)} already has its one "${domain.name}" relation; "${attribute.name}" cannot point to it too.`, {

@@ -18,7 +18,7 @@ export class DomainRegistry {
   private readonly live = new Map<string, Domain>();
   private listed: { at: number; domains: DomainModel[] } | null = null;
 
-  constructor(private readonly stack: ClientStack) {
+  constructor(readonly stack: ClientStack) {
     this.relations = new RelationStore(stack);
   }
 

@@ -44,16 +44,21 @@ export class RelationStore {
 
   /** One end must be an active document of its class. */
   async requireEnd(domain: DomainModel, end: End, id: unknown): Promise<Doc> {
-    const expected = end === 'source' ? domain.sourceClass : domain.targetClass;
     const doc = typeof id === 'string' && id !== '' ? await this.stack.getDocument(id, { includeInactive: true }) : null;
+    this.endProblem(domain, end, id, doc);
+    return doc!;
+  }
+
+  /** Throws when `doc` (what `id` names here, or null) cannot be that end; a missing one may still arrive (`waitingFor`). */
+  endProblem(domain: DomainModel, end: End, id: unknown, doc: Doc | null): void {
+    const expected = end === 'source' ? domain.sourceClass : domain.targetClass;
     const problem = !doc ? 'does not exist' : doc.active === false ? 'is inactive' : doc['~class'] !== expected ? `is a ${doc['~class']}, not a ${expected}` : null;
     if (problem) {
       throw new DocstackError('DS_RELATION_INVALID', `The ${end} of a "${domain.name}" relation must be an active ${expected}; ${JSON.stringify(id)} ${problem}.`, {
         path: end === 'source' ? 'sourceId' : 'targetId',
-        details: { domain: domain.name, end, id },
+        details: { domain: domain.name, end, id, ...(!doc && typeof id === 'string' && id !== '' ? { waitingFor: [id] } : {}) },
       });
     }
-    return doc!;
   }
 
   /** Checks what add would check, without writing (cardinality as it stands now). */
@@ -116,12 +121,12 @@ export class RelationStore {
     return doc && doc.active ? doc : null;
   }
 
-  /** Deactivates a relation (kept, `active: false`) and frees both ends. */
-  async remove(relation: RelationDoc): Promise<void> {
+  /** Deactivates a relation (kept, `active: false`) and frees both ends; `at`: its update time (./reconcile.ts gives a fixed one). */
+  async remove(relation: RelationDoc, options: { at?: string } = {}): Promise<void> {
     const current = await this.stack.storage.get<RelationDoc>(relation._id);
     if (!current) throw new DocstackError('DS_RELATION_NOT_FOUND', `There is no relation ${JSON.stringify(relation._id)}.`, { details: { id: relation._id } });
     if (current.active) {
-      await this.stack.storage.put({ ...current, active: false, '~updateTimestamp': nowIso(this.stack.clock) });
+      await this.stack.storage.put({ ...current, active: false, '~updateTimestamp': options.at ?? nowIso(this.stack.clock) });
     }
     await this.ends.remove(current['~domain'], 'source', current.sourceId, current._id);
     await this.ends.remove(current['~domain'], 'target', current.targetId, current._id);

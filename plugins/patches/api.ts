@@ -1,5 +1,4 @@
 import { DocstackError } from '../../kernel/errors.js';
-import type { HeldDocuments } from './held.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { PATCH_ERRORS } from './errors.js';
 import type { PatchHandlerRegistry } from './handlers.js';
@@ -27,21 +26,7 @@ export class PatchesApi {
     private readonly store: PatchStateStore,
     private readonly runner: PatchRunner,
     private readonly handlers: PatchHandlerRegistry,
-    private readonly heldDocs: HeldDocuments,
   ) {}
-
-  /**
-   * Peer documents kept aside because they were written against a schema not here yet (their
-   * class or attribute): ingested again whenever a class document changes or a patch applies.
-   */
-  held(): Promise<{ id: string; rev: string | undefined }[]> {
-    return this.heldDocs.list();
-  }
-
-  /** Ingests the held documents again now (it also happens on its own; for tests and tools). */
-  retryHeld(): Promise<void> {
-    return this.heldDocs.retry();
-  }
 
   /**
    * Stores the patch (its document replicates) and applies it here, with the patches of its

@@ -3,7 +3,6 @@ import { definePlugin } from '../../kernel/plugin.js';
 import { tapWhen } from '../../kernel/write-plan.js';
 import { domainsPlugin } from '../domains/index.js';
 import { PatchesApi } from './api.js';
-import { HeldDocuments } from './held.js';
 import { patchErrorList } from './errors.js';
 import { PATCH_HANDLERS, PatchHandlerRegistry } from './handlers.js';
 import { patchClassPatch } from './meta-class-patch.js';
@@ -33,22 +32,10 @@ export const patchesPlugin = definePlugin({
     // what arrived while closed, or a patch interrupted mid-way: resumed in the background, from
     // the next turn of the event loop (handlers registered right after createStack are in by then)
     hooks.onOpen.tap({ name: 'patches', stage: 100 }, () => void runner.schedule({ retryFailed: true, nextTurn: true }));
-    // documents written against a schema still on its way: kept, and ingested again when a class
-    // document changes here (a peer's class change, or a patch applied)
-    const held = new HeldDocuments(stack, storage);
-    hooks.hold.tapPromise('patches', (doc, error) => held.hold(doc, error));
-    const retryHeld = (e: { className?: string }) => {
-      if (e.className === 'class') held.retry().catch(() => undefined); // a stack closing meanwhile
-    };
-    const retryAfterPatch = () => void held.retry().catch(() => undefined);
-    stack.on('change', retryHeld);
-    stack.on('patch:applied', retryAfterPatch);
+    // documents written against a schema still on its way are held by the kernel's ingest and
+    // released when the class document changes here — a patch applied changes it too
     hooks.onClose.tapPromise({ name: 'patches', stage: -200 }, () => runner.stop());
-    hooks.onClose.tap({ name: 'patches', stage: -199 }, () => {
-      stack.off('change', retryHeld);
-      stack.off('patch:applied', retryAfterPatch);
-    });
-    return new PatchesApi(stack, store, runner, handlers, held);
+    return new PatchesApi(stack, store, runner, handlers);
   },
   members: (api) => ({
     /** apply, list, pending, retry: versioned patches (docs/patches.md) */

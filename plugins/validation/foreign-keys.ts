@@ -12,7 +12,9 @@ interface BatchTargets {
    * documents written by the same batch: a target may be written alongside its referrers, and a
    * target a local batch deletes (a transaction's commit) is gone (inactive) for them; a peer's
    * batch carries histories, where a deleted target's referrers were made while it lived, so
-   * there only active drafts count and the rest is the store's answer, as before
+   * there only active drafts count and the rest is the store's answer, as before; under
+   * stack.ingest also the documents arriving with it (WriteBatch.siblings: the rest of a peer's
+   * batch, held documents retried together — two documents naming each other validate together)
    */
   inBatch: Map<string, Doc>;
   /** one allDocs per class of the batch, for every foreign-key id its drafts name */
@@ -28,6 +30,7 @@ function batchTargets(ctx: WriteContext): BatchTargets {
   let state = ctx.batch.scratch.get(SCRATCH_KEY) as BatchTargets | undefined;
   if (!state) {
     const inBatch = new Map<string, Doc>();
+    for (const sibling of ctx.batch.siblings ?? []) inBatch.set(sibling._id, sibling);
     const deletesCount = ctx.origin !== 'replication';
     for (const draft of ctx.batch.drafts) if (deletesCount || draft.active !== false) inBatch.set(draft._id, draft);
     state = { inBatch, byClass: new Map() };
@@ -108,9 +111,10 @@ function refuseTarget(fk: AttributeModel, target: Target, id: string, path: stri
         ? `is a ${target['~class']}, not a ${fk.targetClass}`
         : null;
   if (problem) {
+    // a target not here at all may still arrive: stack.ingest holds the referrer for it
     throw new DocstackError('DS_VALIDATION_FOREIGN_KEY', `"${path}" names ${JSON.stringify(id)}, which ${problem}.`, {
       path,
-      details: { attribute: fk.name, targetClass: fk.targetClass, id },
+      details: { attribute: fk.name, targetClass: fk.targetClass, id, ...(target ? {} : { waitingFor: [id] }) },
     });
   }
 }

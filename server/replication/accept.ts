@@ -14,9 +14,10 @@ export type BulkResult = BulkDocsLine;
  */
 export async function acceptBulkDocs(stack: ClientStack, docs: unknown[], newEdits: boolean, caller: Caller): Promise<BulkResult[]> {
   admitPeerPushes(stack); // once per stack: the tap that authorizes what a PeerPush brings
-  // hold: false — the node answers the pusher now (it sees `denied` with the code); a held
-  // document would later be ingested again without the pusher's session to authorize it
-  const results = await stack.ingest(docs, { origin: 'replication', newEdits, session: new PeerPush(caller), hold: false });
+  // authorization runs first (the admit taps); a document then waiting for something not here
+  // yet (its class, a foreign key's target, a domain, a relation end) is held and answered
+  // `ok`: retried later without the pusher's session, admitted already (./admission.ts)
+  const results = await stack.ingest(docs, { origin: 'replication', newEdits, session: new PeerPush(caller) });
   // quota shares reserved for documents refused after admission are given back; usage saved
   await quotasByStack.get(stack)?.settle(results.filter((r) => !r.ok).map((r) => r.id));
   return results.map(bulkDocsLine);

@@ -56,7 +56,7 @@ describe('stack.ingest: the one path for documents made by a peer', () => {
       { _id: 'Tag-2', _rev: '1-b', label: 'x' },
       { _id: 'Other-3', _rev: '1-c', '~class': 'Tag', label: 'y' },
       'not a document',
-    ], { hold: false }); // held otherwise: test/plugins/patches/held.test.ts
+    ], { hold: false }); // held otherwise: test/kernel/ingest-held.test.ts
     expect(results.map((r) => !r.ok && r.code)).toEqual(['DS_CLASS_NOT_FOUND', 'DS_CLASS_MISSING', 'DS_DOC_ID_INVALID', 'DS_DOC_INVALID']);
   });
 

@@ -86,7 +86,7 @@ describe('replication endpoint with stock PouchDB', () => {
     ]);
   });
 
-  it('refuses an invalid document pushed by replication and stores the valid ones of the batch', async () => {
+  it('refuses an invalid document pushed by replication, holds one whose class is not here yet, stores the valid ones', async () => {
     const server = await node();
     const client = localDb();
     const good = itemDoc(1);
@@ -97,13 +97,55 @@ describe('replication endpoint with stock PouchDB', () => {
     await client.bulkDocs([good, tooLong, missing, unknownClass]);
     const denied: Array<{ id: string; name: string }> = [];
     const result = (await client.replicate.to(remoteDb(server.url)).on('denied', (e) => denied.push(e as never))) as unknown as Replication;
-    expect(result.docs_written).toBe(1);
-    expect(result.doc_write_failures).toBe(3);
-    expect(denied.map((d) => d.name)).toEqual(['forbidden', 'forbidden', 'forbidden']);
+    // the document of a class not here yet is held: answered stored, so the replicator moves on
+    expect(result.docs_written).toBe(2);
+    expect(result.doc_write_failures).toBe(2);
+    expect(denied.map((d) => d.name)).toEqual(['forbidden', 'forbidden']);
     for (const bad of [tooLong, missing, unknownClass]) {
       expect(await server.stack.storage.get(bad._id as string)).toBeNull();
     }
     expect(await server.stack.getDocument(good._id as string)).toMatchObject({ title: 'item 1' });
+    expect(await server.stack.heldDocuments()).toEqual([
+      expect.objectContaining({ id: 'Nope-1', rev: expect.any(String), code: 'DS_CLASS_NOT_FOUND', waitingFor: ['Nope'] }),
+    ]);
+
+    // the class arrives (here: made on the node): the held document is stored, without the pusher
+    const released: { id: string }[] = [];
+    server.stack.on('ingest:released', (e: { id: string }) => released.push(e));
+    await Class.create(server.stack, 'Nope', 'class', '', ITEM_SCHEMA);
+    expect(await server.stack.heldDocuments()).toEqual([]);
+    expect(released.map((e) => e.id)).toEqual(['Nope-1']);
+    expect(await server.stack.getDocument('Nope-1')).toMatchObject({ title: 'item 4' });
+  });
+
+  it('holds a document pushed by PUT ?new_edits=false whose foreign-key target has not arrived, and stores it with its target', async () => {
+    const server = await node();
+    await Class.create(server.stack, 'Part', 'class', '', { item: { type: 'foreign_key', targetClass: 'Item' } });
+    const now = new Date().toISOString();
+    const part = { _id: 'Part-1', _rev: '1-aaaa', '~class': 'Part', item: 'Item-later', '~createTimestamp': now, active: true };
+    const put = await fetch(`${server.url}/Part-1?new_edits=false`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(part) });
+    expect(put.status).toBe(201);
+    expect(await server.stack.storage.get('Part-1')).toBeNull();
+    expect(await server.stack.heldDocuments()).toEqual([expect.objectContaining({ id: 'Part-1', rev: '1-aaaa', code: 'DS_VALIDATION_FOREIGN_KEY', waitingFor: ['Item-later'] })]);
+    // a target that exists but is of another class is a real refusal, not a wait
+    const wrong = { ...part, _id: 'Part-2', item: 'Part-1' };
+    const refused = await fetch(`${server.url}/Part-2?new_edits=false`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...wrong, item: 'Item' }) });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { code?: string }).code).toBe('DS_VALIDATION_FOREIGN_KEY');
+    expect(await server.stack.storage.get('Part-2')).toBeNull();
+
+    // authorization runs before holding: a user's class document waiting for its target class is refused, not held
+    const child = { _id: 'Child', _rev: '1-cccc', '~class': 'class', name: 'Child', schema: { parent: { name: 'parent', type: 'foreign_key', targetClass: 'Parent' } }, '~createTimestamp': now, active: true };
+    const schema = await fetch(`${server.url}/Child?new_edits=false`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(child) });
+    expect(schema.status).toBe(403);
+    expect(((await schema.json()) as { code?: string }).code).toBe('DS_AUTHZ_SCHEMA');
+    expect((await server.stack.heldDocuments()).map((h) => h.id)).toEqual(['Part-1']);
+
+    const target = { ...itemDoc(9), _id: 'Item-later', _rev: '1-bbbb' };
+    const lines = (await (await fetch(`${server.url}/_bulk_docs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ docs: [target], new_edits: false }) })).json()) as unknown[];
+    expect(lines).toEqual([{ id: 'Item-later', ok: true, rev: '1-bbbb' }]);
+    expect(await server.stack.getDocument('Part-1')).toMatchObject({ item: 'Item-later' });
+    expect(await server.stack.heldDocuments()).toEqual([]);
   });
 
   it('announces what a peer pushed once: a change event with origin replication per stored document', async () => {

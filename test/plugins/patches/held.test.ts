@@ -27,19 +27,19 @@ describe('documents ahead of this replica\'s schema', () => {
 
     const replica = await memoryStack();
     const held: string[] = [];
-    replica.on('patch:held', (e: { id: string }) => held.push(e.id));
+    replica.on('ingest:held', (e: { id: string }) => held.push(e.id));
     // the documents come before the class document (it changed after they were written)
     const results = await replica.ingest([await rawDb(author).get(first._id, revs), await rawDb(author).get(tagged._id, revs)]);
     expect(results).toEqual([expect.objectContaining({ ok: true, id: first._id }), expect.objectContaining({ ok: true, id: tagged._id })]);
     expect(held).toEqual([first._id, tagged._id]);
     expect(await replica.getDocument(first._id)).toBeNull();
-    expect((await replica.patches.held()).map((h) => h.id).sort()).toEqual([first._id, tagged._id].sort());
+    expect((await replica.heldDocuments()).map((h: { id: string }) => h.id).sort()).toEqual([first._id, tagged._id].sort());
 
     await replica.ingest([await rawDb(author).get('Note', revs)]);
     await until(async () => (await replica.getDocument(tagged._id)) !== null);
     expect(await replica.getDocument(first._id)).toMatchObject({ title: 'one' });
     expect(await replica.getDocument(tagged._id)).toMatchObject({ title: 'two', tag: 'x' });
-    expect(await replica.patches.held()).toEqual([]);
+    expect(await replica.heldDocuments()).toEqual([]);
   });
 
   it('other refusals are never held; a document still ahead stays held; one refused once its class is here is dropped with an event', async () => {
@@ -54,10 +54,10 @@ describe('documents ahead of this replica\'s schema', () => {
     const ahead = { _id: 'Note-ahead', _rev: '1-b', '~class': 'Note', '~createTimestamp': now, active: true, title: 't', colour: 'red' };
     expect((await replica.ingest([ahead]))[0]).toMatchObject({ ok: true });
     const dropped: { id: string; code: string }[] = [];
-    replica.on('patch:held-refused', (e: { id: string; code: string }) => dropped.push(e));
+    replica.on('ingest:refused', (e: { id: string; code: string }) => dropped.push(e));
     // a class change arrives that still has no `colour`: the held document is tried and held again
     await Class.create(replica, 'Other', 'class', '', {});
-    await until(async () => (await replica.patches.held()).length === 1);
+    await until(async () => (await replica.heldDocuments()).length === 1);
     expect(await replica.getDocument('Note-ahead')).toBeNull();
     expect(dropped).toEqual([]);
 
@@ -68,6 +68,6 @@ describe('documents ahead of this replica\'s schema', () => {
     await replica.ingest([await rawDb(author).get('Late', revs)]);
     await until(async () => dropped.length === 1);
     expect(dropped[0]).toMatchObject({ id: 'Late-1', code: 'DS_VALIDATION_TYPE' });
-    expect((await replica.patches.held()).map((h) => h.id)).toEqual(['Note-ahead']);
+    expect((await replica.heldDocuments()).map((h: { id: string }) => h.id)).toEqual(['Note-ahead']);
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * Domains under replication (stack.ingest, the path of `_bulk_docs` and `stack.sync`): a domain
+ * made as docs/domains.md shows is found by every peer, a relation waits for its domain and its
+ * ends (never stored without them), a reference change arriving relation-first converges, and
+ * concurrent owner changes on a 1:N target leave ONE active relation on every replica.
+ */
+import { describe, expect, it } from 'vitest';
+import { Attribute, Class, Domain, type ClientStack } from '../../../index.js';
+import { memoryStack } from '../../helpers/stack.js';
+
+type Stack = Awaited<ReturnType<typeof memoryStack>>;
+
+/** Every leaf revision of each document, as replication carries them. */
+async function revisionsOf(from: ClientStack, ids: string[]): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const id of ids) {
+    for (const leaf of await from.storage.replication.openRevs(id, 'all', { revs: true })) if ('ok' in leaf && leaf.ok) out.push(leaf.ok as Record<string, unknown>);
+  }
+  return out;
+}
+
+/** What `from` holds (in its changes feed's order: a document at its latest change), ingested by `to`. */
+async function send(from: ClientStack, to: ClientStack, filter: (id: string) => boolean = () => true) {
+  const feed = await from.storage.replication.changes({ since: 0 });
+  const ids = feed.results.map((c) => c.id).filter((id) => !id.startsWith('_local/') && filter(id));
+  return to.ingest(await revisionsOf(from, ids));
+}
+
+async function fleet(stack?: Stack) {
+  const s = stack ?? (await memoryStack());
+  await Class.create(s, 'Person', 'class', '', { name: { type: 'string' } });
+  const car = await Class.create(s, 'Car', 'class', '', { plate: { type: 'string' } });
+  const owns = await Domain.create(s, null, 'owns', 'domain', '1:N', 'Person', 'Car');
+  await Attribute.create(car, 'owner', 'reference', '', { domain: 'owns' });
+  return { stack: s, owns };
+}
+
+const active = async (stack: Stack) => (await (await stack.useDomain('owns')).getRelations()).map((r) => [r.sourceId, r.targetId]);
+
+describe('domains across replicas', () => {
+  it('Domain.create(stack, null, …) stores the domain as domain-<name>, the id every peer looks it up by', async () => {
+    const { stack, owns } = await fleet();
+    expect(owns.id).toBe('domain-owns');
+    expect(await stack.storage.get('domain-owns')).toMatchObject({ name: 'owns' });
+  });
+
+  it('holds a relation until its domain and both ends are here; one whose referring document is refused is never stored', async () => {
+    const { stack: peer } = await fleet();
+    const ann = await peer.createDoc({ '~class': 'Person', name: 'ann' });
+    const car = await peer.createDoc({ '~class': 'Car', plate: 'C1', owner: ann._id });
+    const [relation] = await (await peer.useDomain('owns')).getRelations();
+
+    const here = await memoryStack();
+    await send(peer, here, (id) => !id.startsWith('domain-') && !id.startsWith('Person-') && !id.startsWith('Car-') && !id.startsWith('~rel-'));
+    const [first] = await here.ingest(await revisionsOf(peer, [relation._id]));
+    expect(first).toMatchObject({ ok: true, held: { code: 'DS_DOMAIN_NOT_FOUND', waitingFor: ['domain-owns'] } });
+    await here.ingest(await revisionsOf(peer, ['domain-owns']));
+    expect((await here.heldDocuments()).map((h) => [h.id, h.code, h.waitingFor])).toEqual([[relation._id, 'DS_RELATION_INVALID', [ann._id, car._id]]]);
+    expect(await here.storage.get(relation._id)).toBeNull();
+    // the car arrives with an owner that is not a Person: refused for real; the relation stays out
+    const wrongOwner = { ...(await revisionsOf(peer, [car._id]))[0], owner: 'Car' };
+    expect((await here.ingest([wrongOwner]))[0]).toMatchObject({ ok: false, code: 'DS_RELATION_INVALID' });
+    expect(await here.storage.get(relation._id)).toBeNull();
+    // the ends arrive: the car and its relation are stored
+    await here.ingest(await revisionsOf(peer, [ann._id, car._id]));
+    expect(await here.heldDocuments()).toEqual([]);
+    expect(await active(here)).toEqual([[ann._id, car._id]]);
+  });
+
+  it('a reference change then an edit, arriving relation-first, converges to the new owner', async () => {
+    const { stack: peer } = await fleet();
+    const ann = await peer.createDoc({ '~class': 'Person', name: 'ann' });
+    const bob = await peer.createDoc({ '~class': 'Person', name: 'bob' });
+    const car = await peer.createDoc({ '~class': 'Car', plate: 'C1', owner: ann._id });
+    const here = await memoryStack();
+    await send(peer, here);
+    expect(await active(here)).toEqual([[ann._id, car._id]]);
+
+    await peer.updateDoc(car._id, { owner: bob._id });
+    await peer.updateDoc(car._id, { plate: 'C1-bis' });
+    const relations = (await peer.storage.replication.changes({ since: 0 })).results.map((c) => c.id).filter((id) => id.startsWith('~rel-owns-'));
+    expect(relations).toHaveLength(2);
+    // the relations first (the new one, then the old one deactivated), the car last
+    const results = await here.ingest([...(await revisionsOf(peer, relations)), ...(await revisionsOf(peer, [car._id]))]);
+    expect(results.every((r) => r.ok && !('held' in r && r.held))).toBe(true);
+    expect(await here.getDocument(car._id)).toMatchObject({ owner: bob._id, plate: 'C1-bis' });
+    expect(await active(here)).toEqual([[bob._id, car._id]]);
+  });
+
+  it('concurrent owner changes on a 1:N target leave one active relation on every replica: the one the winning revision names', async () => {
+    const { stack: a } = await fleet();
+    const ann = await a.createDoc({ '~class': 'Person', name: 'ann' });
+    const bob = await a.createDoc({ '~class': 'Person', name: 'bob' });
+    const car = await a.createDoc({ '~class': 'Car', plate: 'C1' });
+    const b = await memoryStack();
+    await send(a, b);
+    // apart: a gives the car to ann, b to bob
+    await a.updateDoc(car._id, { owner: ann._id });
+    await b.updateDoc(car._id, { owner: bob._id });
+    await send(a, b);
+    await send(b, a);
+    // the deactivations each made travel too
+    await send(a, b);
+    await send(b, a);
+    const winner = (await a.getDocument(car._id))!.owner;
+    expect((await b.getDocument(car._id))!.owner).toBe(winner);
+    for (const stack of [a, b]) expect(await active(stack)).toEqual([[winner, car._id]]);
+  });
+});
