@@ -1,4 +1,4 @@
-import { DocstackError, getApi, syncPlugin, type ClientStack } from '../../index.js';
+import { DocstackError, getApi, isTravellingKeyringId, syncPlugin, type ClientStack } from '../../index.js';
 import { findUser, publicUser } from '../auth/users.js';
 import type { Caller } from '../authorization/index.js';
 import { isServerPrivateId } from '../authorization/visibility.js';
@@ -13,7 +13,8 @@ const UNPRIVILEGED_REMOTE: Caller = Object.freeze({ userId: '', username: '', ad
  * the rules of its replication endpoint, both ways:
  * - **push**: server-private documents (users and their password hashes, sessions, secrets,
  *   webhook endpoints and deliveries) never leave the node — the sync plugin's push filter asks
- *   `keepsLocal` for every change;
+ *   `keepsLocal` for every change; nor do users' keyrings (each is its owner's on this node: on
+ *   another server it would belong to whoever the node logs in as);
  * - **pull**: what the remote sends is a peer's push, authorized by the same `admit` tap as
  *   `_bulk_docs` (server/replication/admission.ts): `pullAs` names the local user the remote acts
  *   as (an admin may bring schema); without it the remote may bring application data only.
@@ -25,7 +26,7 @@ export function guardOwnSyncs(stack: ClientStack, users: () => ClientStack): voi
   if (!api) return;
   admitPeerPushes(stack);
   api.usePolicy({
-    keepsLocal: isServerPrivateId,
+    keepsLocal: (id) => isServerPrivateId(id) || isTravellingKeyringId(id),
     pullSession: async (options) => new PeerPush(options.pullAs === undefined ? UNPRIVILEGED_REMOTE : await callerFor(users(), options.pullAs)),
     // as after a push: quota shares reserved for documents refused after admission are given back
     pulled: async (results) => {
