@@ -71,6 +71,14 @@ export interface IngestItem {
   handled: boolean;
 }
 
+/** A document `stack.ingest` refused (not held): what the peer sent and why it was refused. */
+export interface IngestRefusal {
+  readonly doc: unknown;
+  readonly id: string;
+  readonly code: string;
+  readonly reason: string;
+}
+
 export interface AdmitContext {
   stack: ClientStack;
   origin: WriteOrigin;
@@ -125,6 +133,11 @@ export function createHooks() {
      * later (the patches plugin does, once a schema change arrives).
      */
     hold: new AsyncSeriesBailHook<[IngestDoc, unknown, AdmitContext], boolean | undefined>(['doc', 'error', 'ctx']),
+    /**
+     * After a stack.ingest, the documents it refused (awaited before ingest answers): the
+     * transactions plugin resolves a transaction whose member was refused here.
+     */
+    refused: new AsyncSeriesHook<[readonly IngestRefusal[], ClientStack]>(['refused', 'stack']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */
