@@ -13,7 +13,7 @@ export class SyncLoginError extends DocstackError {
 
 export type SyncAuth = { username: string; password: string } | { token: string };
 
-type Fetch = (url: string | Request, init?: RequestInit & { headers?: Headers }) => Promise<Response>;
+export type Fetch = (url: string | Request, init?: RequestInit & { headers?: Headers }) => Promise<Response>;
 
 /**
  * The `fetch` given to PouchDB's http adapter: every request carries `Authorization: Bearer`.

@@ -6,10 +6,11 @@ import ChangesFilter from 'pouchdb-changes-filter';
 import { DocstackError } from '../../kernel/errors.js';
 import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { getApi, type ClientStack } from '../../kernel/stack.js';
+import { transactionsPlugin } from '../transactions/index.js';
 import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
 import type { ReplicationTarget } from '../../kernel/storage-replication.js';
-import { authenticatedFetch, type SyncAuth } from './auth.js';
+import { authenticatedFetch, type Fetch, type SyncAuth } from './auth.js';
 import { syncErrorList } from './errors.js';
 import { followEphemeralClasses, pullSelector, pushFilter, syncScope, type SyncScope } from './filter.js';
 
@@ -190,6 +191,8 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
     throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
   }
   const scope = syncScope(options.classes, options.internalDocs);
+  const Pouch = PouchDB as PouchStatic;
+  const remoteFetch = authenticatedFetch(options.remote, options.auth, (url, init) => Pouch.fetch(url, init));
   const handle = new EventEmitter() as SyncHandle;
   let cancelled = false;
   let sync: PouchSync | null = null;
@@ -201,9 +204,14 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
         handle.emit('complete', { cancelled: true });
         return { cancelled: true };
       }
-      sync = startPouchSync(stack, options, scope, ephemeral.names);
+      // transactions: members of classes this stack does not pull are not waited for
+      await getApi(stack, transactionsPlugin)?.receives(scope?.classes ?? null);
+      sync = startPouchSync(stack, options, scope, ephemeral.names, remoteFetch);
       running.add(sync);
-      return await followSync(sync, handle);
+      const settle = followPulls(stack, sync, options.remote, remoteFetch);
+      const result = await followSync(sync, handle);
+      await settle(pulledTo(result));
+      return result;
     } finally {
       ephemeral.stop();
       if (sync) running.delete(sync);
@@ -219,10 +227,8 @@ function startSync(stack: ClientStack, options: SyncOptions, running: Set<PouchS
   });
 }
 
-function startPouchSync(stack: ClientStack, options: SyncOptions, scope: SyncScope | null, ephemeral: ReadonlySet<string>): PouchSync {
-  const Pouch = PouchDB as PouchStatic;
-  const baseFetch = (url: string | Request, init?: RequestInit) => Pouch.fetch(url, init);
-  const remote = new PouchDB(options.remote, { fetch: authenticatedFetch(options.remote, options.auth, baseFetch), skip_setup: true } as never);
+function startPouchSync(stack: ClientStack, options: SyncOptions, scope: SyncScope | null, ephemeral: ReadonlySet<string>, remoteFetch: Fetch): PouchSync {
+  const remote = new PouchDB(options.remote, { fetch: remoteFetch, skip_setup: true } as never);
   const live = options.live === true;
   const sync = (PouchDB as unknown as { sync(a: unknown, b: unknown, opts: unknown): PouchSync }).sync(ingestingTarget(stack), remote, {
     live,
@@ -238,6 +244,42 @@ function startPouchSync(stack: ClientStack, options: SyncOptions, scope: SyncSco
   sync.on('complete', close);
   sync.on('error', close);
   return sync;
+}
+
+/** The remote's sequence a one-shot sync's pull read up to. */
+function pulledTo(result: SyncResult): unknown {
+  return (result?.pull as { last_seq?: unknown } | undefined)?.last_seq;
+}
+
+/**
+ * Transactions the remote resolved without some members (refused there): once a pull has read
+ * the remote's changes past the point it resolved one, this stack resolves it too
+ * (docs/transactions.md#across-replication). Run after a one-shot sync and each time a live one
+ * catches up; a remote that publishes nothing (CouchDB, an older node) changes nothing.
+ */
+function followPulls(stack: ClientStack, sync: PouchSync, remote: string, remoteFetch: Fetch): (to: unknown) => Promise<void> {
+  const api = getApi(stack, transactionsPlugin);
+  let lastSeq: unknown;
+  const settle = async (to: unknown) => {
+    if (!api || to === undefined || to === null) return;
+    try {
+      const res = await remoteFetch(`${remote.replace(/\/+$/, '')}/_local/${encodeURIComponent('~tx/incomplete')}`, { headers: new Headers({ accept: 'application/json' }) });
+      if (!res.ok) return;
+      const body = (await res.json()) as { txs?: unknown };
+      if (body.txs && typeof body.txs === 'object') await api.settleFromPeer(body.txs as Record<string, { seq?: unknown; missing?: unknown }>, to);
+    } catch {
+      // the next round tries again: a transaction stays pending meanwhile, it is not lost
+    }
+  };
+  if (!api) return settle;
+  sync.on('change', (info: { direction?: string; change?: { last_seq?: unknown } }) => {
+    if (info?.direction === 'pull' && info.change?.last_seq !== undefined) lastSeq = info.change.last_seq;
+  });
+  // a live sync that caught up: what it pulled so far is settled
+  sync.on('paused', (err: unknown) => {
+    if (!err) void settle(lastSeq);
+  });
+  return settle;
 }
 
 /**

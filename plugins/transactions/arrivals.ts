@@ -50,6 +50,8 @@ interface ArrivalsDoc {
   incomplete?: Record<string, IncompleteTransaction>;
   /** the classes this stack's syncs pull (absent or 'all': every class) */
   receives?: 'all' | string[];
+  /** transactions shown with only the members of the classes pulled then: a member arriving later shows at once */
+  short?: string[];
 }
 
 interface Pending extends PendingRecord {
@@ -73,6 +75,7 @@ export class Arrivals {
   private readonly listed = new Map<string, Map<string, number>>();
   private incomplete: Record<string, IncompleteTransaction> = {};
   private receiving: 'all' | string[] | undefined;
+  private readonly short = new Set<string>();
   private rev: string | undefined;
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -83,6 +86,7 @@ export class Arrivals {
     this.rev = doc?._rev;
     this.incomplete = doc?.incomplete ?? {};
     this.receiving = doc?.receives;
+    for (const id of doc?.short ?? []) this.short.add(id);
     for (const [id, record] of Object.entries(doc?.pending ?? {})) this.start(id, typeof record === 'number' ? { size: record } : record);
     if (this.pending.size === 0) return;
     for await (const page of this.stack.storage.pages('')) for (const stored of page) this.count(stored);
@@ -198,7 +202,7 @@ export class Arrivals {
   /** A stamped revision of a transaction neither pending nor resolved here, and not a later revision of a member already shown. */
   private startsPending(stamp: TxStamp | undefined, previous: Doc | undefined): boolean {
     const id = stamp?.id;
-    if (typeof id !== 'string' || !(Number(stamp!.size) > 1) || this.pending.has(id) || this.incomplete[id]) return false;
+    if (typeof id !== 'string' || !(Number(stamp!.size) > 1) || this.pending.has(id) || this.incomplete[id] || this.short.has(id)) return false;
     const before = stampOf(previous);
     return !(before && (before.id === id || (Array.isArray(before.owes) && before.owes.includes(id))));
   }
@@ -264,6 +268,8 @@ export class Arrivals {
       if (listed?.size === 0) this.listed.delete(member);
     }
     const missing = entry.refused.filter((m) => !entry.counted.has(m.id));
+    // shown without the members of classes not pulled here: one arriving later (a wider sync) shows at once
+    if (code === undefined && entry.counted.size + missing.length < entry.size) this.short.add(id);
     if (missing.length === 0 && code === undefined) return;
     const record: IncompleteTransaction = { id, missing, seq: (await this.stack.storage.info()).updateSeq, at: new Date(this.stack.clock.now()).toISOString() };
     if (code !== undefined && missing.length === 0) record.missing = [{ id: '', code, reason: `${entry.counted.size} of ${entry.size} members had arrived when it was released.` }];
@@ -274,7 +280,7 @@ export class Arrivals {
   private persist(): Promise<void> {
     const run = this.tail.then(async () => {
       const pending = Object.fromEntries([...this.pending].map(([id, e]): [string, PendingRecord] => [id, { size: e.size, ...(e.by ? { by: e.by } : {}), ...(e.up ? { up: e.up } : {}), refused: e.refused, since: e.since }]));
-      const body: Omit<ArrivalsDoc, '_id' | '_rev'> = { pending, incomplete: this.incomplete, ...(this.receiving ? { receives: this.receiving } : {}) };
+      const body: Omit<ArrivalsDoc, '_id' | '_rev'> = { pending, incomplete: this.incomplete, ...(this.receiving ? { receives: this.receiving } : {}), ...(this.short.size > 0 ? { short: [...this.short] } : {}) };
       this.rev = await this.stack.storage.put<ArrivalsDoc>({ _id: ARRIVALS_ID, ...(this.rev ? { _rev: this.rev } : {}), ...body });
       await this.publish();
     });
