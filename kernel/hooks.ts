@@ -1,4 +1,4 @@
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncWaterfallHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from './model/types.js';
 import type { Selector } from './selector.js';
 import type { ClientStack } from './stack.js';
@@ -152,6 +152,11 @@ export function createHooks() {
      * Synchronous: it runs for every document of a scan.
      */
     hidden: new SyncBailHook<[Doc, ReadContext], boolean | undefined>(['doc', 'ctx']),
+    /**
+     * Waterfall over the ids of a class's stored active documents that `hidden` hides (taps add
+     * theirs): counts that come from counters or indexes (countDocuments, SQL) leave them out.
+     */
+    hiddenIds: new SyncWaterfallHook<[string[], ClassModel]>(['ids', 'classModel']),
     /**
      * A findDocuments read with a selector, before the class scan: a tap that can name the
      * documents that may match (an index plugin) returns them; undefined lets the next tap or

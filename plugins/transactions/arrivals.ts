@@ -57,7 +57,8 @@ interface ArrivalsDoc {
 interface Pending extends PendingRecord {
   refused: MissingMember[];
   since: string;
-  counted: Set<string>;
+  /** members stored here → their class while active (null: inactive), for counts */
+  counted: Map<string, string | null>;
 }
 
 /**
@@ -186,6 +187,13 @@ export class Arrivals {
     return true;
   }
 
+  /** The ids of a class's active documents hidden here now. */
+  hiddenIds(className: string): string[] {
+    const ids = new Set<string>();
+    for (const entry of this.pending.values()) for (const [id, name] of entry.counted) if (name === className) ids.add(id);
+    return [...ids];
+  }
+
   list(): PendingTransaction[] {
     return [...this.pending].map(([id, p]) => ({ id, size: p.size, expected: this.expected(p), arrived: p.counted.size, refused: [...p.refused], since: p.since }));
   }
@@ -208,7 +216,7 @@ export class Arrivals {
   }
 
   private start(id: string, record: PendingRecord): void {
-    const entry: Pending = { ...record, refused: record.refused ?? [], since: record.since ?? new Date(this.stack.clock.now()).toISOString(), counted: new Set() };
+    const entry: Pending = { ...record, refused: record.refused ?? [], since: record.since ?? new Date(this.stack.clock.now()).toISOString(), counted: new Map() };
     this.pending.set(id, entry);
     for (const [member, gen] of Array.isArray(record.up) ? record.up : []) {
       if (typeof member !== 'string') continue;
@@ -237,7 +245,8 @@ export class Arrivals {
 
   private count(doc: Doc): string[] {
     const ids = this.pendingOf(doc);
-    for (const id of ids) this.pending.get(id)!.counted.add(doc._id);
+    const className = doc.active !== false && typeof doc['~class'] === 'string' ? doc['~class'] : null;
+    for (const id of ids) this.pending.get(id)!.counted.set(doc._id, className);
     return ids;
   }
 

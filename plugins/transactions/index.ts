@@ -67,6 +67,10 @@ export const transactionsPlugin = definePlugin({
       await arrivals.load();
     });
     hooks.hidden.tap('transactions', (doc) => (arrivals.hides(doc) ? true : undefined));
+    hooks.hiddenIds.tap('transactions', (ids, model) => {
+      const mine = arrivals.hiddenIds(model.name);
+      return mine.length === 0 ? ids : [...ids, ...mine];
+    });
     hooks.admit.tapPromise({ name: 'transactions', stage: ADMIT_STAGE }, (item) => arrivals.admit(item));
     hooks.afterWrite.tapPromise(tapWhen('transactions', (_model, origin) => origin === 'replication'), async ([doc], ctx) => {
       if (ctx.origin === 'replication') await arrivals.stored(doc);
