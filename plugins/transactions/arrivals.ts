@@ -1,6 +1,7 @@
 import type { IngestItem, IngestRefusal } from '../../kernel/hooks.js';
 import type { Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
+import { TX_ERRORS } from './errors.js';
 import { generation, stampOf, type TxStamp } from './stamp.js';
 
 const ARRIVALS_ID = '_local/~tx/arrivals';
@@ -170,7 +171,7 @@ export class Arrivals {
       if (!pending || !reached(pulledTo, entry?.seq)) continue;
       const ids = Array.isArray(entry.missing) ? entry.missing.filter((m): m is string => typeof m === 'string') : [];
       for (const member of ids) {
-        if (!pending.refused.some((m) => m.id === member)) pending.refused.push({ id: member, code: 'DS_TX_MEMBER_REFUSED', reason: 'The peer this stack pulls from refused it.' });
+        if (!pending.refused.some((m) => m.id === member)) pending.refused.push({ id: member, code: TX_ERRORS.memberRefused.code, reason: 'The peer this stack pulls from refused it.' });
       }
       await this.resolve(id, pending);
       changed = true;
@@ -182,7 +183,7 @@ export class Arrivals {
   async release(id: string): Promise<boolean> {
     const pending = this.pending.get(id);
     if (!pending) return false;
-    await this.resolve(id, pending, 'DS_TX_RELEASED');
+    await this.resolve(id, pending, TX_ERRORS.released.code);
     await this.persist();
     return true;
   }
