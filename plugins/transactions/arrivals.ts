@@ -113,7 +113,8 @@ export class Arrivals {
 
   /** Once stored: counted for every pending transaction it resolves; the last one shows them all. */
   async stored(doc: Doc): Promise<void> {
-    if (this.count(doc).length > 0 && (await this.settleAll())) await this.persist();
+    const ids = this.count(doc);
+    if (ids.length > 0 && (await this.settle(ids))) await this.persist();
   }
 
   /** Documents this stack refused: each is a member its transaction resolves without. */
@@ -258,9 +259,16 @@ export class Arrivals {
   }
 
   /** Resolves every pending transaction whose members are all accounted for; true when one was. */
-  private async settleAll(): Promise<boolean> {
+  private settleAll(): Promise<boolean> {
+    return this.settle([...this.pending.keys()]);
+  }
+
+  /** Resolves those of these pending transactions whose members are all accounted for; true when one was. */
+  private async settle(ids: readonly string[]): Promise<boolean> {
     let resolved = false;
-    for (const [id, entry] of [...this.pending]) {
+    for (const id of ids) {
+      const entry = this.pending.get(id);
+      if (!entry) continue;
       const refusedOnly = entry.refused.filter((m) => !entry.counted.has(m.id)).length;
       if (entry.counted.size + refusedOnly < this.expected(entry)) continue;
       await this.resolve(id, entry);

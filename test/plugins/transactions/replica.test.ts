@@ -30,7 +30,7 @@ async function setup() {
   const client = async () => track(await createStack({ name: uniqueName('tx-replica'), adapter: 'memory', plugins: browser }));
   const a = await client();
   await sync(a);
-  return { node, url, token, stack, counter, sync, client, a };
+  return { node, url, token, remote, stack, counter, sync, client, a };
 }
 
 /** One transaction: the shared counter + 1 and new Items. */
@@ -72,7 +72,7 @@ describe('transactions on replicas', () => {
   });
 
   it('a member the node refuses: the node shows the rest and lists the refusal; a fresh client resolves it from the node', async () => {
-    const { stack, counter, sync, client, a } = await setup();
+    const { stack, counter, sync, client, a, remote, token } = await setup();
     const taken = await stack.createDoc({ '~class': 'Item', n: 100 }); // made on the node after a pulled
     const events: unknown[] = [];
     stack.on('tx:incomplete', (e) => events.push(e));
@@ -99,6 +99,13 @@ describe('transactions on replicas', () => {
     expect(await fresh.getDocument(counter._id)).toMatchObject({ value: 1 });
     expect(pending(fresh)).toEqual([]);
     expect(incomplete(fresh)).toEqual([expect.objectContaining({ id: listed.id, missing: [expect.objectContaining({ id: clash._id, code: 'DS_TX_MEMBER_REFUSED' })] })]);
+    // a live sync resolves it when it catches up
+    const live = await client();
+    const resolved = new Promise((resolve) => live.on('tx:incomplete', resolve));
+    const handle = live.sync({ remote, auth: { token }, live: true });
+    await expect(resolved).resolves.toMatchObject({ id: listed.id });
+    handle.cancel();
+    expect(await itemNumbers(live)).toEqual([100, 101]);
   });
 
   it('a classes-filtered sync that carries part of a transaction shows that part; a wider sync later shows the rest', async () => {
