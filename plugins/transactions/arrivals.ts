@@ -2,7 +2,7 @@ import type { IngestItem, IngestRefusal } from '../../kernel/hooks.js';
 import type { Doc } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { TX_ERRORS } from './errors.js';
-import { generation, stampOf, type TxStamp } from './stamp.js';
+import { generation, stampOf, UP_LISTED, type TxStamp } from './stamp.js';
 
 const ARRIVALS_ID = '_local/~tx/arrivals';
 /** What this stack resolved without some members, as peers pulling from it read it (the node serves it). */
@@ -58,7 +58,7 @@ interface ArrivalsDoc {
 interface Pending extends PendingRecord {
   refused: MissingMember[];
   since: string;
-  /** members stored here → their class while active (null: inactive), for counts */
+  /** members stored here → their class while this hides them and they are active (else null), for counts */
   counted: Map<string, string | null>;
 }
 
@@ -96,17 +96,21 @@ export class Arrivals {
     await this.persist();
   }
 
-  /** Hidden: a member of a transaction still pending here (at its revision or a later one). */
+  /**
+   * Hidden: a document whose own stamp names a transaction still pending here (its `id`, or one
+   * it owes). A member known only from another member's `up` list is counted, not hidden: a
+   * peer's stamp may name any document, and must not hide another writer's.
+   */
   hides(doc: Doc): boolean {
     if (this.pending.size === 0) return false;
-    return this.pendingOf(doc).length > 0;
+    return named(doc).some((id) => this.pending.has(id));
   }
 
   /** Before a peer's document is stored: a member of a transaction new here starts it pending. */
   async admit(item: IngestItem): Promise<void> {
     const stamp = stampOf(item.doc);
     if (!this.startsPending(stamp, item.previous)) return;
-    this.start(stamp!.id!, { size: stamp!.size!, ...(stamp!.by ? { by: stamp!.by } : {}), ...(Array.isArray(stamp!.up) ? { up: stamp!.up } : {}) });
+    this.start(stamp!.id!, recordOf(stamp!));
     await this.countListed(stamp!.id!);
     await this.persist();
   }
@@ -127,14 +131,15 @@ export class Arrivals {
       const missing: MissingMember = { id: refusal.id, code: refusal.code, reason: refusal.reason };
       const resolved = this.incomplete[id];
       if (resolved) {
-        if (!resolved.missing.some((m) => m.id === missing.id)) resolved.missing.push(missing);
+        if (resolved.missing.some((m) => m.id === missing.id)) continue;
+        resolved.missing.push(missing);
         changed = true;
         continue;
       }
       if (!this.pending.has(id)) {
         // a transaction already shown here: a refused later push of one of its members changes nothing
         if (this.startsPending(stamp, (await this.stack.storage.get<Doc>(refusal.id)) ?? undefined) === false) continue;
-        this.start(id, { size: stamp!.size!, ...(stamp!.by ? { by: stamp!.by } : {}), ...(Array.isArray(stamp!.up) ? { up: stamp!.up } : {}) });
+        this.start(id, recordOf(stamp!));
         await this.countListed(id);
       }
       const entry = this.pending.get(id)!;
@@ -236,10 +241,7 @@ export class Arrivals {
 
   /** The pending transactions this stored revision is a member of. */
   private pendingOf(doc: Doc): string[] {
-    const found: string[] = [];
-    const stamp = stampOf(doc);
-    if (typeof stamp?.id === 'string' && this.pending.has(stamp.id)) found.push(stamp.id);
-    if (Array.isArray(stamp?.owes)) for (const id of stamp!.owes) if (this.pending.has(id) && !found.includes(id)) found.push(id);
+    const found = named(doc).filter((id) => this.pending.has(id));
     const listed = this.listed.get(doc._id);
     if (listed) for (const [id, gen] of listed) if (generation(doc._rev) >= gen && this.pending.has(id) && !found.includes(id)) found.push(id);
     return found;
@@ -247,8 +249,10 @@ export class Arrivals {
 
   private count(doc: Doc): string[] {
     const ids = this.pendingOf(doc);
+    // the class of an active document this transaction hides (its stamp names it), for counts
     const className = doc.active !== false && typeof doc['~class'] === 'string' ? doc['~class'] : null;
-    for (const id of ids) this.pending.get(id)!.counted.set(doc._id, className);
+    const names = named(doc);
+    for (const id of ids) this.pending.get(id)!.counted.set(doc._id, names.includes(id) ? className : null);
     return ids;
   }
 
@@ -314,6 +318,21 @@ export class Arrivals {
     if (!current && Object.keys(txs).length === 0) return;
     await this.stack.storage.put({ _id: INCOMPLETE_ID, ...(current ? { _rev: current._rev } : {}), txs });
   }
+}
+
+/** The transactions a stored revision's own stamp names: the one that wrote it and those it owes. */
+function named(doc: Doc): string[] {
+  const stamp = stampOf(doc);
+  if (!stamp) return [];
+  const ids = Array.isArray(stamp.owes) ? stamp.owes.filter((id) => typeof id === 'string') : [];
+  return typeof stamp.id === 'string' ? [stamp.id, ...ids] : ids;
+}
+
+/** What a pending transaction keeps of the stamp that started it (a peer's `up` list longer than a commit writes is ignored). */
+function recordOf(stamp: TxStamp): PendingRecord {
+  const by = stamp.by !== null && typeof stamp.by === 'object' && !Array.isArray(stamp.by) ? stamp.by : undefined;
+  const up = Array.isArray(stamp.up) && stamp.up.length <= UP_LISTED ? stamp.up.filter((e) => Array.isArray(e) && typeof e[0] === 'string') : undefined;
+  return { size: Number(stamp.size), ...(by ? { by } : {}), ...(up ? { up } : {}) };
 }
 
 /** Whether a pull that read a peer's changes up to `pulledTo` passed that peer's sequence `seq`. */
