@@ -136,4 +136,21 @@ describe('a transaction arriving at a peer', () => {
     expect(api(b).incomplete()).toEqual([expect.objectContaining({ id: stuck.id, missing: [expect.objectContaining({ code: 'DS_TX_RELEASED' })] })]);
     expect(await b.getDocument(counter._id)).toMatchObject({ value: 0 });
   });
+
+  it('reads the pending list the first version kept (id → size) after an upgrade', async () => {
+    const { counter, docs, tx } = await source();
+    const { b, name } = await peer(await docs());
+    const ids = await tx([1, 2]);
+    const members = await docs([...ids, counter._id]);
+    await b.ingest(members.slice(0, 1));
+    const [waiting] = api(b).pending();
+    const stored = (await b.storage.get<{ _id: string; _rev: string }>('_local/~tx/arrivals'))!;
+    await b.storage.put({ _id: stored._id, _rev: stored._rev, pending: { [waiting.id]: 3 } });
+    await b.close();
+    const again = await reopen(name);
+    expect(api(again).pending()).toEqual([expect.objectContaining({ id: waiting.id, size: 3, arrived: 1 })]);
+    expect(await again.findDocuments('Item')).toEqual([]);
+    await again.ingest(members.slice(1));
+    expect(await again.findDocuments('Item')).toHaveLength(2);
+  });
 });
