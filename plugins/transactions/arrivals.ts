@@ -284,6 +284,8 @@ export class Arrivals {
   /** Shows a transaction's members; one resolved without some is listed and announced. */
   private async resolve(id: string, entry: Pending, code?: string): Promise<void> {
     this.pending.delete(id);
+    // the `change` events of its members fired while they were hidden: a live view reads again on this
+    this.stack.emit('tx:shown', { id, members: [...entry.counted.keys()] });
     for (const [member] of Array.isArray(entry.up) ? entry.up : []) {
       const listed = this.listed.get(member);
       listed?.delete(id);

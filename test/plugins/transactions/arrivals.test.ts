@@ -69,8 +69,11 @@ describe('a transaction arriving at a peer', () => {
     const again = await reopen(name);
     expect(await seen(again, ids)).toEqual(none);
     expect(await again.getDocument(counter._id)).toMatchObject({ value: 0 }); // its revision before the transaction
+    const shown: { members: string[] }[] = [];
+    again.on('tx:shown', (e) => shown.push(e));
     await again.ingest(members.slice(2));
     expect(await seen(again, ids)).toEqual({ byId: 3, found: 3, counted: 3, byKey: 1, sql: 3 });
+    expect(shown.map((e) => [...e.members].sort())).toEqual([[...ids, counter._id].sort()]);
     expect(await again.getDocument(counter._id)).toMatchObject({ value: 1 });
     expect(api(again).pending()).toEqual([]);
   });
