@@ -138,9 +138,13 @@ export class Arrivals {
       }
       if (!this.pending.has(id)) {
         // a transaction already shown here: a refused later push of one of its members changes nothing
-        if (this.startsPending(stamp, (await this.stack.storage.get<Doc>(refusal.id)) ?? undefined) === false) continue;
-        this.start(id, recordOf(stamp!));
-        await this.countListed(id);
+        const stored = (await this.stack.storage.get<Doc>(refusal.id)) ?? undefined;
+        // (another ingest may have started it meanwhile)
+        if (!this.pending.has(id)) {
+          if (!this.startsPending(stamp, stored)) continue;
+          this.start(id, recordOf(stamp!));
+          await this.countListed(id);
+        }
       }
       const entry = this.pending.get(id)!;
       if (!entry.refused.some((m) => m.id === missing.id)) entry.refused.push(missing);
