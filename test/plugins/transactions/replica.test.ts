@@ -99,6 +99,14 @@ describe('transactions on replicas', () => {
     expect(await fresh.getDocument(counter._id)).toMatchObject({ value: 1 });
     expect(pending(fresh)).toEqual([]);
     expect(incomplete(fresh)).toEqual([expect.objectContaining({ id: listed.id, missing: [expect.objectContaining({ id: clash._id, code: 'DS_TX_MEMBER_REFUSED' })] })]);
+    // peers read the node's resolutions; none may write them
+    const published = `${remote}/_local/${encodeURIComponent('~tx/incomplete')}`;
+    const read = await fetch(published, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await read.json()) as { txs: Record<string, unknown> }).txs).toEqual({ [listed.id]: { seq: listed.seq, missing: [clash._id] } });
+    const forged = await fetch(published, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ txs: {} }) });
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as { code?: string }).code).toBe('DS_AUTHZ_INTERNAL');
+    expect((await stack.storage.get<{ txs: Record<string, unknown> }>('_local/~tx/incomplete'))?.txs).toHaveProperty(listed.id);
     // a live sync resolves it when it catches up
     const live = await client();
     const resolved = new Promise((resolve) => live.on('tx:incomplete', resolve));
