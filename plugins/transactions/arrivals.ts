@@ -108,6 +108,8 @@ export class Arrivals {
 
   /** Before a peer's document is stored: a member of a transaction new here starts it pending. */
   async admit(item: IngestItem): Promise<void> {
+    // a tombstone carries no stamp and gets no afterWrite: a member listed in `up` counts by its generation
+    if (item.doc._deleted === true) return this.stored(item.doc as unknown as Doc);
     const stamp = stampOf(item.doc);
     if (!this.startsPending(stamp, item.previous)) return;
     this.start(stamp!.id!, recordOf(stamp!));

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { Class, createStack, getApi, transactionsPlugin, type ClientStack, type Doc } from '../../../index.js';
 import { browserWithSql } from '../../../plugins.config.js';
-import { memoryStack, track, uniqueName } from '../../helpers/stack.js';
+import { memoryStack, rawDb, track, uniqueName } from '../../helpers/stack.js';
 
 type SqlStack = ClientStack & { sql(statement: string): Promise<unknown> };
 
@@ -92,6 +92,21 @@ describe('a transaction arriving at a peer', () => {
     expect(api(b).pending()).toEqual([]);
     expect((await b.findDocuments('Item')).map((d) => d.n).sort()).toEqual([10, 2, 3]);
     expect(await b.getDocument(counter._id)).toMatchObject({ value: 2 });
+  });
+
+  it('counts a listed member that arrives as a tombstone (removed for good after the transaction)', async () => {
+    const { a, counter, docs, tx } = await source();
+    const { b } = await peer(await docs());
+    const ids = await tx([1]);
+    const current = (await a.storage.get(counter._id))!;
+    await rawDb(a).remove(counter._id, current._rev!);
+    const [tombstone] = (await a.storage.replication.allDocs({ keys: [counter._id] })).rows as { value?: { rev: string } }[];
+    await b.ingest(await docs(ids));
+    expect(api(b).pending()).toHaveLength(1);
+    await b.ingest([{ _id: counter._id, _rev: tombstone.value!.rev, _deleted: true, _revisions: { start: 3, ids: [tombstone.value!.rev, current._rev!, counter._rev!].map((r) => r.split('-')[1]) } }]);
+    expect(api(b).pending()).toEqual([]);
+    expect(await b.storage.get(counter._id)).toBeNull(); // removed here too
+    expect(await b.findDocuments('Item')).toHaveLength(1);
   });
 
   it('an update outside any transaction keeps only what the document owes', async () => {
