@@ -7,7 +7,7 @@ import { DocstackError } from '../../kernel/errors.js';
 import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { getApi, type ClientStack } from '../../kernel/stack.js';
-import { transactionsPlugin } from '../transactions/index.js';
+import { INCOMPLETE_ID, transactionsPlugin } from '../transactions/index.js';
 import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
 import type { ReplicationTarget } from '../../kernel/storage-replication.js';
 import { authenticatedFetch, type Fetch, type SyncAuth } from './auth.js';
@@ -263,7 +263,7 @@ function followPulls(stack: ClientStack, sync: PouchSync, remote: string, remote
   const settle = async (to: unknown) => {
     if (!api || to === undefined || to === null) return;
     try {
-      const res = await remoteFetch(`${remote.replace(/\/+$/, '')}/_local/${encodeURIComponent('~tx/incomplete')}`, { headers: new Headers({ accept: 'application/json' }) });
+      const res = await remoteFetch(`${remote.replace(/\/+$/, '')}/_local/${encodeURIComponent(INCOMPLETE_ID.slice('_local/'.length))}`, { headers: new Headers({ accept: 'application/json' }) });
       if (!res.ok) return;
       const body = (await res.json()) as { txs?: unknown };
       if (body.txs && typeof body.txs === 'object') await api.settleFromPeer(body.txs as Record<string, { seq?: unknown; missing?: unknown }>, to);
