@@ -17,7 +17,7 @@ export async function countDocuments(stack: ClientStack, db: Database, model: Cl
   compileSelector(selector); // a bad selector is refused on every path, as findDocuments does
   const empty = selector === undefined || Object.keys(selector).length === 0;
   if (model.name === CLASS_META) return (await stack.findDocuments(model.name, selector, { fields: ['_id'] })).length;
-  if (empty) return stack.classCounts.count(model.name);
+  if (empty) return (await stack.classCounts.count(model.name)) - hiddenIds(stack, model).length;
   const key = keyValues(model, selector);
   if (key) {
     const id = await stack.primaryKeys.lookup(model.name, key);
@@ -29,6 +29,11 @@ export async function countDocuments(stack: ClientStack, db: Database, model: Cl
   const counted = await stack.hooks.countMatches.promise(selector!, { stack, classModel: model, includeInactive: false });
   if (counted !== undefined) return counted;
   return (await stack.findDocuments(model.name, selector, { fields: ['_id'] })).length;
+}
+
+/** The class's stored active documents that reads hide (a peer's transaction not whole here yet). */
+export function hiddenIds(stack: ClientStack, model: ClassModel): string[] {
+  return stack.hooks.hiddenIds.isUsed() ? stack.hooks.hiddenIds.call([], model) : [];
 }
 
 /** The key values when the selector is exactly equality on every primary-key attribute, else null. */

@@ -1,4 +1,4 @@
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncWaterfallHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from './model/types.js';
 import type { Selector } from './selector.js';
 import type { ClientStack } from './stack.js';
@@ -97,6 +97,14 @@ export interface IngestItem {
   onStored?: () => Promise<void>;
 }
 
+/** A document `stack.ingest` refused (not held): what the peer sent and why it was refused. */
+export interface IngestRefusal {
+  readonly doc: unknown;
+  readonly id: string;
+  readonly code: string;
+  readonly reason: string;
+}
+
 export interface AdmitContext {
   stack: ClientStack;
   origin: WriteOrigin;
@@ -150,6 +158,11 @@ export function createHooks() {
      * (the node's authorization); set item.handled to take charge of a class-less document.
      */
     admit: new AsyncSeriesHook<[IngestItem, AdmitContext]>(['item', 'ctx']),
+    /**
+     * After a stack.ingest, the documents it refused (awaited before ingest answers): the
+     * transactions plugin resolves a transaction whose member was refused here.
+     */
+    refused: new AsyncSeriesHook<[readonly IngestRefusal[], ClientStack]>(['refused', 'stack']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */
@@ -164,6 +177,11 @@ export function createHooks() {
      * Synchronous: it runs for every document of a scan.
      */
     hidden: new SyncBailHook<[Doc, ReadContext], boolean | undefined>(['doc', 'ctx']),
+    /**
+     * Waterfall over the ids of a class's stored active documents that `hidden` hides (taps add
+     * theirs): counts that come from counters or indexes (countDocuments, SQL) leave them out.
+     */
+    hiddenIds: new SyncWaterfallHook<[string[], ClassModel]>(['ids', 'classModel']),
     /**
      * A findDocuments read with a selector, before the class scan: a tap that can name the
      * documents that may match (an index plugin) returns them; undefined lets the next tap or

@@ -34,6 +34,8 @@ export async function countMatches(deps: SqlDeps, selector: Selector, ctx: FindC
     const hits = new Set(index.lookup(attribute, ranges, false).map((h) => h.id));
     ids = ids === undefined ? hits : new Set([...ids].filter((id) => hits.has(id)));
   }
+  // documents reads hide (a peer's transaction not whole here yet) are no rows either
+  for (const id of deps.stack.hooks.hiddenIds.isUsed() ? deps.stack.hooks.hiddenIds.call([], ctx.classModel) : []) ids?.delete(id);
   return ids?.size ?? 0;
 }
 

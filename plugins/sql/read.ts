@@ -37,7 +37,9 @@ export async function readDocs(stack: ClientStack, store: SqlStore, info: TableI
   }
   const mine = (d: Doc) => (info.kind === 'class' ? d['~class'] === info.name : d['~domain'] === info.name);
   const unique = new Map(raw.map((d) => [d._id, d]));
-  return { docs: [...unique.values()].filter((d) => mine(d) && (access.includeInactive || d.active !== false)), read: raw.length };
+  // a document a read hides (a peer's transaction not whole here yet) is no row either
+  const shown = (d: Doc) => !stack.hooks.hidden.call(d, { stack, ...(info.model ? { classModel: info.model } : {}) });
+  return { docs: [...unique.values()].filter((d) => mine(d) && (access.includeInactive || d.active !== false) && shown(d)), read: raw.length };
 }
 
 /**

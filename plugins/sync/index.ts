@@ -7,10 +7,11 @@ import { DocstackError } from '../../kernel/errors.js';
 import type { IngestResult } from '../../kernel/ingest.js';
 import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { getApi, type ClientStack } from '../../kernel/stack.js';
+import { INCOMPLETE_ID, transactionsPlugin } from '../transactions/index.js';
 import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
 import type { ReplicationTarget } from '../../kernel/storage-replication.js';
-import { SyncSessions, type SyncAuth } from './auth.js';
+import { SyncSessions, type Fetch, type SyncAuth } from './auth.js';
 import { DeniedRecords } from './denied.js';
 import { syncErrorList } from './errors.js';
 import { followEphemeralClasses, syncScope, type SyncScope } from './filter.js';
@@ -162,7 +163,7 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
         handle.emit('complete', result);
         return result;
       }
-      const { db: remote, thrown } = openRemote(options.remote, options.auth, ctx.sessions, {
+      const { db: remote, thrown, fetch: remoteFetch } = openRemote(options.remote, options.auth, ctx.sessions, {
         bulkDocs: (lines) => tracker.lines('remote', lines),
         wantsChanges: () => tracker.hasRemoteHeld(),
         listed: (rows) => rows.forEach((row) => tracker.release('remote', row.id, row.revs)),
@@ -172,6 +173,8 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
         pending.pulled(results);
         return policy.pulled?.(results);
       });
+      // transactions: members of classes this stack does not pull are not waited for
+      await getApi(stack, transactionsPlugin)?.receives(scope?.classes ?? null);
       const live = options.live === true;
       // live: a local write while offline (or between rounds) is counted as pending at once
       if (live) stops.push(stack.changes.subscribe(() => void pending.count().then((n) => tracker.setPending(n), () => undefined), { passive: true }));
@@ -188,7 +191,10 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
       const close = () => void remote.close().catch(() => undefined);
       sync.on('complete', close);
       sync.on('error', close);
-      return await followSync({ sync, handle, tracker, pending, thrown, denials: ctx.denials, now, live, cancelled: () => cancelled });
+      const settle = followPulls(stack, sync, options.remote, remoteFetch);
+      const result = await followSync({ sync, handle, tracker, pending, thrown, denials: ctx.denials, now, live, cancelled: () => cancelled });
+      await settle(pulledTo(result));
+      return result;
     } catch (err) {
       // before the replication started (pullAs refused, the store closed): the status says so too
       if (err instanceof DocstackError && tracker.snapshot().state !== 'error') tracker.setState('error', err);
@@ -210,6 +216,42 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
 }
 
 type HeldSource = { heldDocuments?: () => Promise<Array<Omit<HeldDocument, 'where'>>> };
+
+/** The remote's sequence a one-shot sync's pull read up to. */
+function pulledTo(result: SyncResult): unknown {
+  return (result?.pull as { last_seq?: unknown } | undefined)?.last_seq;
+}
+
+/**
+ * Transactions the remote resolved without some members (refused there): once a pull has read
+ * the remote's changes past the point it resolved one, this stack resolves it too
+ * (docs/transactions.md#across-replication). Run after a one-shot sync and each time a live one
+ * catches up; a remote that publishes nothing (CouchDB, an older node) changes nothing.
+ */
+function followPulls(stack: ClientStack, sync: PouchSync, remote: string, remoteFetch: Fetch): (to: unknown) => Promise<void> {
+  const api = getApi(stack, transactionsPlugin);
+  let lastSeq: unknown;
+  const settle = async (to: unknown) => {
+    if (!api || to === undefined || to === null) return;
+    try {
+      const res = await remoteFetch(`${remote.replace(/\/+$/, '')}/_local/${encodeURIComponent(INCOMPLETE_ID.slice('_local/'.length))}`, { headers: new Headers({ accept: 'application/json' }) });
+      if (!res.ok) return;
+      const body = (await res.json()) as { txs?: unknown };
+      if (body.txs && typeof body.txs === 'object') await api.settleFromPeer(body.txs as Record<string, { seq?: unknown; missing?: unknown }>, to);
+    } catch {
+      // the next round tries again: a transaction stays pending meanwhile, it is not lost
+    }
+  };
+  if (!api) return settle;
+  sync.on('change', (info: { direction?: string; change?: { last_seq?: unknown } }) => {
+    if (info?.direction === 'pull' && info.change?.last_seq !== undefined) lastSeq = info.change.last_seq;
+  });
+  // a live sync that caught up: what it pulled so far is settled
+  sync.on('paused', (err: unknown) => {
+    if (!err) void settle(lastSeq);
+  });
+  return settle;
+}
 
 /**
  * Documents this stack holds (the kernel's ingest holding, when it has it): listed at the start,

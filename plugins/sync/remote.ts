@@ -25,7 +25,7 @@ type PouchStatic = typeof PouchDB & { fetch: Fetch };
  *   mid-pull ended the process with an unhandled rejection. On failure it answers an empty
  *   info; the request after it fails and the replicator handles that one (retry or error).
  */
-export function openRemote(remote: string, auth: SyncAuth | undefined, sessions: SyncSessions, observer: RemoteObserver): { db: PouchDB.Database; thrown: DocstackError[] } {
+export function openRemote(remote: string, auth: SyncAuth | undefined, sessions: SyncSessions, observer: RemoteObserver): { db: PouchDB.Database; thrown: DocstackError[]; fetch: Fetch } {
   const thrown: DocstackError[] = [];
   const remember = (err: DocstackError) => {
     thrown.push(err);
@@ -67,7 +67,7 @@ export function openRemote(remote: string, auth: SyncAuth | undefined, sessions:
   const info = db.info.bind(db) as (...args: unknown[]) => Promise<PouchDB.Core.DatabaseInfo>;
   (db as unknown as { info: (...args: unknown[]) => unknown }).info = (...args: unknown[]) =>
     args.length > 0 ? info(...args) : info().catch(() => ({ db_name: db.name, doc_count: 0, update_seq: 0 }));
-  return { db, thrown };
+  return { db, thrown, fetch: observed };
 }
 
 /** A `_changes` row as `{ id, revs }` (its leaf revisions, as the feed lists them). */

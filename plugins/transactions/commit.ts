@@ -5,6 +5,7 @@ import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
+import { stampsFor } from './stamp.js';
 import { Transaction } from './transaction.js';
 
 export interface TransactionOptions {
@@ -61,9 +62,10 @@ async function abort(stack: ClientStack, journal: Journal, tx: Transaction): Pro
 async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Promise<Doc[]> {
   const writes = [...tx.writes.values()];
   const size = writes.length;
-  const requests: WriteRequest[] = writes.map((w) => ({
+  const stamps = stampsFor(tx.id, writes.map((w) => ({ draft: w.draft, ...(w.previous ? { previous: w.previous } : {}), className: w.model.name })));
+  const requests: WriteRequest[] = writes.map((w, i) => ({
     op: w.op,
-    draft: { ...w.draft, '~tx': { id: tx.id, size } },
+    draft: { ...w.draft, '~tx': stamps[i] as Doc['~tx'] },
     ...(w.previous ? { previous: w.previous } : {}),
     classModel: w.model,
   }));

@@ -1,21 +1,41 @@
 import { definePlugin } from '../../kernel/plugin.js';
 import { tapWhen } from '../../kernel/write-plan.js';
-import { Arrivals } from './arrivals.js';
+import { Arrivals, INCOMPLETE_ID, type IncompleteTransaction, type PendingTransaction } from './arrivals.js';
 import { runTransaction, type TransactionOptions } from './commit.js';
 import { txErrorList } from './errors.js';
 import { Journal } from './journal.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import type { Transaction } from './transaction.js';
+import { plainStamp, stampOf } from './stamp.js';
 
 export { DEFAULT_RETRIES, type TransactionOptions } from './commit.js';
 export type { Transaction } from './transaction.js';
 export type { RecoveryReport } from './recovery.js';
+export type { IncompleteTransaction, MissingMember, PendingTransaction } from './arrivals.js';
+export type { TxStamp } from './stamp.js';
+export { INCOMPLETE_ID };
 
 /** The transactions plugin's API (`getApi(stack, transactionsPlugin)`); `stack.transaction` is its member. */
 export interface TransactionsApi {
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** what the recovery on open found and did (nothing to do: `{ released: 0 }`) */
   readonly recovery: RecoveryReport;
+  /** Transactions from peers whose members are hidden here until the rest is resolved. */
+  pending(): PendingTransaction[];
+  /** Transactions shown here without some members (refused here or by the peer pulled from), as `tx:incomplete` announced them. */
+  incomplete(): IncompleteTransaction[];
+  /** Shows a pending transaction as it is now (listed as incomplete, code DS_TX_RELEASED); false when it is not pending. */
+  release(id: string): Promise<boolean>;
+  /**
+   * For the sync plugin: the classes a pull brings (`null`: every class) — a stack waits only for
+   * members of classes it pulls.
+   */
+  receives(classes: readonly string[] | null): Promise<void>;
+  /**
+   * For the sync plugin, after a pull read a peer's changes up to `pulledTo`: applies what that
+   * peer resolved without some members (its `_local/~tx/incomplete` document's `txs`).
+   */
+  settleFromPeer(resolved: Record<string, { seq?: unknown; missing?: unknown }>, pulledTo: unknown): Promise<void>;
 }
 
 /** Before every other onOpen tap (the ephemeral purge is -50): no write precedes the recovery. */
@@ -36,15 +56,36 @@ export const transactionsPlugin = definePlugin({
     const api: { -readonly [K in keyof TransactionsApi]: TransactionsApi[K] } = {
       transaction: (fn, options) => runTransaction(stack, journal, fn, options),
       recovery: { released: 0 },
+      pending: () => arrivals.list(),
+      incomplete: () => arrivals.incompleteList(),
+      release: (id) => arrivals.release(id),
+      receives: (classes) => arrivals.receives(classes),
+      settleFromPeer: (resolved, pulledTo) => arrivals.settleFromPeer(resolved, pulledTo),
     };
     hooks.onOpen.tapPromise({ name: 'transactions', stage: RECOVER_STAGE }, async () => {
       api.recovery = await recover(stack, journal);
       await arrivals.load();
     });
     hooks.hidden.tap('transactions', (doc) => (arrivals.hides(doc) ? true : undefined));
+    hooks.hiddenIds.tap('transactions', (ids, model) => {
+      const mine = arrivals.hiddenIds(model.name);
+      return mine.length === 0 ? ids : [...ids, ...mine];
+    });
     hooks.admit.tapPromise({ name: 'transactions', stage: ADMIT_STAGE }, (item) => arrivals.admit(item));
     hooks.afterWrite.tapPromise(tapWhen('transactions', (_model, origin) => origin === 'replication'), async ([doc], ctx) => {
       if (ctx.origin === 'replication') await arrivals.stored(doc);
+    });
+    hooks.refused.tapPromise('transactions', (refusals) => arrivals.refused(refusals));
+    // a revision written outside the transaction that wrote the stored one is not that
+    // transaction's: it keeps only what it owes (so peers count it as an overtaken member)
+    hooks.beforeWrite.tap(tapWhen('transactions', (_model, origin) => origin === 'local', 500), (doc, ctx) => {
+      if (ctx.transaction !== undefined || !ctx.previous || typeof stampOf(doc)?.id !== 'string') return doc;
+      const { '~tx': _stamp, ...rest } = doc;
+      const stamp = plainStamp(ctx.previous, doc._id);
+      return (stamp ? { ...rest, '~tx': stamp } : rest) as typeof doc;
+    });
+    hooks.onClose.tapPromise('transactions', async () => {
+      await arrivals.flushed();
     });
     return api;
   },

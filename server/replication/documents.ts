@@ -3,7 +3,7 @@ import type { ClientStack, DocstackError, ReplicationAllDocsOptions, Replication
 import { acceptBulkDocs } from './accept.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
 import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
-import { isReservedLocalId, readableBy } from './policy.js';
+import { isPublishedLocalId, isReservedLocalId, readableBy } from './policy.js';
 import { depthExceeds, isIdKey, isRev, malformedBulkGetEntry, malformedRevsDiff, parseOpenRevs } from './shapes.js';
 
 type Handler = (stack: ClientStack, req: Request, res: Response) => Promise<void>;
@@ -136,7 +136,7 @@ export const putDoc: Handler = async (stack, req, res) => {
 /** `_local/:id`: replication checkpoints. The engine's own `_local/~…` indexes are off limits. */
 export const getLocal: Handler = async (stack, req, res) => {
   const id = req.params.id as string;
-  if (isReservedLocalId(id)) return notFound(res);
+  if (isReservedLocalId(id) && !isPublishedLocalId(id)) return notFound(res);
   res.json(await stack.storage.replication.getLocal(id));
 };
 

@@ -22,6 +22,17 @@ export function isReservedLocalId(localId: string): boolean {
   return localId.startsWith('~');
 }
 
+/**
+ * The engine's `_local/~…` documents any peer allowed to replicate may read: what the
+ * transactions plugin resolved without some members (ids and sequences only), so that peers
+ * pulling from this node resolve the same transactions (docs/transactions.md).
+ */
+const PUBLISHED_LOCAL_IDS: ReadonlySet<string> = new Set(['~tx/incomplete']);
+
+export function isPublishedLocalId(localId: string): boolean {
+  return PUBLISHED_LOCAL_IDS.has(localId);
+}
+
 /** A refusal reason when an id is no document id at all (CouchDB's reserved `_` ids), else null. */
 export function refusedId(id: unknown): string | null {
   if (typeof id !== 'string' || id === '') return 'A document needs a string _id.';

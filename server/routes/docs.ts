@@ -52,7 +52,7 @@ async function readableClass(stack: ClientStack, caller: Caller, name: string): 
 /** The stored document `id` of class `name`, active and readable, else DS_DOC_NOT_FOUND (raw: no afterRead). */
 async function storedDoc(stack: ClientStack, caller: Caller, name: string, id: string): Promise<Doc> {
   const doc = canRead(caller, id) ? await stack.storage.get(id) : null;
-  if (!doc || doc['~class'] !== name || doc.active === false) throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active ${name} with the id ${JSON.stringify(id)}.`, { details: { id } });
+  if (!doc || doc['~class'] !== name || doc.active === false || stack.hooks.hidden.call(doc, { stack })) throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active ${name} with the id ${JSON.stringify(id)}.`, { details: { id } });
   return doc;
 }
 

@@ -60,7 +60,7 @@ describe('stack.transaction', () => {
     expect((await stack.getDocument(a._id))?.balance).toBe(70);
     expect((await stack.getDocument(b._id))?.balance).toBe(30);
     const cy = await stack.getDocument(result);
-    expect(cy?.['~tx']).toEqual({ id: expect.any(String), size: 3 });
+    expect(cy?.['~tx']).toMatchObject({ id: expect.any(String), size: 3, by: { Account: 3 } });
     expect((await stack.getDocument(a._id))?.['~tx']).toEqual(cy?.['~tx']);
   });
 
