@@ -78,7 +78,8 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
     mark('setup sync and unlocks');
 
     const killEpoch = config.kill ? rng.int(1, config.epochs) : null;
-    const killAfter = rng.int(1, 3 * config.clients);
+    // a round moves about one batch per client each way: past that the kill would land between rounds
+    const killAfter = rng.int(1, config.clients);
     const perEpoch = Math.ceil(config.opsPerClient / config.epochs);
     for (let epoch = 1; epoch <= config.epochs; epoch++) {
       for (const client of clients) await runOperations(client, rng.fork(`ops ${client.index} ${epoch}`), epoch, perEpoch, ops);
