@@ -64,6 +64,7 @@ export const ERROR_CODES = {
   DS_DOC_CONFLICT: kernelCode('The document was changed by another writer; read it again and retry.', 409),
   DS_DOC_PROTECTED_FIELD: kernelCode('A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
   DS_UNIQUE_VIOLATION: kernelCode('Another document already has this primary-key combination.', 409),
+  DS_DEPENDENCY_REFUSED: kernelCode("A peer's document waits for a class or document the same ingest batch refused at admission (authorization, shape, quota): it is refused too rather than held for what will not come.", 409),
   DS_QUERY_INVALID: kernelCode('The selector or the query options are invalid.'),
 } as const satisfies Record<string, ErrorSpec>;
 

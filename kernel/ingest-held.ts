@@ -64,6 +64,32 @@ export function answersOf(doc: Record<string, unknown>): string[] {
 }
 
 /**
+ * Of the documents about to be held, those waiting for something refused for good in the same
+ * batch (`refused`: each refused name, a class name or an id, with its code) would wait for what
+ * will not arrive: each is refused with DS_DEPENDENCY_REFUSED, and so, in turn, is what waits
+ * for it. Returns the refusal of each such item (the others are held).
+ */
+export function refusedDependents<T extends { doc: IngestDoc; reason: HeldReason }>(items: readonly T[], refused: ReadonlyMap<string, string>): Map<T, DocstackError> {
+  const out = new Map<T, DocstackError>();
+  if (refused.size === 0) return out;
+  const gone = new Map(refused);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const item of items) {
+      if (out.has(item)) continue;
+      const names = item.reason.waitingFor.filter((w) => gone.has(w));
+      if (names.length === 0) continue;
+      const list = names.map((id) => ({ id, code: gone.get(id)! }));
+      const message = `${JSON.stringify(item.doc._id)} waits for ${list.map((d) => `${JSON.stringify(d.id)} (${d.code})`).join(', ')}, refused in the same batch.`;
+      out.set(item, new DocstackError('DS_DEPENDENCY_REFUSED', message, { details: { id: item.doc._id, refused: list } }));
+      for (const name of answersOf(item.doc)) gone.set(name, 'DS_DEPENDENCY_REFUSED');
+      grew = true;
+    }
+  }
+  return out;
+}
+
+/**
  * The documents this replica holds (kernel/ingest.ts): one `_local` record (never replicated,
  * at most HELD_LIMIT documents), kept in memory once read. `release` takes out the documents
  * waiting for something that just arrived — with the held documents they wait for, or that

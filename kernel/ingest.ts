@@ -5,7 +5,7 @@ import type { ClassCounts } from './indexes/class-counts.js';
 import type { PrimaryKeyIndex } from './indexes/primary-keys.js';
 import { storeAsCame, storeDocuments, type Entry, type IngestResult, type Kind } from './ingest-store.js';
 import { ingestClasses } from './ingest-classes.js';
-import { answersOf, HeldStore, holdReason, type HeldEntry, type HeldReason } from './ingest-held.js';
+import { answersOf, HeldStore, holdReason, refusedDependents, type HeldEntry, type HeldReason } from './ingest-held.js';
 import { nowIso } from './drafts.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc } from './model/types.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from './pipeline.js';
@@ -115,6 +115,7 @@ export class Ingestor {
     const { found: stored, tombstones } = await storedWinners(this.deps.db, entries.map((e) => e.doc._id).filter((id) => !id.startsWith('_local/')));
     const admitCtx: AdmitContext = { stack: this.deps.stack, origin, newEdits, ...extras, ...(retrying ? { held: true } : {}) };
     const admitted = await this.admit(entries, stored, admitCtx, refuseOrHold, results);
+    const notAdmitted = refusedNames(entries, results);
 
     const written: Entry[] = [];
     await ingestClasses(
@@ -145,7 +146,8 @@ export class Ingestor {
     written.push(...(await this.deps.lock(() => storeDocuments(this.deps, keyed, rest, { newEdits, keyConflicts, tombstones }, refuse, results))));
 
     await this.announce(written, results, origin, extras);
-    await this.keep(holding, { origin, keyConflicts }, refuse);
+    refuseWaitingForRefused(notAdmitted, written, holding, refuse);
+    await this.keep(holding.filter((h) => results[h.entry.index]?.ok), { origin, keyConflicts }, refuse);
     await this.held.supersede(written.map((e) => e.doc));
     if (!retrying) {
       const fresh = new Set(holding.filter((h) => results[h.entry.index]?.ok).map((h) => heldKey(h.entry.doc)));
@@ -324,6 +326,29 @@ export class Ingestor {
   }
 }
 
+
+/** The names (ids, a domain's `domain-<name>`) of the documents refused so far, with their codes. */
+function refusedNames(entries: Entry[], results: (IngestResult | undefined)[]): Map<string, string> {
+  const refused = new Map<string, string>();
+  for (const e of entries) {
+    const line = results[e.index];
+    if (line && !line.ok) for (const name of answersOf(e.doc)) refused.set(name, line.code);
+  }
+  return refused;
+}
+
+/**
+ * A document about to be held that waits for one the `admit` taps refused in this batch (the
+ * sender may not write it at all: authorization, shape, quota) would wait for what will not
+ * come: refused with DS_DEPENDENCY_REFUSED instead. One refused later, by validation, stays a
+ * reason to hold: the sender may follow with an acceptable revision of it.
+ */
+function refuseWaitingForRefused(notAdmitted: Map<string, string>, written: Entry[], holding: { entry: Entry; reason: HeldReason }[], refuse: (e: Entry, err: unknown) => void): void {
+  if (holding.length === 0 || notAdmitted.size === 0) return;
+  // another revision of the same document stored by this batch: nothing waits for it
+  for (const e of written) for (const name of answersOf(e.doc)) notAdmitted.delete(name);
+  for (const [h, err] of refusedDependents(holding.map((h) => ({ ...h, doc: h.entry.doc })), notAdmitted)) refuse(h.entry, err);
+}
 
 /** Whether a draft's values (a string, or a list of them) name one of these ids. */
 function namesAny(draft: Doc, ids: Set<string>): boolean {

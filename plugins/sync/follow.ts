@@ -2,6 +2,7 @@ import type { EventEmitter } from 'events';
 import type { DocstackError } from '../../kernel/errors.js';
 import { isExpectedRefusal, refusalOf, type DeniedRecords } from './denied.js';
 import { toSyncError } from './errors.js';
+import { isEachPeersOwn } from './filter.js';
 import type { PendingCounter } from './pending.js';
 import type { StatusTracker, SyncDirection, SyncResult } from './status.js';
 
@@ -35,7 +36,9 @@ export function followSync(f: Followed): Promise<SyncResult> {
 
   sync.on('change', (info: { direction: SyncDirection; change?: { docs?: unknown[]; last_seq?: unknown } }) => {
     if (info.direction === 'push') pending.pushedUpTo(info.change?.last_seq);
-    tracker.written(info.direction, info.change?.docs?.length ?? 0);
+    // each peer's own engine documents go both ways (a node ignores them): not the app's data
+    const docs = (info.change?.docs ?? []) as Array<{ _id?: unknown }>;
+    tracker.written(info.direction, docs.filter((doc) => typeof doc?._id !== 'string' || !isEachPeersOwn(doc._id)).length);
     recount();
   });
   sync.on('denied', (info: { direction?: SyncDirection; doc?: Record<string, unknown> }) => {

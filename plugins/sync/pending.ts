@@ -1,4 +1,5 @@
 import type { ClientStack } from '../../kernel/stack.js';
+import { isEachPeersOwn } from './filter.js';
 
 const STATE_ID = '_local/~sync/state';
 
@@ -11,7 +12,8 @@ interface RemoteState {
 
 /**
  * Counts the local changes a push has not sent yet: the changes after the last sequence known
- * to be on the remote, less those that never leave (the push filter), less the revisions this
+ * to be on the remote, less those that never leave (the push filter) and each peer's own engine
+ * documents (filter.ts isEachPeersOwn), less the revisions this
  * sync pulled from the remote (they are there already) and the documents it refused. The sequence is moved on as far as
  * every change is accounted for and kept per remote, so the next sync starts counting there.
  */
@@ -83,9 +85,11 @@ export class PendingCounter {
     for (;;) {
       const page = await this.stack.storage.changes({ since, limit: 1000 });
       for (const change of page.results) {
-        // a pulled revision that lost to a local one (each peer's own meta-class documents) shows
-        // the local winner: pushed and refused already, so accounted for by its id
-        const accounted = !this.travels(change.id) || this.pulledRevs.has(`${change.id}@${change.rev}`) || this.refusedIds.has(change.id);
+        // each peer's own meta-class and engine class documents: the remote makes its own (a node
+        // ignores ours, so its revisions stay "missing" there and the pull adds the remote's as a
+        // losing leaf, a new change here): never the app's pending work
+        const accounted =
+          !this.travels(change.id) || isEachPeersOwn(change.id) || this.pulledRevs.has(`${change.id}@${change.rev}`) || this.refusedIds.has(change.id);
         if (!accounted) {
           pending += 1;
           prefixDone = false;

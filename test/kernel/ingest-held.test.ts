@@ -5,7 +5,7 @@
  * refusal stays a refusal, with its code, and nothing stored.
  */
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, createStack, type ClientStack, type HeldEntry } from '../../index.js';
+import { Attribute, Class, createStack, DocstackError, type ClientStack, type HeldEntry } from '../../index.js';
 import { browser } from '../../plugins.config.js';
 import { memoryStack, tempDir, track, uniqueName } from '../helpers/stack.js';
 
@@ -129,6 +129,25 @@ describe('stack.ingest holds what waits for something not here yet', () => {
     await other.ingest([await rev(peer, 'Customer'), await rev(peer, 'Site')]);
     expect((await other.ingest([await rev(peer, north)], { hold: false }))[0]).toMatchObject({ ok: false, code: 'DS_VALIDATION_FOREIGN_KEY' });
     expect(await other.heldDocuments()).toEqual([]);
+  });
+
+  it('refuses (DS_DEPENDENCY_REFUSED), not holds, what waits for a document the same batch refused at admission: transitively, nothing stored or held', async () => {
+    const { peer, acme, north } = await author();
+    const here = await memoryStack();
+    const events = listen(here);
+    // as a node refuses a schema change from a user who is not an admin: before any check
+    here.hooks.admit.tapPromise('no-customer-class', async (item) => {
+      if (item.doc._id === 'Customer') throw new DocstackError('DS_CLASS_INVALID', 'not from this sender');
+    });
+    const results = await here.ingest([await rev(peer, 'Customer'), await rev(peer, 'Site'), await rev(peer, acme), await rev(peer, north)]);
+    expect(results[0]).toMatchObject({ ok: false, code: 'DS_CLASS_INVALID' });
+    // Site's foreign key and acme's class name Customer; north's class is Site, refused in turn
+    for (const line of results.slice(1)) expect(line).toMatchObject({ ok: false, code: 'DS_DEPENDENCY_REFUSED', status: 409 });
+    expect(results[1]).toMatchObject({ reason: expect.stringContaining('"Customer" (DS_CLASS_INVALID)') });
+    expect(results[3]).toMatchObject({ reason: expect.stringContaining('"Site" (DS_DEPENDENCY_REFUSED)') });
+    for (const id of ['Customer', 'Site', acme, north]) expect(await here.storage.get(id)).toBeNull();
+    expect(await here.heldDocuments()).toEqual([]);
+    expect(events).toEqual({ held: [], released: [], refused: [] });
   });
 
   it('takes over the documents the patches plugin held before an upgrade (its _local record), and releases them', async () => {

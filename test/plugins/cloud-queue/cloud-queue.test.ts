@@ -164,7 +164,10 @@ describe('the cloud queue', () => {
     expect(await stack.cloudQueue.flush()).toMatchObject({ sent: 2, pending: 0 });
     expect(rejected.map((r) => r.id).sort()).toEqual(['Refused', doc._id].sort());
     expect(rejected.every((r) => typeof r.error === 'string')).toBe(true);
+    // the document waits for a class refused in the same batch: refused too (DS_DEPENDENCY_REFUSED), not held forever
+    expect(rejected.find((r) => r.id === doc._id)?.reason).toContain('"Refused" (DS_AUTHZ_SCHEMA)');
     expect(await node.stack().storage.get(doc._id)).toBeNull();
+    expect((await node.stack().heldDocuments()).map((h) => h.id)).not.toContain(doc._id);
     expect(await stack.cloudQueue.flush()).toMatchObject({ sent: 0 }); // not sent again
   });
 
