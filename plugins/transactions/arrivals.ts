@@ -5,6 +5,8 @@ import { TX_ERRORS } from './errors.js';
 import { generation, stampOf, UP_LISTED, type TxStamp } from './stamp.js';
 
 const ARRIVALS_ID = '_local/~tx/arrivals';
+/** How many transactions not pending here the documents owing them are remembered for (see `owed`). */
+const OWED_KEPT = 1000;
 /** What this stack resolved without some members, as peers pulling from it read it (the node serves it). */
 export const INCOMPLETE_ID = '_local/~tx/incomplete';
 
@@ -75,6 +77,13 @@ export class Arrivals {
   private readonly pending = new Map<string, Pending>();
   /** listed member id → pending transaction id → the generation it was written at */
   private readonly listed = new Map<string, Map<string, number>>();
+  /**
+   * transaction id not pending here → the documents stored here whose revision owes it (the
+   * latest OWED_KEPT transactions): a pull may bring such a revision before any stamped one of
+   * the transaction (the changes feed orders by each document's latest change), and it counts
+   * when the transaction starts. In memory only: a reopen counts every stored document again.
+   */
+  private readonly owed = new Map<string, Set<string>>();
   private incomplete: Record<string, IncompleteTransaction> = {};
   private receiving: 'all' | string[] | undefined;
   private readonly short = new Set<string>();
@@ -111,15 +120,16 @@ export class Arrivals {
     // a tombstone carries no stamp and gets no afterWrite: a member listed in `up` counts by its generation
     if (item.doc._deleted === true) return this.stored(item.doc as unknown as Doc);
     const stamp = stampOf(item.doc);
-    if (!this.startsPending(stamp, item.previous)) return;
+    if (!this.startsPending(stamp, item.previous, item.doc._id)) return;
     this.start(stamp!.id!, recordOf(stamp!));
-    await this.countListed(stamp!.id!);
+    await this.countKnown(stamp!.id!);
     await this.persist();
   }
 
   /** Once stored: counted for every pending transaction it resolves; the last one shows them all. */
   async stored(doc: Doc): Promise<void> {
     const ids = this.count(doc);
+    for (const id of named(doc)) if (!this.pending.has(id)) this.remember(id, doc._id);
     if (ids.length > 0 && (await this.settle(ids))) await this.persist();
   }
 
@@ -143,9 +153,9 @@ export class Arrivals {
         const stored = (await this.stack.storage.get<Doc>(refusal.id)) ?? undefined;
         // (another ingest may have started it meanwhile)
         if (!this.pending.has(id)) {
-          if (!this.startsPending(stamp, stored)) continue;
+          if (!this.startsPending(stamp, stored, refusal.id)) continue;
           this.start(id, recordOf(stamp!));
-          await this.countListed(id);
+          await this.countKnown(id);
         }
       }
       const entry = this.pending.get(id)!;
@@ -220,12 +230,22 @@ export class Arrivals {
     return this.tail;
   }
 
-  /** A stamped revision of a transaction neither pending nor resolved here, and not a later revision of a member already shown. */
-  private startsPending(stamp: TxStamp | undefined, previous: Doc | undefined): boolean {
+  /**
+   * A stamped revision of a transaction neither pending nor resolved here, of a member not
+   * accounted for here already: not a later revision of a member already shown, nor a listed
+   * member whose stored revision is at or past the generation its `up` names (a sibling of the
+   * same generation from another branch, or a later revision: that member counted when the
+   * transaction was resolved here, which is not remembered — starting it again would wait for
+   * members that arrived before and never come again).
+   */
+  private startsPending(stamp: TxStamp | undefined, previous: Doc | undefined, docId: string): boolean {
     const id = stamp?.id;
     if (typeof id !== 'string' || !(Number(stamp!.size) > 1) || this.pending.has(id) || this.incomplete[id] || this.short.has(id)) return false;
+    if (!previous) return true;
     const before = stampOf(previous);
-    return !(before && (before.id === id || (Array.isArray(before.owes) && before.owes.includes(id))));
+    if (before && (before.id === id || (Array.isArray(before.owes) && before.owes.includes(id)))) return false;
+    const listed = Array.isArray(stamp!.up) ? stamp!.up.find((e) => Array.isArray(e) && e[0] === docId) : undefined;
+    return !(listed && generation(previous._rev) >= (Number(listed[1]) || 0));
   }
 
   private start(id: string, record: PendingRecord): void {
@@ -238,11 +258,24 @@ export class Arrivals {
     }
   }
 
-  /** Listed members already stored here at or after their generation (they arrived overtaken, or first). */
-  private async countListed(id: string): Promise<void> {
+  /**
+   * Members already stored here: listed ones at or after their generation (they arrived
+   * overtaken, or first), and those whose revision owes it and arrived before it started.
+   */
+  private async countKnown(id: string): Promise<void> {
     const up = this.pending.get(id)?.up;
-    if (!Array.isArray(up) || up.length === 0) return;
-    for (const doc of await this.stack.storage.getMany(up.map(([member]) => member))) if (doc) this.count(doc);
+    const ids = new Set([...(Array.isArray(up) ? up.map(([member]) => member) : []), ...(this.owed.get(id) ?? [])]);
+    this.owed.delete(id);
+    if (ids.size === 0) return;
+    for (const doc of await this.stack.storage.getMany([...ids])) if (doc) this.count(doc);
+  }
+
+  /** A stored document owing a transaction not pending here (most are long shown: only the latest are kept). */
+  private remember(txId: string, docId: string): void {
+    const members = this.owed.get(txId) ?? new Set<string>();
+    this.owed.delete(txId); // re-inserted last: the oldest go first
+    this.owed.set(txId, members.add(docId));
+    if (this.owed.size > OWED_KEPT) this.owed.delete(this.owed.keys().next().value!);
   }
 
   /** The pending transactions this stored revision is a member of. */
