@@ -149,6 +149,7 @@ export class Ingestor {
     refuseWaitingForRefused(notAdmitted, written, holding, refuse);
     await this.keep(holding.filter((h) => results[h.entry.index]?.ok), { origin, keyConflicts }, refuse);
     await this.held.supersede(written.map((e) => e.doc));
+    await this.reportRefused(input, results);
     if (!retrying) {
       const fresh = new Set(holding.filter((h) => results[h.entry.index]?.ok).map((h) => heldKey(h.entry.doc)));
       // what this batch stored or held, and what arrived meanwhile by a path that does not announce itself
@@ -162,6 +163,18 @@ export class Ingestor {
       }
     }
     return results as IngestResult[];
+  }
+
+  /**
+   * The `refused` taps (the transactions plugin resolves a peer's transaction without a refused
+   * member): what this call refused itself. A held document refused later is reported by the
+   * retry that refused it, whichever call released it.
+   */
+  private async reportRefused(input: readonly unknown[], results: (IngestResult | undefined)[]): Promise<void> {
+    const { hooks, stack } = this.deps;
+    if (!hooks.refused.isUsed()) return;
+    const refused = results.flatMap((r, i) => (r && !r.ok ? [{ doc: input[i], id: r.id, code: r.code, reason: r.reason }] : []));
+    if (refused.length > 0) await hooks.refused.promise(refused, stack);
   }
 
   /** Holds what waits; a document the held record has no room for is refused with its own code. */

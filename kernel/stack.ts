@@ -304,11 +304,9 @@ export class ClientStack extends EventEmitter {
   async ingest(docs: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
     this.assertOpen();
     if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'ingest takes an array of documents.');
-    const results = await this.ingestor.ingest(docs, options);
-    const refused = results.flatMap((r, i) => (r.ok ? [] : [{ doc: docs[i], id: r.id, code: r.code, reason: r.reason }]));
-    if (refused.length > 0 && this.hooks.refused.isUsed()) await this.hooks.refused.promise(refused, this);
-    return results;
+    return this.ingestor.ingest(docs, options);
   }
+
   /** The peers' documents held here, waiting for a class, a document, a domain (docs/replication.md). */
   heldDocuments(): Promise<HeldEntry[]> {
     this.assertOpen();

@@ -47,8 +47,16 @@ export function syncScope(classes: unknown, internalDocs: unknown): SyncScope | 
  * filter function, which the node would have to run.
  */
 export function pullSelector(scope: SyncScope): Record<string, unknown> {
-  return { $or: [{ '~class': { $in: scope.classes } }, { _id: { $in: scope.ids } }] };
+  return { $or: [{ '~class': { $in: [...scope.classes, ...TRAVEL_WITH_ANY_SCOPE] } }, { _id: { $in: scope.ids } }] };
 }
+
+/**
+ * Classes whose documents travel with whatever a scope names: the encryption plugin's keyrings
+ * (`~Keyring-<random>`, wrapped under the user's passphrase), so that the sealed values of the
+ * scope's classes open on the user's other devices. A docstack node serves each user only the
+ * keyrings their own devices pushed (docs/authorization.md).
+ */
+const TRAVEL_WITH_ANY_SCOPE = ['~Keyring'];
 
 /**
  * Each peer's own documents: the meta-class documents (`class`, `domain`, `~self`) and the
@@ -81,7 +89,7 @@ export function pushFilter(ephemeral: ReadonlySet<string>, scope: SyncScope | nu
     if (className !== null && ephemeral.has(className)) return false;
     if (!scope) return true;
     if (ids.has(doc._id)) return true;
-    return className !== null && classes.has(className);
+    return className !== null && (classes.has(className) || TRAVEL_WITH_ANY_SCOPE.includes(className));
   };
 }
 

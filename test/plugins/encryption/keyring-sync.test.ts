@@ -154,9 +154,10 @@ describe('keys that travel', () => {
     const c = await device();
     await sync(c);
     expect((await c.storage.range({ prefix: '~Keyring-' })).map((r) => r.id)).toEqual([keyringId]);
-    // a classes-filtered sync carries the keyring when its id is asked for
+    // a classes-filtered sync carries the user's keyrings (and only theirs) with the classes it names
     const d = await device();
-    await d.sync({ remote, auth: { token: tokens.ann }, classes: ['Visit'], internalDocs: { extraDocIds: [keyringId] } });
+    await d.sync({ remote, auth: { token: tokens.ann }, classes: ['Visit'] });
+    expect((await d.storage.range({ prefix: '~Keyring-' })).map((r) => r.id)).toEqual([keyringId]);
     await d.unlock(PASSPHRASE);
     expect(d.keyring.id).toBe(keyringId);
     expect((await d.getDocument(visit._id))?.notes).toBe('gate code 4411');
