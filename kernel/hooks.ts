@@ -97,6 +97,16 @@ export interface IngestItem {
   onStored?: () => Promise<void>;
 }
 
+/**
+ * What a replication run (`stack.sync`) tells the other plugins: `start` with the classes it
+ * pulls (null: every class), then `pulled` each time its pull caught up, with the remote's
+ * sequence reached and a reader of the remote's `_local` documents (the transactions plugin
+ * settles a peer's transactions the remote resolved).
+ */
+export type ReplicationStep =
+  | { phase: 'start'; classes: readonly string[] | null }
+  | { phase: 'pulled'; to: unknown; readRemoteLocal(id: string): Promise<unknown> };
+
 /** A document `stack.ingest` refused (not held): what the peer sent and why it was refused. */
 export interface IngestRefusal {
   readonly doc: unknown;
@@ -163,6 +173,8 @@ export function createHooks() {
      * transactions plugin resolves a transaction whose member was refused here.
      */
     refused: new AsyncSeriesHook<[readonly IngestRefusal[], ClientStack]>(['refused', 'stack']),
+    /** A `stack.sync` starts, or its pull caught up (ReplicationStep): awaited by the sync. */
+    replicating: new AsyncSeriesHook<[ReplicationStep, ClientStack]>(['step', 'stack']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */

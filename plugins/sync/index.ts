@@ -7,8 +7,7 @@ import { DocstackError } from '../../kernel/errors.js';
 import type { IngestResult } from '../../kernel/ingest.js';
 import { bulkDocsLine } from '../../kernel/ingest-lines.js';
 import { definePlugin } from '../../kernel/plugin.js';
-import { getApi, type ClientStack } from '../../kernel/stack.js';
-import { INCOMPLETE_ID, transactionsPlugin } from '../transactions/index.js';
+import type { ClientStack } from '../../kernel/stack.js';
 import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
 import type { ReplicationTarget } from '../../kernel/storage-replication.js';
 import { SyncSessions, type Fetch, type SyncAuth } from './auth.js';
@@ -174,7 +173,7 @@ function startSync(ctx: SyncContext, options: SyncOptions): SyncHandle {
         return policy.pulled?.(results);
       });
       // transactions: members of classes this stack does not pull are not waited for
-      await getApi(stack, transactionsPlugin)?.receives(scope?.classes ?? null);
+      await stack.hooks.replicating.promise({ phase: 'start', classes: scope?.classes ?? null }, stack);
       const live = options.live === true;
       // live: a local write while offline (or between rounds) is counted as pending at once
       if (live) stops.push(stack.changes.subscribe(() => void pending.count().then((n) => tracker.setPending(n), () => undefined), { passive: true }));
@@ -223,26 +222,26 @@ function pulledTo(result: SyncResult): unknown {
 }
 
 /**
- * Transactions the remote resolved without some members (refused there): once a pull has read
- * the remote's changes past the point it resolved one, this stack resolves it too
- * (docs/transactions.md#across-replication). Run after a one-shot sync and each time a live one
- * catches up; a remote that publishes nothing (CouchDB, an older node) changes nothing.
+ * Each time the pull caught up (after a one-shot sync, and each time a live one pauses with
+ * nothing left), the `replicating` taps learn how far it read and may read the remote's
+ * `_local` documents (the transactions plugin: transactions the remote resolved without some
+ * members, docs/transactions.md#across-replication). A remote that has none (CouchDB, an older
+ * node) answers 404: nothing changes. A failure is tried again at the next round.
  */
 function followPulls(stack: ClientStack, sync: PouchSync, remote: string, remoteFetch: Fetch): (to: unknown) => Promise<void> {
-  const api = getApi(stack, transactionsPlugin);
   let lastSeq: unknown;
+  const readRemoteLocal = async (id: string): Promise<unknown> => {
+    const res = await remoteFetch(`${remote.replace(/\/+$/, '')}/_local/${encodeURIComponent(id.slice('_local/'.length))}`, { headers: new Headers({ accept: 'application/json' }) });
+    return res.ok ? res.json() : null;
+  };
   const settle = async (to: unknown) => {
-    if (!api || to === undefined || to === null) return;
+    if (to === undefined || to === null || !stack.hooks.replicating.isUsed()) return;
     try {
-      const res = await remoteFetch(`${remote.replace(/\/+$/, '')}/_local/${encodeURIComponent(INCOMPLETE_ID.slice('_local/'.length))}`, { headers: new Headers({ accept: 'application/json' }) });
-      if (!res.ok) return;
-      const body = (await res.json()) as { txs?: unknown };
-      if (body.txs && typeof body.txs === 'object') await api.settleFromPeer(body.txs as Record<string, { seq?: unknown; missing?: unknown }>, to);
+      await stack.hooks.replicating.promise({ phase: 'pulled', to, readRemoteLocal }, stack);
     } catch {
       // the next round tries again: a transaction stays pending meanwhile, it is not lost
     }
   };
-  if (!api) return settle;
   sync.on('change', (info: { direction?: string; change?: { last_seq?: unknown } }) => {
     if (info?.direction === 'pull' && info.change?.last_seq !== undefined) lastSeq = info.change.last_seq;
   });

@@ -26,16 +26,6 @@ export interface TransactionsApi {
   incomplete(): IncompleteTransaction[];
   /** Shows a pending transaction as it is now (listed as incomplete, code DS_TX_RELEASED); false when it is not pending. */
   release(id: string): Promise<boolean>;
-  /**
-   * For the sync plugin: the classes a pull brings (`null`: every class) — a stack waits only for
-   * members of classes it pulls.
-   */
-  receives(classes: readonly string[] | null): Promise<void>;
-  /**
-   * For the sync plugin, after a pull read a peer's changes up to `pulledTo`: applies what that
-   * peer resolved without some members (its `_local/~tx/incomplete` document's `txs`).
-   */
-  settleFromPeer(resolved: Record<string, { seq?: unknown; missing?: unknown }>, pulledTo: unknown): Promise<void>;
 }
 
 /** Before every other onOpen tap (the ephemeral purge is -50): no write precedes the recovery. */
@@ -59,8 +49,6 @@ export const transactionsPlugin = definePlugin({
       pending: () => arrivals.list(),
       incomplete: () => arrivals.incompleteList(),
       release: (id) => arrivals.release(id),
-      receives: (classes) => arrivals.receives(classes),
-      settleFromPeer: (resolved, pulledTo) => arrivals.settleFromPeer(resolved, pulledTo),
     };
     hooks.onOpen.tapPromise({ name: 'transactions', stage: RECOVER_STAGE }, async () => {
       api.recovery = await recover(stack, journal);
@@ -76,6 +64,13 @@ export const transactionsPlugin = definePlugin({
       if (ctx.origin === 'replication') await arrivals.stored(doc);
     });
     hooks.refused.tapPromise('transactions', (refusals) => arrivals.refused(refusals));
+    // stack.sync: members of classes it does not pull are not waited for; what its remote
+    // resolved without some members is resolved here once the pull read past that point
+    hooks.replicating.tapPromise('transactions', async (step) => {
+      if (step.phase === 'start') return arrivals.receives(step.classes);
+      const body = (await step.readRemoteLocal(INCOMPLETE_ID)) as { txs?: unknown } | null;
+      if (body?.txs && typeof body.txs === 'object') await arrivals.settleFromPeer(body.txs as Record<string, { seq?: unknown; missing?: unknown }>, step.to);
+    });
     // a revision written outside the transaction that wrote the stored one is not that
     // transaction's: it keeps only what it owes (so peers count it as an overtaken member)
     hooks.beforeWrite.tap(tapWhen('transactions', (_model, origin) => origin === 'local', 500), (doc, ctx) => {
