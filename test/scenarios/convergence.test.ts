@@ -6,8 +6,7 @@
  * values readable on every device of the user. The harness is test/scenarios/convergence/; the
  * large run is `npm run bench -- convergence`.
  *
- * Skipped unless CONVERGENCE=1 until the fixes of issue #25 are merged (today it finds the
- * violations the issue describes). CONVERGENCE_SEEDS=7,8 replays given seeds.
+ * CONVERGENCE_SEEDS=7,8 replays given seeds.
  */
 import { describe, expect, it } from 'vitest';
 import { failures, formatReport } from './convergence/report.js';
@@ -15,7 +14,7 @@ import { runConvergence, SMALL } from './convergence/run.js';
 
 const SEEDS = (process.env.CONVERGENCE_SEEDS ?? '25,2025').split(',').map(Number);
 
-describe.skipIf(process.env.CONVERGENCE !== '1')('convergence: clients and a killed node agree after quiet', () => {
+describe('convergence: clients and a killed node agree after quiet', () => {
   for (const seed of SEEDS) {
     it(`seed ${seed}: ${SMALL.clients} clients × ${SMALL.opsPerClient} operations, the node killed mid-sync`, async () => {
       const report = await runConvergence({ ...SMALL, seed });
