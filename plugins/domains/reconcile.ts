@@ -38,7 +38,7 @@ export async function reconcileRelation(registry: DomainRegistry, domain: Domain
 export async function reconcileDocument(registry: DomainRegistry, docId: string, className: string): Promise<void> {
   for (const domain of await registry.involving(className)) {
     try {
-      await followWinner(registry, domain, docId);
+      await followWinner(registry, domain, docId, className);
       for (const end of ['source', 'target'] as End[]) {
         if (isSingleEnd(domain.relation, end) && classAt(domain, end) === className) await reconcileEnd(registry, domain, end, docId);
       }
@@ -50,16 +50,19 @@ export async function reconcileDocument(registry: DomainRegistry, docId: string,
 
 const classAt = (domain: DomainModel, end: End) => (end === 'source' ? domain.sourceClass : domain.targetClass);
 
-/** The document's relations in `domain` as its winning revision says: none when inactive; its reference's relation only. */
-async function followWinner(registry: DomainRegistry, domain: DomainModel, docId: string): Promise<void> {
+/**
+ * The document's relations in `domain` as its winning revision says: none when inactive (or
+ * deleted: `knownClass` given by a tombstone's arrival); its reference's relation only.
+ */
+async function followWinner(registry: DomainRegistry, domain: DomainModel, docId: string, knownClass?: string): Promise<void> {
   const { relations, stack } = registry;
   const doc = docId ? await stack.storage.get<Doc>(docId) : null;
-  const className = doc?.['~class'];
-  if (!doc || typeof className !== 'string') return;
+  const className = doc?.['~class'] ?? knownClass;
+  if (typeof className !== 'string') return;
   for (const end of ['source', 'target'] as End[]) {
     if (classAt(domain, end) !== className) continue;
     const live = await relations.at(domain, end, docId);
-    if (doc.active === false) {
+    if (!doc || doc.active === false) {
       for (const r of live) await relations.remove(r, { at: r['~createTimestamp'] });
       continue;
     }

@@ -155,4 +155,29 @@ describe('domains across replicas', () => {
       expect(await active(stack)).toEqual([]);
     }
   });
+
+  it('a peer\'s tombstone of the winning leaf (a resolved conflict): the relations follow the leaf that wins now', async () => {
+    const { stack: a } = await fleet();
+    const ann = await a.createDoc({ '~class': 'Person', name: 'ann' });
+    const bob = await a.createDoc({ '~class': 'Person', name: 'bob' });
+    const car = await a.createDoc({ '~class': 'Car', plate: 'C1' });
+    const b = await memoryStack();
+    await send(a, b);
+    await a.updateDoc(car._id, { owner: ann._id });
+    await b.updateDoc(car._id, { owner: bob._id });
+    for (let i = 0; i < 2; i++) {
+      await send(a, b);
+      await send(b, a);
+    }
+    const winner = (await b.storage.get<{ _rev: string; owner: string }>(car._id))!;
+    const loserOwner = winner.owner === ann._id ? bob._id : ann._id;
+    expect(await active(b)).toEqual([[winner.owner, car._id]]);
+    // a peer resolves the conflict by deleting the winning leaf: the other leaf wins
+    const leaf = (await revisionsOf(b, [car._id])).find((l) => l._rev === winner._rev) as { _revisions: { ids: string[] } };
+    const hash = 'a'.repeat(32);
+    const results = await b.ingest([{ _id: car._id, _rev: `3-${hash}`, _deleted: true, _revisions: { start: 3, ids: [hash, ...leaf._revisions.ids] } }]);
+    expect(results[0]).toMatchObject({ ok: true });
+    expect((await b.getDocument(car._id))?.owner).toBe(loserOwner);
+    expect(await active(b)).toEqual([[loserOwner, car._id]]);
+  });
 });
