@@ -93,7 +93,7 @@ export interface IngestItem {
    * documents): answered as stored (`ok`, with `new_edits: false` only), not stored.
    */
   ignored?: boolean;
-  /** Set by the tap that handled the document: run once it is stored (the domains plugin reconciles relations). */
+  /** Set by a tap: run once the document is stored (the domains plugin reconciles relations: of a relation it handled, of a document a tombstone changed). */
   onStored?: () => Promise<void>;
 }
 

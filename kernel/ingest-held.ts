@@ -174,6 +174,9 @@ export class HeldStore {
         const taken = await this.take(triggers);
         if (taken.length === 0) break;
         triggers = await retry(taken);
+        // out of the record only now that the retry stored (or refused, or held again) them: a
+        // crash mid-retry (kill -9) leaves them held, never lost after the peer was told "held"
+        await this.drop(taken);
         for (const id of triggers) stored.add(id);
       }
       return stored;
@@ -198,7 +201,7 @@ export class HeldStore {
     });
   }
 
-  /** Takes the held documents to retry for these names out of the record. */
+  /** The held documents to retry for these names (left in the record until `drop`). */
   private take(triggers: string[]): Promise<HeldItem[]> {
     return this.edit(async (record) => {
       const wanted = new Set(triggers);
@@ -217,8 +220,15 @@ export class HeldStore {
           }
         }
       }
-      record.items = record.items.filter((i) => !chosen.has(i));
       return [...chosen];
+    });
+  }
+
+  /** Removes retried items (these very entries: one held again by the retry is a new entry and stays). */
+  private drop(taken: HeldItem[]): Promise<void> {
+    const done = new Set(taken);
+    return this.edit(async (record) => {
+      record.items = record.items.filter((i) => !done.has(i));
     });
   }
 

@@ -307,7 +307,7 @@ export class Ingestor {
     for (let i = 0; i < written.length; i++) {
       const entry = written[i];
       const className = entry.kind === 'class' ? (entry.doc['~class'] as string) : (entry.model?.name ?? entry.previous?.['~class']);
-      if (entry.kind === 'handled') await entry.onStored?.();
+      await entry.onStored?.();
       if (entry.kind === 'local' || entry.kind === 'handled' || typeof className !== 'string') continue;
       const op = entry.request?.op ?? (entry.kind === 'tombstone' ? 'delete' : entry.previous ? 'update' : 'create');
       const doc = entry.kind === 'tombstone' ? docs[i] : await hooks.afterRead.promise(docs[i], { stack, ...(entry.model ? { classModel: entry.model } : {}) });

@@ -2,7 +2,7 @@ import type { IngestItem } from '../../kernel/hooks.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { DOMAIN_ERRORS } from './errors.js';
 import { domainDocId, relationPrefix, type RelationDoc } from './model.js';
-import { reconcileRelation } from './reconcile.js';
+import { reconcileDocument, reconcileRelation } from './reconcile.js';
 import type { DomainRegistry } from './registry.js';
 
 /**
@@ -12,10 +12,17 @@ import type { DomainRegistry } from './registry.js';
  * or end may still arrive: the refusal names it (`details.waitingFor`) and stack.ingest holds
  * the relation until it does, so a relation is never stored without its ends (no orphan when
  * the document it belongs to is refused). Once stored, two active relations on an end that
- * holds one are settled by the rule of ./reconcile.ts.
+ * holds one are settled by the rule of ./reconcile.ts. A peer's tombstone of a document is
+ * settled by the same rules once stored (the winning revision it leaves, or none).
  */
 export async function admitRelation(stack: ClientStack, registry: DomainRegistry, item: IngestItem): Promise<void> {
   const { doc } = item;
+  const deletedClass = item.previous?.['~class'];
+  if (doc._deleted && typeof deletedClass === 'string') {
+    // a tombstone may delete the winning leaf (a resolved conflict: another leaf wins) or the document
+    item.onStored = () => reconcileDocument(registry, doc._id, deletedClass);
+    return;
+  }
   if (typeof doc['~domain'] !== 'string' || doc['~class'] !== undefined || doc._deleted) return;
   const name = doc['~domain'];
   if (!doc._id.startsWith(relationPrefix(name))) {

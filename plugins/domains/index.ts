@@ -28,9 +28,9 @@ export const domainsPlugin = definePlugin({
     hooks.admit.tapPromise('domains', (item) => admitRelation(stack, registry, item));
     hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
       // a peer's document arrives with its relations: they are the peer's to write, not ours;
-      // concurrent ones on an end that holds one are settled by one rule (./reconcile.ts)
+      // replicas settle them by the document's winning revision (./reconcile.ts)
       if (ctx.origin === 'replication') {
-        if (referencesOf(ctx.classModel).length > 0) for (const doc of docs) await reconcileDocument(registry, doc, ctx.classModel);
+        for (const doc of docs) await reconcileDocument(registry, doc._id, ctx.classModel.name);
         return;
       }
       for (const doc of docs) await followReferences(registry, doc, ctx);

@@ -25,6 +25,8 @@ export interface RelationDoc {
   active: boolean;
   '~createTimestamp': string;
   '~updateTimestamp'?: string;
+  /** the reference attribute (of the document at its single end) whose value made it; absent for addRelation */
+  '~reference'?: string;
 }
 
 export const DOMAIN_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;

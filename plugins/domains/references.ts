@@ -126,7 +126,7 @@ export async function followReferences(registry: DomainRegistry, stored: Doc, ct
         const old = await registry.relations.find(domain, ...pair(previous));
         if (old) await registry.relations.remove(old);
       }
-      if (value) await registry.relations.add(domain, ...pair(value));
+      if (value) await registry.relations.add(domain, ...pair(value), { reference: attribute.name });
     });
   }
 }

@@ -78,8 +78,8 @@ export class RelationStore {
     }
   }
 
-  /** Adds a relation: claims both ends (atomically per end), then writes the relation document. */
-  async add(domain: DomainModel, sourceId: string, targetId: string): Promise<RelationDoc> {
+  /** Adds a relation: claims both ends (atomically per end), then writes the relation document; `reference`: the attribute it follows. */
+  async add(domain: DomainModel, sourceId: string, targetId: string, options: { reference?: string } = {}): Promise<RelationDoc> {
     await this.ready();
     await this.checkEnds(domain, sourceId, targetId);
     const id = `${relationPrefix(domain.name)}${globalThis.crypto.randomUUID()}`;
@@ -100,6 +100,7 @@ export class RelationStore {
       targetId,
       active: true,
       '~createTimestamp': nowIso(this.stack.clock),
+      ...(options.reference ? { '~reference': options.reference } : {}),
     };
     try {
       relation._rev = await this.stack.storage.put(relation);
@@ -132,6 +133,30 @@ export class RelationStore {
     await this.ends.remove(current['~domain'], 'target', current.targetId, current._id);
     const { sourceId, targetId } = current;
     this.stack.emit('relation', { op: 'remove', domain: current['~domain'], id: current._id, sourceId, targetId } satisfies RelationEvent);
+  }
+
+  /**
+   * Makes an inactive relation active again (./reconcile.ts: the document's winning revision
+   * names it again), with the same content on every replica: its update time is its creation time.
+   */
+  async reactivate(relation: RelationDoc): Promise<void> {
+    const current = await this.stack.storage.get<RelationDoc>(relation._id);
+    if (!current || current.active) return;
+    await this.stack.storage.put({ ...current, active: true, '~updateTimestamp': current['~createTimestamp'] });
+    const at = Date.parse(current['~createTimestamp']) || this.stack.clock.now();
+    await this.ends.ensure(current['~domain'], 'source', current.sourceId, { relationId: current._id, otherId: current.targetId, at });
+    await this.ends.ensure(current['~domain'], 'target', current.targetId, { relationId: current._id, otherId: current.sourceId, at });
+    const { sourceId, targetId } = current;
+    this.stack.emit('relation', { op: 'add', domain: current['~domain'], id: current._id, sourceId, targetId } satisfies RelationEvent);
+  }
+
+  /** The inactive relations between two documents (a scan of the domain's range: only asked when a winning revision names a pair with no active relation). */
+  async inactiveBetween(domain: DomainModel, sourceId: string, targetId: string): Promise<RelationDoc[]> {
+    const out: RelationDoc[] = [];
+    for await (const page of this.stack.storage.pages(relationPrefix(domain.name))) {
+      for (const doc of page as unknown as RelationDoc[]) if (doc.active === false && doc.sourceId === sourceId && doc.targetId === targetId) out.push(doc);
+    }
+    return out;
   }
 
   /** Every active relation of a document at one end of a domain. */

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack, DocstackError, type ClientStack, type HeldEntry } from '../../index.js';
+import { HeldStore } from '../../kernel/ingest-held.js';
 import { browser } from '../../plugins.config.js';
 import { memoryStack, tempDir, track, uniqueName } from '../helpers/stack.js';
 
@@ -90,6 +91,22 @@ describe('stack.ingest holds what waits for something not here yet', () => {
     expect(released).toEqual([north]);
     expect(await here.getDocument(north)).toMatchObject({ name: 'North' });
     expect(await here.heldDocuments()).toEqual([]);
+  });
+
+  it('a release cut short mid-retry (the process killed) leaves the held documents held, on disk', async () => {
+    const { peer, acme, north } = await author();
+    const dataDir = await tempDir();
+    const name = uniqueName('held-cut');
+    const open = async () => track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser }));
+    const here = await open();
+    await here.ingest([await rev(peer, 'Customer'), await rev(peer, 'Site'), await rev(peer, north)]);
+    // the retry dies before storing anything, as a kill -9 between taking and storing would
+    const store = new HeldStore(here.storage);
+    await expect(store.release([acme], async () => Promise.reject(new Error('killed')))).rejects.toThrow('killed');
+    await here.close();
+    const again = await open();
+    expect((await again.heldDocuments()).map((h) => [h.id, h.waitingFor])).toEqual([[north, [acme]]]);
+    expect(await again.storage.get(north)).toBeNull();
   });
 
   it('releases a document when its target is written here by the application, not only by a peer', async () => {

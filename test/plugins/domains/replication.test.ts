@@ -106,4 +106,78 @@ describe('domains across replicas', () => {
     expect((await b.getDocument(car._id))!.owner).toBe(winner);
     for (const stack of [a, b]) expect(await active(stack)).toEqual([[winner, car._id]]);
   });
+
+  it('a soft delete that loses to a concurrent edit: the relation the winning revision names is active again on every replica', async () => {
+    const { stack: a } = await fleet();
+    const ann = await a.createDoc({ '~class': 'Person', name: 'ann' });
+    const car = await a.createDoc({ '~class': 'Car', plate: 'C1', owner: ann._id });
+    const b = await memoryStack();
+    await send(a, b);
+    // apart: b deletes the car (deactivating its relation), a edits it twice (the longer branch wins)
+    await b.deleteDocument(car._id);
+    expect(await active(b)).toEqual([]);
+    await a.updateDoc(car._id, { plate: 'C1-bis' });
+    await a.updateDoc(car._id, { plate: 'C1-ter' });
+    await send(b, a);
+    await send(a, b);
+    await send(b, a);
+    await send(a, b);
+    for (const stack of [a, b]) {
+      expect(await stack.getDocument(car._id)).toMatchObject({ active: true, owner: ann._id, plate: 'C1-ter' });
+      expect(await active(stack)).toEqual([[ann._id, car._id]]);
+    }
+    const [relation] = await (await a.useDomain('owns')).getRelations();
+    expect((await b.storage.get(relation._id))?._rev).toBe((await a.storage.get(relation._id))?._rev);
+  });
+
+  it('a reference set on a losing branch, or on a document whose winning revision is soft-deleted, leaves no active relation', async () => {
+    const { stack: a } = await fleet();
+    const ann = await a.createDoc({ '~class': 'Person', name: 'ann' });
+    const kept = await a.createDoc({ '~class': 'Car', plate: 'K1' });
+    const gone = await a.createDoc({ '~class': 'Car', plate: 'G1' });
+    const b = await memoryStack();
+    await send(a, b);
+    // apart: a gives both cars to ann; b edits one twice (no owner) and edits then deletes the other
+    await a.updateDoc(kept._id, { owner: ann._id });
+    await a.updateDoc(gone._id, { owner: ann._id });
+    await b.updateDoc(kept._id, { plate: 'K2' });
+    await b.updateDoc(kept._id, { plate: 'K3' });
+    await b.updateDoc(gone._id, { plate: 'G2' });
+    await b.deleteDocument(gone._id);
+    await send(a, b);
+    await send(b, a);
+    await send(a, b);
+    await send(b, a);
+    for (const stack of [a, b]) {
+      expect(await stack.getDocument(kept._id)).toMatchObject({ plate: 'K3', active: true });
+      expect((await stack.getDocument(kept._id))?.owner ?? null).toBeNull();
+      expect((await stack.getDocument(gone._id, { includeInactive: true }))?.active).toBe(false);
+      expect(await active(stack)).toEqual([]);
+    }
+  });
+
+  it('a peer\'s tombstone of the winning leaf (a resolved conflict): the relations follow the leaf that wins now', async () => {
+    const { stack: a } = await fleet();
+    const ann = await a.createDoc({ '~class': 'Person', name: 'ann' });
+    const bob = await a.createDoc({ '~class': 'Person', name: 'bob' });
+    const car = await a.createDoc({ '~class': 'Car', plate: 'C1' });
+    const b = await memoryStack();
+    await send(a, b);
+    await a.updateDoc(car._id, { owner: ann._id });
+    await b.updateDoc(car._id, { owner: bob._id });
+    for (let i = 0; i < 2; i++) {
+      await send(a, b);
+      await send(b, a);
+    }
+    const winner = (await b.storage.get<{ _rev: string; owner: string }>(car._id))!;
+    const loserOwner = winner.owner === ann._id ? bob._id : ann._id;
+    expect(await active(b)).toEqual([[winner.owner, car._id]]);
+    // a peer resolves the conflict by deleting the winning leaf: the other leaf wins
+    const leaf = (await revisionsOf(b, [car._id])).find((l) => l._rev === winner._rev) as { _revisions: { ids: string[] } };
+    const hash = 'a'.repeat(32);
+    const results = await b.ingest([{ _id: car._id, _rev: `3-${hash}`, _deleted: true, _revisions: { start: 3, ids: [hash, ...leaf._revisions.ids] } }]);
+    expect(results[0]).toMatchObject({ ok: true });
+    expect((await b.getDocument(car._id))?.owner).toBe(loserOwner);
+    expect(await active(b)).toEqual([[loserOwner, car._id]]);
+  });
 });

@@ -41,6 +41,10 @@ export function checkInvariants(replica: Replica): { violations: Violation[]; tx
     }
   }
 
+  // docs/domains.md: a relation's ends are active documents (a deleted document's relations are
+  // deactivated), and a reference attribute's relation is the one its winning revision names, or
+  // none when it is null — exact here because the workload makes relations only through the
+  // `technician` reference (never addRelation, whose relations a null reference leaves alone)
   const relations = active.filter((d) => d.id.startsWith(`~rel-${DOMAIN}-`));
   const bySource = new Map<string, StoredDoc[]>();
   for (const rel of relations) {
