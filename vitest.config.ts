@@ -19,6 +19,9 @@ export default defineConfig({
     // the docs' code blocks become test/docs/generated/ before any test runs
     globalSetup: ['test/docs/generate.ts'],
     environment: 'node',
+    // two test files at a time on the 2-core CI machine: most of the suite waits on real servers,
+    // child processes and password hashing, not on the CPU (vitest's default there is one)
+    maxWorkers: 2,
     // leveldb tests open real files; keep a generous bound for the 2-core CI machine
     testTimeout: 30_000,
     // the JSON report lets .ci/run print a plain "N passed, N failed" closing line
