@@ -12,8 +12,9 @@ import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
 import MemoryAdapter from 'pouchdb-adapter-memory';
 import Replication from 'pouchdb-replication';
-import { createStack, type ClientStack } from '../../../index.js';
-import { server as serverPreset } from '../../../plugins.config.js';
+import { Class, createStack, type ClientStack } from '../../../index.js';
+import { browser, server as serverPreset, type BrowserStack } from '../../../plugins.config.js';
+import { tempDir, track, uniqueName } from '../../helpers/stack.js';
 import type { NodeContext, ServerConfig } from '../../../server/context.js';
 import { createReplicationRouter } from '../../../server/replication/index.js';
 
@@ -110,3 +111,15 @@ export const ITEM_SCHEMA = {
   title: { type: 'string', mandatory: true, maxLength: 100 },
   n: { type: 'integer' },
 };
+
+/**
+ * A node with the Item class and a fresh memory client (browser preset) — what most sync tests
+ * start from. The node goes into `nodes`, for the test file's afterEach to stop.
+ */
+export async function nodeAndClient(nodes: TestNode[], name: string): Promise<{ server: TestNode; client: BrowserStack }> {
+  const server = await startNode(await tempDir());
+  nodes.push(server);
+  await Class.create(server.stack, 'Item', 'class', '', ITEM_SCHEMA);
+  const client = track(await createStack({ name: uniqueName(name), adapter: 'memory', plugins: browser }));
+  return { server, client };
+}

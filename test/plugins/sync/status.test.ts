@@ -1,22 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Class, createStack, DocstackError, getApi, syncPlugin } from '../../../index.js';
-import { browser, type BrowserStack } from '../../../plugins.config.js';
+import { DocstackError, getApi, syncPlugin } from '../../../index.js';
 import type { SyncRefusal, SyncStatus } from '../../../plugins/sync/index.js';
-import { rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
-import { ITEM_SCHEMA, startNode, TOKEN, type TestNode } from './harness.js';
+import { rawDb } from '../../helpers/stack.js';
+import { nodeAndClient, TOKEN, type TestNode } from './harness.js';
 
 const nodes: TestNode[] = [];
 afterEach(async () => {
   for (const node of nodes.splice(0)) await node.stop();
 });
 
-async function setup(): Promise<{ server: TestNode; client: BrowserStack }> {
-  const server = await startNode(await tempDir());
-  nodes.push(server);
-  await Class.create(server.stack, 'Item', 'class', '', ITEM_SCHEMA);
-  const client = track(await createStack({ name: uniqueName('status'), adapter: 'memory', plugins: browser }));
-  return { server, client };
-}
+const setup = () => nodeAndClient(nodes, 'status');
 
 const ANN = { username: 'ann', password: 'ann-password' };
 

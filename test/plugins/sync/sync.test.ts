@@ -1,21 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Class, createStack } from '../../../index.js';
 import { browser, withoutPlugins, type BrowserStack } from '../../../plugins.config.js';
-import { rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
-import { ITEM_SCHEMA, startNode, TOKEN, type TestNode } from './harness.js';
+import { rawDb, track, uniqueName } from '../../helpers/stack.js';
+import { nodeAndClient, TOKEN, type TestNode } from './harness.js';
 
 const nodes: TestNode[] = [];
 afterEach(async () => {
   for (const node of nodes.splice(0)) await node.stop();
 });
 
-async function setup(): Promise<{ server: TestNode; client: BrowserStack }> {
-  const server = await startNode(await tempDir());
-  nodes.push(server);
-  await Class.create(server.stack, 'Item', 'class', '', ITEM_SCHEMA);
-  const client = track(await createStack({ name: uniqueName('sync'), adapter: 'memory', plugins: browser }));
-  return { server, client };
-}
+const setup = () => nodeAndClient(nodes, 'sync');
 
 describe('stack.sync', () => {
   it('replicates both ways with a node, authenticated with a token', async () => {
