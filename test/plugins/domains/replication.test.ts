@@ -26,6 +26,14 @@ async function send(from: ClientStack, to: ClientStack, filter: (id: string) => 
   return to.ingest(await revisionsOf(from, ids));
 }
 
+/** Two rounds each way, `first` sending first: the second round carries what the first made (deactivations). */
+async function exchange(first: ClientStack, second: ClientStack) {
+  for (let i = 0; i < 2; i++) {
+    await send(first, second);
+    await send(second, first);
+  }
+}
+
 async function fleet(stack?: Stack) {
   const s = stack ?? (await memoryStack());
   await Class.create(s, 'Person', 'class', '', { name: { type: 'string' } });
@@ -97,11 +105,8 @@ describe('domains across replicas', () => {
     // apart: a gives the car to ann, b to bob
     await a.updateDoc(car._id, { owner: ann._id });
     await b.updateDoc(car._id, { owner: bob._id });
-    await send(a, b);
-    await send(b, a);
-    // the deactivations each made travel too
-    await send(a, b);
-    await send(b, a);
+    // both ways twice: the deactivations each made travel too
+    await exchange(a, b);
     const winner = (await a.getDocument(car._id))!.owner;
     expect((await b.getDocument(car._id))!.owner).toBe(winner);
     for (const stack of [a, b]) expect(await active(stack)).toEqual([[winner, car._id]]);
@@ -118,10 +123,7 @@ describe('domains across replicas', () => {
     expect(await active(b)).toEqual([]);
     await a.updateDoc(car._id, { plate: 'C1-bis' });
     await a.updateDoc(car._id, { plate: 'C1-ter' });
-    await send(b, a);
-    await send(a, b);
-    await send(b, a);
-    await send(a, b);
+    await exchange(b, a);
     for (const stack of [a, b]) {
       expect(await stack.getDocument(car._id)).toMatchObject({ active: true, owner: ann._id, plate: 'C1-ter' });
       expect(await active(stack)).toEqual([[ann._id, car._id]]);
@@ -144,10 +146,7 @@ describe('domains across replicas', () => {
     await b.updateDoc(kept._id, { plate: 'K3' });
     await b.updateDoc(gone._id, { plate: 'G2' });
     await b.deleteDocument(gone._id);
-    await send(a, b);
-    await send(b, a);
-    await send(a, b);
-    await send(b, a);
+    await exchange(a, b);
     for (const stack of [a, b]) {
       expect(await stack.getDocument(kept._id)).toMatchObject({ plate: 'K3', active: true });
       expect((await stack.getDocument(kept._id))?.owner ?? null).toBeNull();
@@ -165,10 +164,7 @@ describe('domains across replicas', () => {
     await send(a, b);
     await a.updateDoc(car._id, { owner: ann._id });
     await b.updateDoc(car._id, { owner: bob._id });
-    for (let i = 0; i < 2; i++) {
-      await send(a, b);
-      await send(b, a);
-    }
+    await exchange(a, b);
     const winner = (await b.storage.get<{ _rev: string; owner: string }>(car._id))!;
     const loserOwner = winner.owner === ann._id ? bob._id : ann._id;
     expect(await active(b)).toEqual([[winner.owner, car._id]]);
