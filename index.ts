@@ -33,6 +33,6 @@ export { patchesPlugin, registerPatchHandler, PATCH_HANDLERS, PATCH_CLASS, patch
 export { syncPlugin, SyncLoginError, type SyncApi, type SyncOptions, type SyncHandle, type SyncStatus, type SyncResult, type SyncRefusal, type SyncState, type SyncDirection, type HeldDocument, type SyncPolicy, type DeniedPush } from './plugins/sync/index.js';
 export { authorityPlugin, isPending, pendingOf, PENDING_FIELD, type AuthorityApi, type AuthorityOptions, type ClaimAnswer, type ConnectOptions, type NumberBlock } from './plugins/authority/index.js';
 export { isPlainObject } from './kernel/drafts.js';
-export { isClassDocId } from './kernel/class-cache.js';
+export { isClassDocId, isEachPeersOwnClassDoc } from './kernel/class-cache.js';
 export type { ChangeEvent } from './kernel/change-feed.js';
 export { tapWhen, type TapWhen } from './kernel/write-plan.js';

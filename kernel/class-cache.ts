@@ -1,12 +1,22 @@
 import type { ChangeFeed } from './change-feed.js';
 import type { Clock } from './clock.js';
-import type { ClassModel } from './model/types.js';
+import { isEngineClassName, type ClassModel } from './model/types.js';
 import { readRaw } from './reads.js';
 import type { Database } from './storage.js';
 
 /** Class documents have no `-` in their id (class names forbid it); documents always do. */
 export function isClassDocId(id: string): boolean {
   return !id.includes('-') && !id.startsWith('_');
+}
+
+/**
+ * Each peer's own class documents: the meta-classes (`class`, `domain`, `~self`) and the engine's
+ * classes (`~Job`, `~Keyring`…). Every peer's engine writes its own from its system patches, so a
+ * peer's copy is not application data: a docstack node answers it as stored and ignores it, and
+ * the sync status counts it neither as pushed or pulled nor as pending.
+ */
+export function isEachPeersOwnClassDoc(id: string): boolean {
+  return isClassDocId(id) && isEngineClassName(id);
 }
 
 /**

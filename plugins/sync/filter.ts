@@ -1,5 +1,4 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { isClassDocId } from '../../kernel/class-cache.js';
 import { isEngineClassName } from '../../kernel/model/types.js';
 import type { ClientStack } from '../../kernel/stack.js';
 
@@ -58,15 +57,6 @@ export function pullSelector(scope: SyncScope): Record<string, unknown> {
  */
 const TRAVEL_WITH_ANY_SCOPE = ['~Keyring'];
 
-/**
- * Each peer's own documents: the meta-class documents (`class`, `domain`, `~self`) and the
- * engine's class documents (`~Job`, `~Keyring`…). Every peer's engine writes its own from its
- * system patches; a docstack node answers a peer's copy as stored and ignores it (an older one
- * refuses it). Not the application's data: neither counted as pushed or pulled nor as pending.
- */
-export function isEachPeersOwn(id: string): boolean {
-  return isClassDocId(id) && isEngineClassName(id);
-}
 
 /** The class a document (or a tombstone, by its id `<Class>-…`) belongs to, or null. */
 function classOf(doc: { _id: string; _deleted?: boolean } & Record<string, unknown>): string | null {

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'events';
 import type { DocstackError } from '../../kernel/errors.js';
 import { isExpectedRefusal, refusalOf, type DeniedRecords } from './denied.js';
 import { toSyncError } from './errors.js';
-import { isEachPeersOwn } from './filter.js';
+import { isEachPeersOwnClassDoc } from '../../kernel/class-cache.js';
 import type { PendingCounter } from './pending.js';
 import type { StatusTracker, SyncDirection, SyncResult } from './status.js';
 
@@ -38,7 +38,7 @@ export function followSync(f: Followed): Promise<SyncResult> {
     if (info.direction === 'push') pending.pushedUpTo(info.change?.last_seq);
     // each peer's own engine documents go both ways (a node ignores them): not the app's data
     const docs = (info.change?.docs ?? []) as Array<{ _id?: unknown }>;
-    tracker.written(info.direction, docs.filter((doc) => typeof doc?._id !== 'string' || !isEachPeersOwn(doc._id)).length);
+    tracker.written(info.direction, docs.filter((doc) => typeof doc?._id !== 'string' || !isEachPeersOwnClassDoc(doc._id)).length);
     recount();
   });
   sync.on('denied', (info: { direction?: SyncDirection; doc?: Record<string, unknown> }) => {

@@ -1,5 +1,5 @@
 import type { ClientStack } from '../../kernel/stack.js';
-import { isEachPeersOwn } from './filter.js';
+import { isEachPeersOwnClassDoc } from '../../kernel/class-cache.js';
 
 const STATE_ID = '_local/~sync/state';
 
@@ -13,7 +13,7 @@ interface RemoteState {
 /**
  * Counts the local changes a push has not sent yet: the changes after the last sequence known
  * to be on the remote, less those that never leave (the push filter) and each peer's own engine
- * documents (filter.ts isEachPeersOwn), less the revisions this
+ * documents (kernel isEachPeersOwnClassDoc), less the revisions this
  * sync pulled from the remote (they are there already) and the documents it refused. The sequence is moved on as far as
  * every change is accounted for and kept per remote, so the next sync starts counting there.
  */
@@ -89,7 +89,7 @@ export class PendingCounter {
         // ignores ours, so its revisions stay "missing" there and the pull adds the remote's as a
         // losing leaf, a new change here): never the app's pending work
         const accounted =
-          !this.travels(change.id) || isEachPeersOwn(change.id) || this.pulledRevs.has(`${change.id}@${change.rev}`) || this.refusedIds.has(change.id);
+          !this.travels(change.id) || isEachPeersOwnClassDoc(change.id) || this.pulledRevs.has(`${change.id}@${change.rev}`) || this.refusedIds.has(change.id);
         if (!accounted) {
           pending += 1;
           prefixDone = false;

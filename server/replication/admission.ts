@@ -1,5 +1,5 @@
-import { DocstackError, isClassDocId, type ClientStack } from '../../index.js';
-import { authorize, classifyWrite, KeyringOwners, META_CLASS_IDS, refusePlaintext, type Caller } from '../authorization/index.js';
+import { DocstackError, isEachPeersOwnClassDoc, type ClientStack } from '../../index.js';
+import { authorize, classifyWrite, KeyringOwners, refusePlaintext, type Caller } from '../authorization/index.js';
 import { quotasByStack } from '../authority/quotas.js';
 import { refusedId } from './policy.js';
 import { malformedDoc } from './shapes.js';
@@ -32,7 +32,7 @@ export function admitPeerPushes(stack: ClientStack): void {
     // the meta-class documents (`class`, `domain`, `~self`) and the engine's own class documents
     // (`~Job`, `~Keyring`, …): every peer's engine makes its own from its system patches; a peer's
     // copy is answered as stored and ignored (never stored), not reported as a refusal
-    if (ctx.newEdits === false && (META_CLASS_IDS.has(doc._id) || (doc._id.startsWith('~') && isClassDocId(doc._id)))) {
+    if (ctx.newEdits === false && isEachPeersOwnClassDoc(doc._id)) {
       item.ignored = true;
       return;
     }
