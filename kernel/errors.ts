@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   DS_UNIQUE_VIOLATION: kernelCode('Another document already has this primary-key combination.', 409),
   DS_DEPENDENCY_REFUSED: kernelCode("A peer's document waits for a class or document the same ingest batch refused at admission (authorization, shape, quota): it is refused too rather than held for what will not come.", 409),
   DS_QUERY_INVALID: kernelCode('The selector or the query options are invalid.'),
+  DS_QUERY_TOO_COSTLY: kernelCode('The query ran past its deadline (a remote query is stopped between two pages of its scan): narrow it.', 422),
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A kernel code; plugins' codes are strings registered with createError. */

@@ -2,7 +2,7 @@ import { DocstackError } from './errors.js';
 import type { KernelHooks } from './hooks.js';
 import { planFor } from './write-plan.js';
 import type { ClassModel, Doc } from './model/types.js';
-import { compileSelector, projectFields, type Selector } from './selector.js';
+import { compileSelector, projectFields, type DocMatcher, type RegexEngine, type Selector } from './selector.js';
 import type { ClassNamesIndex } from './indexes/class-names.js';
 import type { ClientStack } from './stack.js';
 import type { Database } from './storage.js';
@@ -15,6 +15,10 @@ export interface FindOptions {
   includeInactive?: boolean;
   /** Only documents whose `_id` sorts after this one: a cursor, so a next page does not read the pages before it. */
   after?: string;
+  /** How `$regex` patterns are compiled: a remote query's read passes a linear-time engine (kernel/linear-regex.ts). */
+  regex?: RegexEngine;
+  /** Checked between pages of the scan: once aborted, the read stops with DS_QUERY_TOO_COSTLY (a remote query's deadline). */
+  signal?: AbortSignal;
 }
 
 export interface GetOptions {
@@ -81,17 +85,24 @@ export async function scanClass(
   options: FindOptions,
 ): Promise<Doc[]> {
   checkFindOptions(options);
-  const match = compileSelector(selector);
+  const match = compileSelector(selector, options.regex);
   const limit = options.limit ?? Infinity;
   let toSkip = options.skip ?? 0;
   const out: Doc[] = [];
   if (limit === 0) return out;
   for await (const page of candidatePages(stack, db, hooks, model, selector, options.includeInactive === true, options.after)) {
+    if (options.signal) {
+      // a remote read gives the event loop back between pages, so no scan holds it for long
+      // (an index's candidates are already in memory: without this, pages follow as microtasks)
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      refuseAborted(options.signal, model.name);
+    }
     const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive) && !hooks.hidden.call(doc, { stack, classModel: model }));
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
     const afterRead = planFor(hooks, model, 'local').afterRead;
     const candidates = afterRead ? await Promise.all(stored.map((doc) => afterRead.promise(doc, { stack, classModel: model }))) : stored;
-    for (const doc of match(candidates)) {
+    const matched = options.signal && match.regexWork ? await matchYielding(match, candidates, options.signal, model.name) : match(candidates);
+    for (const doc of matched) {
       if (toSkip > 0) {
         toSkip--;
         continue;
@@ -101,6 +112,36 @@ export async function scanClass(
     }
   }
   return out;
+}
+
+/** `$regex` characters scanned between two yields of a remote scan to the event loop. */
+const REGEX_WORK_PER_TURN = 10_000;
+
+/**
+ * A remote scan's matching with `$regex`: one document at a time (each call bounded by
+ * MAX_REGEX_WORK), giving the event loop back whenever the patterns scanned REGEX_WORK_PER_TURN
+ * characters, and stopping at the deadline.
+ */
+async function matchYielding(match: DocMatcher, docs: Doc[], signal: AbortSignal, className: string): Promise<Doc[]> {
+  const out: Doc[] = [];
+  let mark = match.regexWork!();
+  for (const doc of docs) {
+    out.push(...match([doc]));
+    if (match.regexWork!() - mark > REGEX_WORK_PER_TURN) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      refuseAborted(signal, className);
+      mark = match.regexWork!();
+    }
+  }
+  return out;
+}
+
+/** A read past its deadline (its signal aborted) stops between two pages, with a coded refusal. */
+export function refuseAborted(signal: AbortSignal | undefined, className: string): void {
+  if (!signal?.aborted) return;
+  throw new DocstackError('DS_QUERY_TOO_COSTLY', `The query over ${className} ran past its deadline and was stopped: narrow the selector (an indexed attribute, _id) or page with a smaller limit.`, {
+    details: { className, reason: 'deadline' },
+  });
 }
 
 /**
@@ -134,7 +175,7 @@ export async function findClassDocuments(stack: ClientStack, classNames: ClassNa
     const doc = await stack.getDocument(name, options);
     if (doc) docs.push(doc);
   }
-  const matched = compileSelector(selector)(docs).slice(options.skip ?? 0);
+  const matched = compileSelector(selector, options.regex)(docs).slice(options.skip ?? 0);
   return matched.slice(0, options.limit ?? matched.length).map((d) => projectFields(d, options.fields));
 }
 

@@ -7,7 +7,7 @@ import { classTable, resolveTable, SYSTEM_COLUMNS, type TableInfo } from './cata
 import { prepare, refuseKind, type SqlDeps, type WriteResult } from './engine.js';
 import { SQL_ERRORS } from './errors.js';
 import { guard } from './guard.js';
-import { runSelect } from './run.js';
+import { runWithin, type SqlLimits } from './budget.js';
 import { cleanRows } from './rows.js';
 
 type Yy = Record<string, new (p: object) => Node>;
@@ -19,9 +19,9 @@ const yyOf = (alasql: AlaSQL) => (alasql as unknown as { yy: Yy }).yy;
  * nothing is stored. UPDATE and DELETE first run as a SELECT of the rows they touch (with the
  * same index pushdown), the SET expressions computed by alasql over each row.
  */
-export async function write(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown): Promise<WriteResult> {
+export async function write(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, limits: SqlLimits): Promise<WriteResult> {
   const kind = classOf.get(root);
-  if (kind === 'Insert') return insert(deps, alasql, root, classOf, params);
+  if (kind === 'Insert') return insert(deps, alasql, root, classOf, params, limits);
   if (kind !== 'Update' && kind !== 'Delete') throw refuseKind(kind);
   const info = await target(deps, root.table.tableid);
   const yy = yyOf(alasql);
@@ -30,8 +30,8 @@ export async function write(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: 
   const columns = [new yy.Column({ columnid: '_id' }), ...sets.map((s, i) => Object.assign(s.expression, { as: `_set${i}` }))];
   const query = new yy.Select({ columns, from: [root.table], ...(root.where ? { where: new yy.Expression({ expression: root.where }) } : {}) });
   const queryClasses = guard(alasql, query);
-  const prepared = await prepare(deps, alasql, query, queryClasses, params, query);
-  const rows = cleanRows(runSelect(alasql, query, prepared.tables, prepared.params));
+  const prepared = await prepare(deps, alasql, query, queryClasses, params, limits, query);
+  const rows = cleanRows(runWithin(limits, alasql, query, prepared.tables, prepared.params));
   const previous = new Map([...prepared.raw.values()].flat().map((d) => [d._id, d]));
   const now = nowIso(deps.stack.clock);
   const requests: WriteRequest[] = rows.map((row) => {
@@ -44,7 +44,7 @@ export async function write(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: 
   return { count: stored.length, ids: stored.map((d) => d._id) };
 }
 
-async function insert(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown): Promise<WriteResult> {
+async function insert(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, limits: SqlLimits): Promise<WriteResult> {
   const info = await target(deps, root.into.tableid);
   const named: string[] | undefined = root.columns?.map((c: Node) => c.columnid as string);
   if (!named) throw SQL_ERRORS.refused('INSERT names its columns: INSERT INTO Customer (name, age) VALUES (…) or … SELECT ….', { details: { construct: 'INSERT without columns' } });
@@ -52,13 +52,13 @@ async function insert(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<No
   const yy = yyOf(alasql);
   let rows: unknown[][];
   if (root.select) {
-    const prepared = await prepare(deps, alasql, root.select, classOf, params);
-    rows = cleanRows(runSelect(alasql, root.select, prepared.tables, prepared.params)).map((r) => Object.values(r));
+    const prepared = await prepare(deps, alasql, root.select, classOf, params, limits);
+    rows = cleanRows(runWithin(limits, alasql, root.select, prepared.tables, prepared.params)).map((r) => Object.values(r));
   } else {
-    const prepared = await prepare(deps, alasql, root, classOf, params);
+    const prepared = await prepare(deps, alasql, root, classOf, params, limits);
     rows = (root.values as Node[][]).map((values) => {
       const query = new yy.Select({ columns: values.map((v, i) => Object.assign(v, { as: `_v${i}` })) });
-      const [row] = cleanRows(runSelect(alasql, query, new Map(), prepared.params));
+      const [row] = cleanRows(runWithin(limits, alasql, query, new Map(), prepared.params));
       return values.map((_, i) => row[`_v${i}`]);
     });
   }

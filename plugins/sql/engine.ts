@@ -18,7 +18,8 @@ import { conditionsOf, type Conditions } from './pushdown.js';
 import { intersect } from './ranges.js';
 import { readDocs } from './read.js';
 import { cleanRows, refuseSealed, toRows, type Row } from './rows.js';
-import { runSelect } from './run.js';
+import { chargeRows, NO_BUDGET, refuseAborted, runWithin, type SqlBudget, type SqlLimits } from './budget.js';
+import { installLinearLike } from './like.js';
 import type { SqlStore } from './store.js';
 
 export interface SqlDeps {
@@ -30,6 +31,19 @@ export interface SqlDeps {
   cache: DocCache;
   /** the alasql module when the application gives it (a browser bundle), else loaded on first use */
   alasql?: AlaSQL;
+  /** what every statement may cost unless its call says otherwise (the plugin's `budget` option) */
+  budget: SqlBudget;
+}
+
+/** One call's own limits (a server passes its remote budget and a deadline). */
+export interface SqlRunOptions {
+  budget?: Partial<SqlBudget>;
+  /** once aborted, reads stop between pages and nothing more runs (DS_SQL_BUDGET) */
+  signal?: AbortSignal;
+}
+
+export function limitsOf(deps: SqlDeps, options: SqlRunOptions | undefined): SqlLimits {
+  return { budget: { ...deps.budget, ...options?.budget }, ...(options?.signal ? { signal: options.signal } : {}) };
 }
 
 /** What INSERT, UPDATE and DELETE return. */
@@ -58,11 +72,13 @@ export interface Prepared {
   infos: Map<TableRef, TableInfo>;
   /** the raw stored documents read for each table (DML updates them) */
   raw: Map<TableRef, Doc[]>;
+  limits: SqlLimits;
 }
 
 /** Parses and checks a statement: its root node and the class of every node. */
 export async function parseChecked(deps: SqlDeps, statement: string): Promise<{ alasql: AlaSQL; root: Node; classOf: Map<Node, string> }> {
   const alasql = await loadAlasql(deps.alasql);
+  installLinearLike(alasql);
   const root = parseStatement(alasql, statement);
   return { alasql, root, classOf: guard(alasql, root) };
 }
@@ -72,12 +88,17 @@ export async function parseChecked(deps: SqlDeps, statement: string): Promise<{ 
  * cheapest path, the documents through that path (as a reader sees them), and the refusal of
  * sealed values it would compute on. `dml` is the SELECT an UPDATE/DELETE became.
  */
-export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, dml: Node | null = null): Promise<Prepared> {
+export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, limits: SqlLimits, dml: Node | null = null): Promise<Prepared> {
   const { params: bound, tables: refs } = normalize(alasql, root, classOf, params);
   const infos = new Map<TableRef, TableInfo>();
   for (const ref of refs) infos.set(ref, await resolveTable(deps.stack, deps.domains, ref.name));
   const use = useColumns(classOf, refs, infos, dml);
-  const prepared: Prepared = { alasql, params: bound, tables: new Map(), plan: [], refs, infos, raw: new Map() };
+  const prepared: Prepared = { alasql, params: bound, tables: new Map(), plan: [], refs, infos, raw: new Map(), limits };
+  const counter = { rows: 0 };
+  const onPage = (count: number) => {
+    refuseAborted(limits);
+    chargeRows(limits, counter, count);
+  };
   const own = new Map(refs.map((ref) => [ref, conditionsOf(ref, infos.get(ref)!, classOf, bound, refs.filter((r) => r.select === ref.select).length)]));
   const plan = (ref: TableRef, conditions: Conditions) => planAccess(deps.stack, deps.indexes, infos.get(ref)!, conditions, use.includeInactive.has(ref));
   const first = new Map<TableRef, Access>();
@@ -92,7 +113,7 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
   }
   const read = async (ref: TableRef, access: Access, note?: { column: string; text: string }) => {
     const info = infos.get(ref)!;
-    const { docs, read } = await readDocs(deps.stack, deps.store, info, access, deps.cache);
+    const { docs, read } = await readDocs(deps.stack, deps.store, info, access, deps.cache, onPage);
     const rows = await toRows(deps.stack, info, docs);
     refuseSealed(info, use.computed.get(ref)!, rows);
     prepared.tables.set(ref.key, rows);
@@ -119,16 +140,19 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
 }
 
 /** SELECT → rows; EXPLAIN SELECT → one row per table read; INSERT/UPDATE/DELETE → { count, ids }. */
-export async function runSql(deps: SqlDeps, statement: string, params: unknown): Promise<Row[] | WriteResult> {
+export async function runSql(deps: SqlDeps, statement: string, params: unknown, options?: SqlRunOptions): Promise<Row[] | WriteResult> {
+  const limits = limitsOf(deps, options);
   const { alasql, root, classOf } = await parseChecked(deps, statement);
   const kind = classOf.get(root);
   if (kind !== 'Select') {
-    return write(deps, alasql, root, classOf, params);
+    return write(deps, alasql, root, classOf, params, limits);
   }
-  const prepared = await prepare(deps, alasql, root, classOf, params);
+  const prepared = await prepare(deps, alasql, root, classOf, params, limits);
   if (root.explain) return prepared.plan;
-  return cleanRows(runSelect(alasql, root, prepared.tables, prepared.params));
+  return cleanRows(runWithin(limits, alasql, root, prepared.tables, prepared.params));
 }
+
+export { NO_BUDGET };
 
 /** A column a read can be narrowed on: `_id`, an indexed attribute, a one-attribute primary key. */
 function pushable(info: TableInfo, column: string): boolean {

@@ -1,7 +1,8 @@
 import { definePlugin } from '../../kernel/plugin.js';
 import { domainsPlugin } from '../domains/index.js';
 import type { AlaSQL } from './alasql.js';
-import { runSql, type PlanRow, type SqlDeps, type WriteResult } from './engine.js';
+import { NO_BUDGET, runSql, type PlanRow, type SqlDeps, type SqlRunOptions, type WriteResult } from './engine.js';
+import { REMOTE_BUDGET, type SqlBudget } from './budget.js';
 import { sqlErrorList } from './errors.js';
 import { countMatches } from './count.js';
 import { findCandidates } from './find.js';
@@ -19,6 +20,12 @@ export interface SqlOptions {
   cacheSize?: number;
   /** the alasql module (`import alasql from 'alasql'`): a browser app passes it; Node loads it on the first statement */
   alasql?: AlaSQL;
+  /**
+   * What one statement may cost (rows read, join combinations, LIKE steps) before it is refused
+   * with DS_SQL_BUDGET; none by default for the stack's own statements (a call may pass its own:
+   * the server node gives remote callers REMOTE_BUDGET, docs/sql.md#cost-limits).
+   */
+  budget?: Partial<SqlBudget>;
 }
 
 /** `?` placeholders take an array, `$name` ones an object. */
@@ -31,7 +38,7 @@ export interface SqlApi {
    * `{ count, ids }` (type it: `stack.sql<WriteResult>(…)`). Values go in `params`, never into
    * the statement's text.
    */
-  sql<T = Row[]>(statement: string, params?: SqlParams): Promise<T>;
+  sql<T = Row[]>(statement: string, params?: SqlParams, options?: SqlRunOptions): Promise<T>;
   /** Rebuilds a class's secondary index from its documents now (`sql:index` progress events). */
   rebuildIndex(className: string): Promise<void>;
 }
@@ -50,7 +57,7 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
     const store = new SqlStore(stack);
     const indexes = new IndexSet(stack, store);
     const cache = new DocCache(options?.cacheSize ?? DEFAULT_CACHE);
-    const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin), cache, ...(options?.alasql ? { alasql: options.alasql } : {}) };
+    const deps: SqlDeps = { stack, store, indexes, domains: use(domainsPlugin), cache, budget: { ...NO_BUDGET, ...options?.budget }, ...(options?.alasql ? { alasql: options.alasql } : {}) };
     // before the after-triggers (stage 0): a reaction that queries sees its cause indexed
     hooks.afterWrite.tapPromise(tapWhen('sql', (model) => indexedAttributes(model).length > 0, -100), async (docs, ctx) => {
       if (indexedAttributes(ctx.classModel).length === 0) return;
@@ -63,7 +70,7 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
       await indexes.flush();
     });
     return {
-      sql: <T>(statement: string, params?: SqlParams) => runSql(deps, statement, params) as Promise<T>,
+      sql: <T>(statement: string, params?: SqlParams, runOptions?: SqlRunOptions) => runSql(deps, statement, params, runOptions) as Promise<T>,
       rebuildIndex: async (className) => {
         await indexes.rebuild(await stack.requireClass(className));
       },
@@ -72,4 +79,5 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
   members: (api) => ({ sql: api.sql }),
 });
 
-export type { IndexProgress, PlanRow, Row, WriteResult };
+export { REMOTE_BUDGET };
+export type { IndexProgress, PlanRow, Row, SqlBudget, SqlRunOptions, WriteResult };

@@ -51,7 +51,7 @@ export function prepare(statement: string): string {
 }
 
 /** The index after a quoted run starting at `start`; a doubled quote mark is one character of it. */
-function skipQuoted(text: string, start: number, quote: string): number {
+export function skipQuoted(text: string, start: number, quote: string): number {
   let i = start + 1;
   while (i < text.length) {
     if (text[i] === '\\' && quote === "'") {

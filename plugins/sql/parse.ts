@@ -1,6 +1,7 @@
 import type { AlaSQL, Node } from './alasql.js';
 import { SQL_ERRORS } from './errors.js';
 import { prepare } from './lexer.js';
+import { refuseComplexShape } from './limits.js';
 
 interface JisonHash {
   text?: string;
@@ -16,6 +17,7 @@ interface JisonHash {
 export function parseStatement(alasql: AlaSQL, statement: string): Node {
   if (typeof statement !== 'string' || statement.trim() === '') throw SQL_ERRORS.syntax('A statement is a non-empty string of SQL.');
   const text = prepare(statement);
+  refuseComplexShape(text);
   const parser = (alasql as unknown as { parser: { yy: Record<string, unknown>; parse(s: string): { statements: Node[] } } }).parser;
   let failure: JisonHash | null = null;
   // alasql's own parseError drops the location: ours keeps it. parse() is synchronous, so the

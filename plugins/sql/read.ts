@@ -13,10 +13,21 @@ import type { SqlStore } from './store.js';
  * ones unless the statement asked for inactive ones too. `read` counts the documents read
  * (from storage, or for an index read from the revision-exact cache).
  */
-export async function readDocs(stack: ClientStack, store: SqlStore, info: TableInfo, access: Access, cache?: DocCache): Promise<{ docs: Doc[]; read: number }> {
+export async function readDocs(
+  stack: ClientStack,
+  store: SqlStore,
+  info: TableInfo,
+  access: Access,
+  cache?: DocCache,
+  /** told each page's size as it is read: a statement's budget and deadline stop it between pages */
+  onPage?: (count: number) => void,
+): Promise<{ docs: Doc[]; read: number }> {
   const prefix = info.kind === 'class' ? `${info.name}-` : relationPrefix(info.name);
   let raw: Doc[] = [];
-  const fetch = (ids: string[]) => fetchDocs(store, ids, access.index ?? null, cache);
+  const fetch = async (ids: string[]) => {
+    onPage?.(ids.length);
+    return fetchDocs(store, ids, access.index ?? null, cache);
+  };
   if (access.path === 'primary-key') {
     const ids = await Promise.all(access.keys!.map((values) => stack.primaryKeys.lookup(info.name, values)));
     raw = await fetch([...new Set(ids.filter((id): id is string => id !== null))]);
@@ -27,13 +38,19 @@ export async function readDocs(stack: ClientStack, store: SqlStore, info: TableI
       const lo = typeof range.lo === 'string' && range.lo > prefix ? range.lo : prefix;
       const hi = typeof range.hi === 'string' && range.hi < `${prefix}\uffff` ? range.hi : `${prefix}\uffff`;
       if (compareKeys(lo, hi) > 0) continue;
-      for await (const page of store.range(lo, hi)) raw.push(...page.filter((d) => contains(range, d._id)));
+      for await (const page of store.range(lo, hi)) {
+        onPage?.(page.length);
+        raw.push(...page.filter((d) => contains(range, d._id)));
+      }
     }
   } else if (access.path.startsWith('index:')) {
     const hits = access.index!.lookup(access.attribute!, access.ranges!, access.includeInactive);
     raw = await fetch(hits.map((h) => h.id));
   } else {
-    for await (const page of store.range(prefix, `${prefix}\uffff`)) raw.push(...page);
+    for await (const page of store.range(prefix, `${prefix}\uffff`)) {
+      onPage?.(page.length);
+      raw.push(...page);
+    }
   }
   const mine = (d: Doc) => (info.kind === 'class' ? d['~class'] === info.name : d['~domain'] === info.name);
   const unique = new Map(raw.map((d) => [d._id, d]));
