@@ -1,4 +1,5 @@
 import { DocstackError } from '../index.js';
+import { REMOTE_BUDGET } from '../plugins/sql/budget.js';
 import type { ServerConfig } from './context.js';
 
 export type Env = Record<string, string | undefined>;
@@ -91,5 +92,12 @@ export function loadConfig(env: Env): ServerConfig {
     pswPublicKeyPem: pem(env, 'PSW_PUBLIC_KEY'),
     tenantMaxOpen: integer(env, 'TENANT_MAX_OPEN', 50, 1, 100_000),
     tenantIdleMs: integer(env, 'TENANT_IDLE_MS', 300_000, 1000, 24 * 3600_000),
+    queryDeadlineMs: integer(env, 'QUERY_DEADLINE_MS', 1000, 50, 600_000),
+    queryConcurrency: integer(env, 'QUERY_CONCURRENCY', 2, 1, 1000),
+    sqlBudget: {
+      rows: integer(env, 'SQL_BUDGET_ROWS', REMOTE_BUDGET.rows, 1, 100_000_000),
+      combinations: integer(env, 'SQL_BUDGET_COMBINATIONS', REMOTE_BUDGET.combinations, 1, 1e12),
+      likeSteps: integer(env, 'SQL_BUDGET_LIKE_STEPS', REMOTE_BUDGET.likeSteps, 1, 1e12),
+    },
   };
 }

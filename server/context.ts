@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'events';
 import type { KeyObject } from 'node:crypto';
+import type { SqlBudget } from '../plugins/sql/budget.js';
 import type { ClientStack } from '../index.js';
 import type { Caller } from './authorization/caller.js';
 import type { TenantLease, TenantStacks } from './tenants/stacks.js';
@@ -45,6 +46,12 @@ export interface ServerConfig {
   tenantMaxOpen?: number;
   /** TENANT_IDLE_MS: a tenant stack unused this long closes (default 300000, 5 minutes) */
   tenantIdleMs?: number;
+  /** QUERY_DEADLINE_MS: a remote query (SQL, a listing with q or sort) is stopped past this (default 1000) */
+  queryDeadlineMs?: number;
+  /** QUERY_CONCURRENCY: remote queries one user may have running at once (default 2; past it 429) */
+  queryConcurrency?: number;
+  /** SQL_BUDGET_ROWS, SQL_BUDGET_COMBINATIONS, SQL_BUDGET_LIKE_STEPS: what one remote statement may cost */
+  sqlBudget?: SqlBudget;
 }
 
 /** The node's JWT signing keys (RS256). */

@@ -7,6 +7,7 @@ import { SERVER_ERRORS } from '../errors-codes.js';
 import { ApiWrite, authorizeWrite, enforceApiAccess } from './api-access.js';
 import { createKeyedBatch, IDEMPOTENCY_HEADER, keyedBatch, REPLAYED_HEADER } from './bulk-idempotency.js';
 import { comparePositions, encodeCursor, MAX_SORTED, parseListQuery, project, sortKeys, type ListQuery } from './docs-query.js';
+import { remoteFindOptions, takeQuerySlot } from './query-limits.js';
 
 /** Documents per `POST /:class/_bulk` (the body limit bounds it too). */
 export const MAX_BULK = 10_000;
@@ -70,14 +71,14 @@ function newDoc(name: string, input: unknown, path = ''): Record<string, unknown
   return { ...input, '~class': name };
 }
 
-async function list(stack: ClientStack, name: string, caller: Caller, query: ListQuery) {
+async function list(stack: ClientStack, name: string, caller: Caller, query: ListQuery, remote: ReturnType<typeof remoteFindOptions>) {
   const { selector, fields, sort, limit, cursor } = query;
   let docs: Doc[];
   if (sort.length === 0) {
     // `_id` order: the cursor is where the class range starts again
-    docs = await stack.findDocuments(name, selector, { limit: limit + 1, ...(cursor ? { after: cursor.id } : {}) });
+    docs = await stack.findDocuments(name, selector, { limit: limit + 1, ...remote, ...(cursor ? { after: cursor.id } : {}) });
   } else {
-    const all = await stack.findDocuments(name, selector, { limit: MAX_SORTED + 1 });
+    const all = await stack.findDocuments(name, selector, { limit: MAX_SORTED + 1, ...remote });
     if (all.length > MAX_SORTED) throw new DocstackError('DS_QUERY_INVALID', `A sorted listing sorts in memory, at most ${MAX_SORTED} documents: narrow q.`, { path: 'sort' });
     const positioned = all.map((doc) => ({ doc, keys: sortKeys(doc, sort), id: doc._id })).sort((a, b) => comparePositions(a, b, sort));
     const after = cursor ? { id: cursor.id, keys: cursor.keys ?? [] } : null;
@@ -110,7 +111,10 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
 
   router.get('/:class', route(async (stack, caller, req, res) => {
     const name = await readableClass(stack, caller, param(req, 'class'));
-    res.json(await list(stack, name, caller, parseListQuery(req.query as Record<string, unknown>)));
+    const query = parseListQuery(req.query as Record<string, unknown>);
+    // a selector or a sort may read the whole class: one of the caller's query slots (429 past them)
+    if (query.selector || query.sort.length > 0) takeQuerySlot(ctx, res);
+    res.json(await list(stack, name, caller, query, remoteFindOptions(ctx, res)));
   }));
 
   router.post('/:class/_bulk', route(async (stack, caller, req, res) => {

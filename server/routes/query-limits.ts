@@ -1,0 +1,67 @@
+import type { Response } from 'express';
+import { createError, registerErrors, type FindOptions } from '../../index.js';
+import { compileLinear } from '../../kernel/linear-regex.js';
+import { REMOTE_BUDGET, type SqlRunOptions } from '../../plugins/sql/index.js';
+import { callerOf } from '../authorization/index.js';
+import type { NodeContext } from '../context.js';
+
+/** The codes of the node's query limits (docs/errors.md); DS_QUERY_TOO_COSTLY and DS_SQL_BUDGET are the engine's. */
+export const QUERY_LIMIT_ERRORS = {
+  busy: createError('DS_QUERY_BUSY', 'The user already has QUERY_CONCURRENCY queries (SQL, listings with q or sort) running on the node: retry when one is answered.', { status: 429 }),
+};
+registerErrors(Object.values(QUERY_LIMIT_ERRORS), 'server');
+
+/** Remote queries (SQL, listings with a selector or a sort) running at once per user, by default. */
+export const DEFAULT_QUERY_CONCURRENCY = 2;
+/** How long a remote query may run before it is stopped between pages (ms), by default. */
+export const DEFAULT_QUERY_DEADLINE_MS = 1000;
+
+const running = new WeakMap<NodeContext, Map<string, number>>();
+
+/**
+ * Takes one of the caller's query slots for the length of the request: past QUERY_CONCURRENCY
+ * running at once, the request is answered 429 DS_QUERY_BUSY at once (no queue, no read), so a
+ * handful of costly queries of one user cannot take the node's CPU from everyone. The slot is
+ * given back when the answer is sent or the connection closes, whichever comes first.
+ */
+export function takeQuerySlot(ctx: NodeContext, res: Response): void {
+  const limit = ctx.config.queryConcurrency ?? DEFAULT_QUERY_CONCURRENCY;
+  const caller = callerOf(res);
+  const key = caller.userId || 'anonymous';
+  let slots = running.get(ctx);
+  if (!slots) running.set(ctx, (slots = new Map()));
+  const taken = slots.get(key) ?? 0;
+  if (taken >= limit) {
+    res.set('Retry-After', '1');
+    throw QUERY_LIMIT_ERRORS.busy(`${caller.username || 'This caller'} already has ${taken} queries running (at most ${limit} at once): retry when one is answered.`, { details: { limit } });
+  }
+  slots.set(key, taken + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    const now = (slots.get(key) ?? 1) - 1;
+    if (now <= 0) slots.delete(key);
+    else slots.set(key, now);
+  };
+  res.once('finish', release);
+  res.once('close', release);
+}
+
+/** The signal that ends a remote query at the node's deadline (QUERY_DEADLINE_MS), or when its caller goes away. */
+export function querySignal(ctx: NodeContext, res: Response): AbortSignal {
+  const deadline = AbortSignal.timeout(ctx.config.queryDeadlineMs ?? DEFAULT_QUERY_DEADLINE_MS);
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  return AbortSignal.any([deadline, gone.signal]);
+}
+
+/** How a remote listing reads: `$regex` in linear time (RE2), stopped at the deadline. */
+export function remoteFindOptions(ctx: NodeContext, res: Response): Pick<FindOptions, 'regex' | 'signal'> {
+  return { regex: (pattern) => compileLinear(pattern), signal: querySignal(ctx, res) };
+}
+
+/** How a remote statement runs: the node's SQL budget, stopped at the deadline. */
+export function remoteSqlOptions(ctx: NodeContext, res: Response): SqlRunOptions {
+  return { budget: ctx.config.sqlBudget ?? REMOTE_BUDGET, signal: querySignal(ctx, res) };
+}
