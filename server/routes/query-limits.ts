@@ -1,15 +1,11 @@
 import type { Response } from 'express';
-import { createError, registerErrors, type FindOptions } from '../../index.js';
+import type { FindOptions } from '../../index.js';
 import { compileLinear } from '../../kernel/linear-regex.js';
 import { REMOTE_BUDGET, type SqlRunOptions } from '../../plugins/sql/index.js';
 import { callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
+import { QUERY_LIMIT_ERRORS } from './query-errors.js';
 
-/** The codes of the node's query limits (docs/errors.md); DS_QUERY_TOO_COSTLY and DS_SQL_BUDGET are the engine's. */
-export const QUERY_LIMIT_ERRORS = {
-  busy: createError('DS_QUERY_BUSY', 'The user already has QUERY_CONCURRENCY queries (SQL, listings with q or sort) running on the node: retry when one is answered.', { status: 429 }),
-};
-registerErrors(Object.values(QUERY_LIMIT_ERRORS), 'server');
 
 /** Remote queries (SQL, listings with a selector or a sort) running at once per user, by default. */
 export const DEFAULT_QUERY_CONCURRENCY = 2;
