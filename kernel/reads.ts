@@ -101,7 +101,7 @@ export async function scanClass(
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
     const afterRead = planFor(hooks, model, 'local').afterRead;
     const candidates = afterRead ? await Promise.all(stored.map((doc) => afterRead.promise(doc, { stack, classModel: model }))) : stored;
-    const matched = options.signal && match.regexWork ? await matchYielding(match, candidates, options.signal, model.name) : match(candidates);
+    const matched = match.regexWork ? await matchYielding(match, candidates, options.signal, model.name) : match(candidates);
     for (const doc of matched) {
       if (toSkip > 0) {
         toSkip--;
@@ -118,11 +118,11 @@ export async function scanClass(
 const REGEX_WORK_PER_TURN = 10_000;
 
 /**
- * A remote scan's matching with `$regex`: one document at a time (each call bounded by
- * MAX_REGEX_WORK), giving the event loop back whenever the patterns scanned REGEX_WORK_PER_TURN
- * characters, and stopping at the deadline.
+ * Matching with a `$regex` engine (a remote read's): one document at a time (each call bounded
+ * by MAX_REGEX_WORK), giving the event loop back whenever the patterns scanned
+ * REGEX_WORK_PER_TURN characters, and stopping at the deadline.
  */
-async function matchYielding(match: DocMatcher, docs: Doc[], signal: AbortSignal, className: string): Promise<Doc[]> {
+async function matchYielding(match: DocMatcher, docs: Doc[], signal: AbortSignal | undefined, className: string): Promise<Doc[]> {
   const out: Doc[] = [];
   let mark = match.regexWork!();
   for (const doc of docs) {
