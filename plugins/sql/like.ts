@@ -168,11 +168,31 @@ export function like(pattern: unknown, value: unknown, escape: unknown = ''): bo
   return matcherFor(String(pattern), escape === null || escape === undefined ? '' : String(escape))(`${value ?? ''}`);
 }
 
+/** The longest text REPLACE may build: `REPLACE(x, '', x)` squares x's length, nested it explodes memory. */
+export const MAX_REPLACED = 1_000_000;
+
+/** alasql's REPLACE (split and join), with its result's length bounded before it is built. */
+export function replace(target: unknown, pattern: unknown, replacement: unknown): string {
+  const text = String(target ?? '');
+  const from = String(pattern ?? '');
+  const to = String(replacement ?? '');
+  const occurrences = from === '' ? text.length + 1 : text.split(from).length - 1;
+  if (text.length + occurrences * (to.length - from.length) > MAX_REPLACED) {
+    throw SQL_ERRORS.budget(`REPLACE would build a text longer than ${MAX_REPLACED} characters.`, { details: { reason: 'replace', limit: MAX_REPLACED } });
+  }
+  return text.split(from).join(to);
+}
+
 const installed = new WeakSet<object>();
 
-/** alasql's compiled statements call `alasql.utils.like`: this one replaces it (once per alasql module). */
+/**
+ * alasql's compiled statements call `alasql.utils.like` and `alasql.stdfn.REPLACE`: these
+ * replace them (once per alasql module), with the same answers.
+ */
 export function installLinearLike(alasql: AlaSQL): void {
   if (installed.has(alasql)) return;
-  (alasql as unknown as { utils: { like: typeof like } }).utils.like = like;
+  const ala = alasql as unknown as { utils: { like: typeof like }; stdfn: Record<string, unknown> };
+  ala.utils.like = like;
+  ala.stdfn.REPLACE = replace;
   installed.add(alasql);
 }

@@ -48,6 +48,11 @@ describe('LIKE in linear time, with alasql semantics', () => {
     expect(await q("SELECT name FROM Customer WHERE name LIKE '[AB]%' ORDER BY name")).toEqual([{ name: 'Ann' }, { name: 'Bob' }]);
     expect(await q("SELECT name FROM Customer WHERE name LIKE 'd_E'")).toEqual([{ name: 'Dee' }]);
     expect(await q("SELECT name FROM Customer WHERE city LIKE 'P!%ris' ESCAPE '!'")).toEqual([]);
+    // REPLACE answers as alasql's (split and join) but never builds a text past MAX_REPLACED
+    expect(await q("SELECT REPLACE(name, 'n', 'N') AS r FROM Customer WHERE code = 'A'")).toEqual([{ r: 'ANN' }]);
+    expect(await q("SELECT REPLACE(name, '', '-') AS r FROM Customer WHERE code = 'B'")).toEqual([{ r: 'B-o-b' }]);
+    const squared = (x: string) => `REPLACE(${x}, '', ${x})`; // squares the length: 5 → 25 → 625 → 390,625 → …
+    await expect(q(`SELECT ${squared(squared(squared(squared('city'))))} AS r FROM Customer`)).rejects.toMatchObject({ code: 'DS_SQL_BUDGET' });
     // alasql's own LIKE threw a SyntaxError on this one (a 500 over HTTP)
     await expect(q("SELECT name FROM Customer WHERE name LIKE '[a'")).rejects.toMatchObject({ code: 'DS_SQL_PATTERN' });
   });
