@@ -26,7 +26,7 @@ export interface SqlBudget {
 export const NO_BUDGET: SqlBudget = { rows: Infinity, combinations: Infinity, likeSteps: Infinity };
 
 /** What the node gives remote statements unless told otherwise (SQL_BUDGET_* settings). */
-export const REMOTE_BUDGET: SqlBudget = { rows: 20_000, combinations: 200_000, likeSteps: 20_000_000 };
+export const REMOTE_BUDGET: SqlBudget = { rows: 20_000, combinations: 100_000, likeSteps: 20_000_000 };
 
 /** One statement's limits: its budget, and the signal that ends it (a remote caller's deadline). */
 export interface SqlLimits {

@@ -16,8 +16,9 @@ interface JisonHash {
  */
 export function parseStatement(alasql: AlaSQL, statement: string): Node {
   if (typeof statement !== 'string' || statement.trim() === '') throw SQL_ERRORS.syntax('A statement is a non-empty string of SQL.');
+  // the shape first, on the caller's text: nothing else (not even the lexical pass) runs over an oversized statement
+  refuseComplexShape(statement);
   const text = prepare(statement);
-  refuseComplexShape(text);
   const parser = (alasql as unknown as { parser: { yy: Record<string, unknown>; parse(s: string): { statements: Node[] } } }).parser;
   let failure: JisonHash | null = null;
   // alasql's own parseError drops the location: ours keeps it. parse() is synchronous, so the

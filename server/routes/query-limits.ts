@@ -52,6 +52,14 @@ export function querySignal(ctx: NodeContext, res: Response): AbortSignal {
   return AbortSignal.any([deadline, gone.signal]);
 }
 
+/**
+ * Compiles one pattern now: RE2's code is cold on a node's first `$regex` or LIKE set (~25–35 ms
+ * to compile there, ~1 ms after), a stall better paid at start-up than by a caller's query.
+ */
+export function warmLinearRegex(): void {
+  compileLinear('^(a+)+[b-d]$', true);
+}
+
 /** How a remote listing reads: `$regex` in linear time (RE2), stopped at the deadline. */
 export function remoteFindOptions(ctx: NodeContext, res: Response): Pick<FindOptions, 'regex' | 'signal'> {
   return { regex: (pattern) => compileLinear(pattern), signal: querySignal(ctx, res) };

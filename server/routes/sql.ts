@@ -6,7 +6,7 @@ import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { refuseUnreadableTables, runAsCaller } from './api-access.js';
-import { remoteSqlOptions, takeQuerySlot } from './query-limits.js';
+import { remoteSqlOptions, takeQuerySlot, warmLinearRegex } from './query-limits.js';
 import { stackForRequest } from './docs.js';
 
 /**
@@ -19,6 +19,7 @@ import { stackForRequest } from './docs.js';
  */
 export function createSqlRouter(ctx: NodeContext): express.Router {
   const router = express.Router();
+  warmLinearRegex();
   router.post('/sql', async (req, res) => {
     try {
       const { statement, params } = isPlainObject(req.body) ? req.body : ({} as Record<string, unknown>);
