@@ -40,10 +40,17 @@ export interface SqlRunOptions {
   budget?: Partial<SqlBudget>;
   /** once aborted, reads stop between pages and nothing more runs (DS_SQL_BUDGET) */
   signal?: AbortSignal;
+  /**
+   * How long the statement may run (ms), counted once it is parsed: loading alasql on the first
+   * statement (a cold import, seconds on a loaded machine) is not the caller's cost
+   */
+  deadlineMs?: number;
 }
 
 export function limitsOf(deps: SqlDeps, options: SqlRunOptions | undefined): SqlLimits {
-  return { budget: { ...deps.budget, ...options?.budget }, ...(options?.signal ? { signal: options.signal } : {}) };
+  const signals = [options?.signal, options?.deadlineMs !== undefined ? AbortSignal.timeout(options.deadlineMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  return { budget: { ...deps.budget, ...options?.budget }, ...(signal ? { signal } : {}) };
 }
 
 /** What INSERT, UPDATE and DELETE return. */
@@ -141,8 +148,8 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
 
 /** SELECT → rows; EXPLAIN SELECT → one row per table read; INSERT/UPDATE/DELETE → { count, ids }. */
 export async function runSql(deps: SqlDeps, statement: string, params: unknown, options?: SqlRunOptions): Promise<Row[] | WriteResult> {
-  const limits = limitsOf(deps, options);
   const { alasql, root, classOf } = await parseChecked(deps, statement);
+  const limits = limitsOf(deps, options);
   const kind = classOf.get(root);
   if (kind !== 'Select') {
     return write(deps, alasql, root, classOf, params, limits);

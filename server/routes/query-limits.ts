@@ -44,12 +44,16 @@ export function takeQuerySlot(ctx: NodeContext, res: Response): void {
   res.once('close', release);
 }
 
-/** The signal that ends a remote query at the node's deadline (QUERY_DEADLINE_MS), or when its caller goes away. */
-export function querySignal(ctx: NodeContext, res: Response): AbortSignal {
-  const deadline = AbortSignal.timeout(ctx.config.queryDeadlineMs ?? DEFAULT_QUERY_DEADLINE_MS);
+/** A signal aborted when the caller goes away (the connection closes before the answer). */
+function goneSignal(res: Response): AbortSignal {
   const gone = new AbortController();
   res.once('close', () => gone.abort());
-  return AbortSignal.any([deadline, gone.signal]);
+  return gone.signal;
+}
+
+/** The signal that ends a remote query at the node's deadline (QUERY_DEADLINE_MS), or when its caller goes away. */
+export function querySignal(ctx: NodeContext, res: Response): AbortSignal {
+  return AbortSignal.any([AbortSignal.timeout(ctx.config.queryDeadlineMs ?? DEFAULT_QUERY_DEADLINE_MS), goneSignal(res)]);
 }
 
 /**
@@ -65,7 +69,7 @@ export function remoteFindOptions(ctx: NodeContext, res: Response): Pick<FindOpt
   return { regex: (pattern) => compileLinear(pattern), signal: querySignal(ctx, res) };
 }
 
-/** How a remote statement runs: the node's SQL budget, stopped at the deadline. */
+/** How a remote statement runs: the node's SQL budget, stopped at the deadline (counted from its parse) or when its caller goes away. */
 export function remoteSqlOptions(ctx: NodeContext, res: Response): SqlRunOptions {
-  return { budget: ctx.config.sqlBudget ?? REMOTE_BUDGET, signal: querySignal(ctx, res) };
+  return { budget: ctx.config.sqlBudget ?? REMOTE_BUDGET, deadlineMs: ctx.config.queryDeadlineMs ?? DEFAULT_QUERY_DEADLINE_MS, signal: goneSignal(res) };
 }
