@@ -9,7 +9,7 @@ import { createAuth } from './auth/index.js';
 import { createAuthority } from './authority/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
-import { cors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
+import { cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 import { guardOwnSyncs } from './replication/own-sync.js';
@@ -119,6 +119,7 @@ export class ServerNode extends EventEmitter {
     app.disable('x-powered-by');
     app.use(requestLog(this.log));
     app.use(cors(this.config));
+    app.use(refuseCrossSite(this.config)); // CSRF: the session cookie from another site's page (server/http.ts)
     app.use(readinessGate(() => this.ready));
     // open liveness route for load balancers: no auth, no storage
     app.get('/health', (_req, res) => void res.json({ ok: true }));

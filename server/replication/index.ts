@@ -6,6 +6,14 @@ import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, put
 import { sendError, sendPouchError } from './http.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import { isTenantName } from '../tenants/names.js';
+import { sendError as renderError } from '../errors.js';
+import { SURFACE_ERRORS } from '../errors-surface.js';
+
+/** A request that carries a body (a length above 0, or a chunked one). */
+function hasBody(req: Request): boolean {
+  const length = req.get('content-length');
+  return length !== undefined ? length !== '0' : req.get('transfer-encoding') !== undefined;
+}
 
 const NODE_ID_DOC = '_local/~replication-node';
 type NodeIdDoc = { _id: string; uuid: string };
@@ -39,8 +47,14 @@ function nodeIdOf(stack: ClientStack): Promise<string> {
  */
 export function createReplicationRouter(ctx: NodeContext): express.Router {
   const router = express.Router();
-  // a no-op when the node already parsed the body; PouchDB always sends application/json
-  router.use(express.json({ limit: ctx.config.bodyLimit, type: ['application/json', 'text/plain'] }));
+  // bodies are JSON only, what PouchDB sends: a text/plain body (what an HTML form on another
+  // site can send without CORS) is refused, never read as JSON (415 DS_REQUEST_CONTENT_TYPE)
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req) || req.is('application/json')) return next();
+    renderError(res, SURFACE_ERRORS.contentType(`The replication endpoint reads application/json bodies only (got ${JSON.stringify(String(req.get('content-type') ?? 'none').slice(0, 100))}).`));
+  });
+  // a no-op when the node already parsed the body
+  router.use(express.json({ limit: ctx.config.bodyLimit, type: 'application/json' }));
 
   /**
    * The stack served under `:name`, lent to the request: the node's own stack, or a tenant's

@@ -73,3 +73,37 @@ describe('authority routes are scoped like the rest (item 5)', () => {
     expect(await call('POST', '/api/private/sequences/note-number/next?count=10', { token: bob })).toMatchObject({ status: 200 });
   });
 });
+
+describe('cross-site requests with the session cookie are refused (item 7)', () => {
+  const crossSite = { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' };
+  const peerNote = (id: string) => ({ _id: id, _rev: '1-0123456789abcdef', _revisions: { start: 1, ids: ['0123456789abcdef'] }, '~class': 'Note', '~createTimestamp': new Date().toISOString(), active: true, title: 'x' });
+
+  it('a cross-site navigation to the reset route resets nothing', async () => {
+    await node.stack().createDoc({ '~class': 'Note', title: 'survives' }, { id: 'Note-survives-reset' });
+    const navigation = await call('GET', '/api/private/reset', { cookie: admin, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' } });
+    expect(navigation).toMatchObject({ status: 403, body: { code: 'DS_REQUEST_CROSS_SITE' } });
+    expect(await call('GET', '/api/private/clear/docstack', { cookie: admin, headers: { 'sec-fetch-site': 'same-site' } })).toMatchObject({ status: 403, body: { code: 'DS_REQUEST_CROSS_SITE' } });
+    expect(await node.stack().getDocument('Note-survives-reset')).toMatchObject({ title: 'survives' });
+  });
+
+  it('a cross-site form (text/plain) to _bulk_docs stores nothing; same-origin and Bearer still work', async () => {
+    const form = await call('POST', '/db/docstack/_bulk_docs', { cookie: bob, headers: { ...crossSite, 'content-type': 'text/plain' }, raw: JSON.stringify({ docs: [peerNote('Note-csrf-form')], new_edits: false }) });
+    expect(form).toMatchObject({ status: 403, body: { code: 'DS_REQUEST_CROSS_SITE' } });
+    // the same with a JSON body (a fetch from the page without CORS) and on the document API
+    expect(await call('POST', '/db/docstack/_bulk_docs', { cookie: bob, headers: crossSite, body: { docs: [peerNote('Note-csrf-json')], new_edits: false } })).toMatchObject({ status: 403, body: { code: 'DS_REQUEST_CROSS_SITE' } });
+    expect(await call('POST', '/api/private/docs/Note', { cookie: bob, headers: { origin: 'https://evil.example' }, body: { title: 'csrf' } })).toMatchObject({ status: 403, body: { code: 'DS_REQUEST_CROSS_SITE' } });
+    expect(await node.stack().storage.get('Note-csrf-form')).toBeNull();
+    expect(await node.stack().storage.get('Note-csrf-json')).toBeNull();
+    // a text/plain body is no replication request, whoever sends it
+    expect(await call('POST', '/db/docstack/_bulk_docs', { token: bob, headers: { 'content-type': 'text/plain' }, raw: JSON.stringify({ docs: [peerNote('Note-plain')], new_edits: false }) })).toMatchObject({ status: 415, body: { code: 'DS_REQUEST_CONTENT_TYPE' } });
+    expect(await node.stack().storage.get('Note-plain')).toBeNull();
+    // the same page's own requests, and API clients with a Bearer token or Basic credentials (any Origin: no cookie rides along)
+    expect(await call('POST', '/db/docstack/_bulk_docs', { cookie: bob, headers: { origin: url, 'sec-fetch-site': 'same-origin' }, body: { docs: [peerNote('Note-same-origin')], new_edits: false } })).toMatchObject({ status: 201 });
+    expect(await call('POST', '/db/docstack/_bulk_docs', { token: bob, headers: crossSite, body: { docs: [peerNote('Note-bearer')], new_edits: false } })).toMatchObject({ status: 201 });
+    const basic = `Basic ${Buffer.from('bob:bob password').toString('base64')}`;
+    expect(await call('POST', '/db/docstack/_bulk_docs', { headers: { ...crossSite, authorization: basic }, body: { docs: [peerNote('Note-basic')], new_edits: false } })).toMatchObject({ status: 201 });
+    // a cookie client that is no browser (no Origin, no Sec-Fetch-Site) is not a cross-site page
+    expect(await call('POST', '/api/private/docs/Note', { cookie: bob, body: { title: 'plain client' } })).toMatchObject({ status: 201 });
+    for (const id of ['Note-same-origin', 'Note-bearer', 'Note-basic']) expect(await node.stack().storage.get(id)).not.toBeNull();
+  });
+});
