@@ -4,6 +4,7 @@ import { acceptBulkDocs } from './accept.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
 import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
 import { isPublishedLocalId, isReservedLocalId, readableBy } from './policy.js';
+import { forgetPeerLocal, putPeerLocal } from './peer-locals.js';
 import { depthExceeds, isIdKey, isRev, malformedBulkGetEntry, malformedRevsDiff, parseOpenRevs } from './shapes.js';
 
 type Handler = (stack: ClientStack, req: Request, res: Response) => Promise<void>;
@@ -157,7 +158,7 @@ export const putLocal: Handler = async (stack, req, res) => {
   if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body) || depthExceeds(req.body)) return badRequest(res, 'A checkpoint must be a JSON object of modest depth.');
   if ((req.body as Record<string, unknown>)._attachments !== undefined) return badRequest(res, 'Checkpoints carry no attachments.');
   if ((req.body as Record<string, unknown>)._rev !== undefined && !isRev((req.body as Record<string, unknown>)._rev) && !/^0-[0-9]{1,16}$/.test(String((req.body as Record<string, unknown>)._rev))) return badRequest(res, '_rev must be a revision.');
-  res.status(201).json(await stack.storage.replication.putLocal(id, body(req)));
+  res.status(201).json(await putPeerLocal(stack, callerOf(res), id, body(req), () => stack.storage.replication.putLocal(id, body(req))));
 };
 
 export const deleteLocal: Handler = async (stack, req, res) => {
@@ -165,5 +166,5 @@ export const deleteLocal: Handler = async (stack, req, res) => {
   if (refuseLocalWrite(res, id)) return;
   const rev = typeof req.query.rev === 'string' ? req.query.rev : undefined;
   if (req.query.rev !== undefined && (typeof rev !== 'string' || !/^[0-9]{1,16}-[0-9a-zA-Z]{1,64}$/.test(rev))) return badRequest(res, 'rev must be a revision.');
-  res.json(await stack.storage.replication.removeLocal(id, rev));
+  res.json(await forgetPeerLocal(stack, callerOf(res), id, () => stack.storage.replication.removeLocal(id, rev)));
 };

@@ -107,3 +107,46 @@ describe('cross-site requests with the session cookie are refused (item 7)', () 
     for (const id of ['Note-same-origin', 'Note-bearer', 'Note-basic']) expect(await node.stack().storage.get(id)).not.toBeNull();
   });
 });
+
+describe('quotas cannot be bypassed with tombstones or _local documents (item 6)', () => {
+  const junk = 'x'.repeat(100_000);
+
+  it("a peer's new tombstone is stored without its body, on _bulk_docs and PUT", async () => {
+    const tombstone = (id: string) => ({ _id: id, _rev: '1-0123456789abcdef', _revisions: { start: 1, ids: ['0123456789abcdef'] }, _deleted: true, '~class': 'Note', junk });
+    const pushed = await call('POST', '/db/docstack/_bulk_docs', { token: bob, body: { docs: [1, 2, 3].map((n) => tombstone(`Note-tomb-${n}`)), new_edits: false } });
+    expect(pushed.status).toBe(201);
+    const put = await call('PUT', '/db/docstack/Note-tomb-4?new_edits=false', { token: bob, body: tombstone('Note-tomb-4') });
+    expect(put.status).toBeLessThan(300);
+    const created = await call('POST', '/db/docstack/_bulk_docs', { token: bob, body: { docs: [{ _id: 'Note-tomb-5', _deleted: true, '~class': 'Note', junk }] } });
+    expect(created.status).toBe(201);
+    // the document API makes no tombstone: `_deleted` is the engine's to set
+    const rest = await call('POST', '/api/private/docs/Note', { token: bob, body: { _id: 'Note-tomb-rest', _deleted: true, title: 'x', junk } });
+    expect(rest).toMatchObject({ status: 400, body: { code: 'DS_DOC_PROTECTED_FIELD' } });
+    for (const id of ['Note-tomb-1', 'Note-tomb-2', 'Note-tomb-3', 'Note-tomb-4', 'Note-tomb-5']) {
+      const revs = (await node.stack().storage.replication.openRevs(id, 'all')) as { ok?: Record<string, unknown> }[];
+      expect(revs.length).toBeGreaterThan(0);
+      for (const rev of revs) {
+        expect(rev.ok?._deleted).toBe(true);
+        expect(JSON.stringify(rev.ok).length).toBeLessThan(300);
+      }
+    }
+  });
+
+  it("a peer's _local documents are bounded in size and in number per user; none through _bulk_docs", async () => {
+    expect(await call('PUT', '/db/docstack/_local/big', { token: carol, body: { junk } })).toMatchObject({ status: 403, body: { code: 'DS_REPLICATION_LOCAL_LIMIT' } });
+    expect(await node.stack().storage.get('_local/big')).toBeNull();
+    for (let i = 0; i < 100; i += 1) expect((await call('PUT', `/db/docstack/_local/cp-${i}`, { token: carol, body: { last_seq: i } })).status).toBe(201);
+    expect(await call('PUT', '/db/docstack/_local/cp-100', { token: carol, body: { last_seq: 100 } })).toMatchObject({ status: 403, body: { code: 'DS_REPLICATION_LOCAL_LIMIT' } });
+    // updating one of them is no new one; deleting one frees its place
+    const kept = await call('GET', '/db/docstack/_local/cp-1', { token: carol });
+    expect((await call('PUT', '/db/docstack/_local/cp-1', { token: carol, body: { ...kept.body, last_seq: 'x' } })).status).toBe(201);
+    const cp2 = await call('GET', '/db/docstack/_local/cp-2', { token: carol });
+    expect((await call('DELETE', `/db/docstack/_local/cp-2?rev=${cp2.body._rev}`, { token: carol })).status).toBe(200);
+    expect((await call('PUT', '/db/docstack/_local/cp-100', { token: carol, body: { last_seq: 100 } })).status).toBe(201);
+    // another user has their own allowance
+    expect((await call('PUT', '/db/docstack/_local/bobs', { token: bob, body: { last_seq: 1 } })).status).toBe(201);
+    const bulk = await call('POST', '/db/docstack/_bulk_docs', { token: carol, body: { docs: [{ _id: '_local/via-bulk', junk }] } });
+    expect(bulk.body).toEqual([expect.objectContaining({ id: '_local/via-bulk', error: 'forbidden' })]);
+    expect(await node.stack().storage.get('_local/via-bulk')).toBeNull();
+  });
+});
