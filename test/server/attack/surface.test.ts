@@ -150,3 +150,45 @@ describe('quotas cannot be bypassed with tombstones or _local documents (item 6)
     expect(await node.stack().storage.get('_local/via-bulk')).toBeNull();
   });
 });
+
+describe('the data folder alone opens nothing (item 8) and is private whatever the umask', () => {
+  it('a generated passphrase is kept outside DATA_DIR: a copy of DATA_DIR does not start; files are 0600 under umask 022', async () => {
+    const previous = process.umask(0o022); // what an application embedding the node typically runs with
+    try {
+      const { node: first, dataDir } = await testNode({ env: { ENCRYPTION_PASSPHRASE: '' } });
+      await first.start();
+      await first.stop();
+      expect(await readdir(join(dataDir, 'keys'))).not.toContain('encryption-passphrase');
+      const mode = async (path: string) => (await stat(path)).mode & 0o777;
+      expect(await mode(`${dataDir}.passphrase`)).toBe(0o600);
+      expect(await mode(dataDir)).toBe(0o700);
+      expect(await mode(join(dataDir, 'keys'))).toBe(0o700);
+      for (const file of await readdir(join(dataDir, 'keys'))) expect(await mode(join(dataDir, 'keys', file))).toBe(0o600);
+      // the copy: same key file, no passphrase beside it
+      const copy = join(await mkdtemp(join(tmpdir(), 'stolen-')), 'data');
+      await cp(dataDir, copy, { recursive: true });
+      const { node: thief } = await testNode({ dataDir: copy, env: { ENCRYPTION_PASSPHRASE: '' } });
+      await expect(thief.start()).rejects.toMatchObject({ code: 'DS_SERVER_KEY' });
+      // the original still starts: its passphrase file is where it was left
+      const { node: again } = await testNode({ dataDir, env: { ENCRYPTION_PASSPHRASE: '' } });
+      await again.start();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('a passphrase an older node left in DATA_DIR/keys moves out of it; one configured inside DATA_DIR is refused', async () => {
+    const { node: old, dataDir } = await testNode({ env: { ENCRYPTION_PASSPHRASE: 'the legacy passphrase' } });
+    await old.start();
+    await old.stop();
+    const { writeFile, readFile } = await import('node:fs/promises');
+    await writeFile(join(dataDir, 'keys', 'encryption-passphrase'), 'the legacy passphrase\n', { mode: 0o600 });
+    const { node: upgraded } = await testNode({ dataDir, env: { ENCRYPTION_PASSPHRASE: '' } });
+    await upgraded.start();
+    await upgraded.stop();
+    expect(await readdir(join(dataDir, 'keys'))).not.toContain('encryption-passphrase');
+    expect((await readFile(`${dataDir}.passphrase`, 'utf8')).trim()).toBe('the legacy passphrase');
+    const { node: inside } = await testNode({ dataDir, env: { ENCRYPTION_PASSPHRASE: '', ENCRYPTION_PASSPHRASE_FILE: join(dataDir, 'keys', 'p') } });
+    await expect(inside.start()).rejects.toMatchObject({ code: 'DS_SERVER_CONFIG_INVALID' });
+  });
+});
