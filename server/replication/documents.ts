@@ -49,13 +49,32 @@ export const bulkGet: Handler = async (stack, req, res) => {
     latest: boolParam(req.query.latest) ?? false,
     attachments: boolParam(req.query.attachments) ?? false,
   });
-  // nothing hidden (a replication's usual batch): PouchDB's answer as it is
-  if (visible.length === docs.length) return void res.json(result);
+  // PouchDB's misses carry its error object (a stack trace with the node's paths): CouchDB's shape instead
+  const cleaned = result.results.map((r, i) => couchShaped(r, visible[i]));
+  // nothing hidden (a replication's usual batch): the answer in the order asked
+  if (visible.length === docs.length) return void res.json({ results: cleaned });
   // hidden ids answer as missing, in the place the client asked for them
-  const answers = new Map(visible.map((d, i) => [d, result.results[i]]));
-  const results = docs.map((d) => answers.get(d) ?? { id: d?.id, docs: [{ error: { id: d?.id, rev: d?.rev, error: 'not_found', reason: 'missing' } }] });
+  const answers = new Map(visible.map((d, i) => [d, cleaned[i]]));
+  const results = docs.map((d) => answers.get(d) ?? { id: d?.id, docs: [missing(d)] });
   res.json({ results });
 };
+
+type BulkGetEntry = { id?: unknown; rev?: unknown };
+
+/** CouchDB's answer for an id or revision not here: `{ error: { id, rev, error: 'not_found', reason: 'missing' } }`. */
+const missing = (asked: BulkGetEntry | undefined) => ({ error: { id: asked?.id, rev: typeof asked?.rev === 'string' ? asked.rev : 'undefined', error: 'not_found', reason: 'missing' } });
+
+/**
+ * One result of PouchDB's bulkGet with its errors in CouchDB's shape (PouchDB's carry a stack
+ * trace). `ok` documents and `{ missing: rev }` (a revision compacted away, which the replicator
+ * skips without failing its batch) pass as they are.
+ */
+function couchShaped(result: unknown, asked: BulkGetEntry | undefined): unknown {
+  const r = result as { id?: unknown; docs?: unknown[] } | undefined;
+  if (!r || !Array.isArray(r.docs)) return { id: asked?.id, docs: [missing(asked)] };
+  const kept = (entry: unknown) => entry !== null && typeof entry === 'object' && ('ok' in entry || (typeof (entry as { missing?: unknown }).missing === 'string' && !('error' in entry)));
+  return { id: r.id, docs: r.docs.map((entry) => (kept(entry) ? entry : missing(asked))) };
+}
 
 export const allDocs: Handler = async (stack, req, res) => {
   const q = { ...(req.query as Record<string, unknown>), ...body(req) };

@@ -192,3 +192,94 @@ describe('the data folder alone opens nothing (item 8) and is private whatever t
     await expect(inside.start()).rejects.toMatchObject({ code: 'DS_SERVER_CONFIG_INVALID' });
   });
 });
+
+describe('low items: headers, coded refusals, no paths', () => {
+  it('answers carry security headers; CORS and the API keep working', async () => {
+    const health = await call('GET', '/health');
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(health.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(health.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(health.headers.get('referrer-policy')).toBe('no-referrer');
+    const info = await call('GET', '/db/docstack', { token: bob });
+    expect(info.status).toBe(200);
+    expect(info.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('_bulk_get of a missing id answers CouchDB\'s not_found shape, never a stack trace or a path', async () => {
+    const answer = await call('POST', '/db/docstack/_bulk_get', { token: bob, body: { docs: [{ id: 'Note-nowhere' }, { id: 'Note-nowhere-either', rev: '1-abc' }] } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.results[0]).toEqual({ id: 'Note-nowhere', docs: [{ error: { id: 'Note-nowhere', rev: 'undefined', error: 'not_found', reason: 'missing' } }] });
+    // a revision not here: PouchDB's `missing` line, which the replicator skips without failing its batch
+    expect(answer.body.results[1]).toEqual({ id: 'Note-nowhere-either', docs: [{ missing: '1-abc' }] });
+    expect(JSON.stringify(answer.body)).not.toMatch(/\/work\/|node_modules|at .*\(/);
+  });
+
+  it('headers too large: 431 with a coded JSON body', async () => {
+    const { port } = new URL(url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/health', headers: { 'x-big': 'x'.repeat(40_000) } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += String(d)));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer.status).toBe(431);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: expect.any(String), reason: expect.any(String), code: 'DS_REQUEST_HEADERS_TOO_LARGE' });
+  });
+
+  it('REST _bulk refuses an _id that is no string, and attachments, storing nothing', async () => {
+    for (const id of [1, null, {}]) {
+      const answer = await call('POST', '/api/private/docs/Note/_bulk', { token: bob, body: { docs: [{ title: 'fine' }, { _id: id, title: 'bad id' }] } });
+      expect(answer).toMatchObject({ status: 400, body: { code: 'DS_REQUEST_INVALID', path: 'docs.1._id' } });
+    }
+    expect(await node.stack().findDocuments('Note', { title: 'bad id' })).toEqual([]);
+    expect(await node.stack().findDocuments('Note', { title: 'fine' })).toEqual([]);
+    const attachment = { _attachments: { 'a.txt': { content_type: 'text/plain', data: Buffer.from('hello').toString('base64') } } };
+    const refusedCodes = new Set<string>();
+    for (const [path, body] of [['/api/private/docs/Note', { title: 'with file', ...attachment }], ['/api/private/docs/Note/_bulk', { docs: [{ title: 'with file', ...attachment }] }]] as const) {
+      const answer = await call('POST', path, { token: bob, body });
+      expect(answer.status).toBe(400);
+      refusedCodes.add(answer.body.code);
+    }
+    // replication refuses them with the same code
+    const peer = { _id: 'Note-with-file', _rev: '1-0123456789abcdef', _revisions: { start: 1, ids: ['0123456789abcdef'] }, '~class': 'Note', '~createTimestamp': new Date().toISOString(), active: true, title: 'with file', ...attachment };
+    const pushed = await call('POST', '/db/docstack/_bulk_docs', { token: bob, body: { docs: [peer], new_edits: false } });
+    refusedCodes.add(pushed.body[0].code);
+    expect([...refusedCodes]).toHaveLength(1);
+    expect(await node.stack().findDocuments('Note', { title: 'with file' })).toEqual([]);
+    // without _id a document still gets one
+    const created = await call('POST', '/api/private/docs/Note/_bulk', { token: bob, body: { docs: [{ title: 'generated id' }] } });
+    expect(created).toMatchObject({ status: 201, body: { docs: [{ _id: expect.stringMatching(/^Note-/) }] } });
+  });
+
+  it('doc_count counts what the caller can read', async () => {
+    const asUser = await call('GET', '/db/docstack', { token: bob });
+    const readable = (await call('GET', '/db/docstack/_all_docs', { token: bob })).body.rows.length;
+    expect(asUser.body.doc_count).toBe(readable);
+    const asAdmin = await call('GET', '/db/docstack', { token: admin });
+    expect(asAdmin.body.doc_count).toBeGreaterThanOrEqual(readable);
+  });
+
+  it('every refusal is JSON { error, reason, code }', async () => {
+    const refusals = [
+      await call('POST', '/login', { raw: '{"username":', headers: { 'content-type': 'application/json' } }),
+      await call('POST', '/api/private/docs/Note', { token: bob, raw: '{bad json', headers: { 'content-type': 'application/json' } }),
+      await call('POST', '/db/docstack/_bulk_docs', { token: bob, raw: '{bad json', headers: { 'content-type': 'application/json' } }),
+      await call('POST', '/api/private/docs/Note', { token: bob, raw: 'x'.repeat(2 * 1024 * 1024), headers: { 'content-type': 'application/json' } }),
+      await call('POST', '/db/docstack/_bulk_docs', { token: bob, raw: '{}', headers: { 'content-type': 'application/json; charset=utf-7' } }),
+      await call('GET', '/db/docstack/Note-nowhere', { token: bob }),
+      await call('GET', '/db/docstack/Note-nowhere?open_revs=all', { token: bob }),
+      await call('GET', '/db/docstack/_local/nowhere', { token: bob }),
+      await call('DELETE', '/db/docstack/_local/nowhere', { token: bob }),
+      await call('GET', '/nowhere'),
+      await call('GET', '/api/private/docs/Note/%E0%A4%A', { token: bob }),
+    ];
+    for (const answer of refusals) {
+      if (answer.status < 400) continue; // open_revs of a missing id is CouchDB's 200 with a missing line
+      expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ error: expect.any(String), reason: expect.any(String), code: expect.stringMatching(/^DS_/) });
+      expect(JSON.stringify(answer.body)).not.toMatch(/\/work\/|node_modules/);
+    }
+  });
+});
