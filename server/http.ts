@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
 import { authorize, callerOf } from './authorization/index.js';
 import type { Logger, ServerConfig } from './context.js';
 import { SERVER_ERRORS } from './errors-codes.js';
@@ -32,6 +33,22 @@ export function adminRoute(log: Logger, what: string, handler: (req: Request, re
       sendError(res, err, log);
     }
   };
+}
+
+/**
+ * Security headers on every answer (helmet). The node answers JSON only, never a page: the
+ * content security policy allows nothing (`default-src 'none'`, no framing), nosniff, no
+ * referrer. Cross-origin reads stay CORS's to decide (./cors below): with CORS_ORIGINS set, the
+ * resource policy lets those apps read answers; HSTS only outside development (plain http there).
+ */
+export function securityHeaders(config: ServerConfig): RequestHandler {
+  const crossOriginApps = (config.corsOrigins ?? []).length > 0 || (config.development && config.corsOrigin !== null);
+  return helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    crossOriginResourcePolicy: { policy: crossOriginApps ? 'cross-origin' : 'same-origin' },
+    strictTransportSecurity: config.development ? false : { maxAge: 15_552_000, includeSubDomains: true },
+    referrerPolicy: { policy: 'no-referrer' },
+  });
 }
 
 /** Until start-up has finished every request is answered at once: 503, JSON, Retry-After. */

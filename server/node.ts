@@ -9,7 +9,7 @@ import { createAuth } from './auth/index.js';
 import { createAuthority } from './authority/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
-import { cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog } from './http.js';
+import { cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog, securityHeaders } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 import { guardOwnSyncs } from './replication/own-sync.js';
@@ -118,6 +118,7 @@ export class ServerNode extends EventEmitter {
     const app = express();
     app.disable('x-powered-by');
     app.use(requestLog(this.log));
+    app.use(securityHeaders(this.config)); // helmet: nosniff, no framing, a CSP that allows nothing (server/http.ts)
     app.use(cors(this.config));
     app.use(refuseCrossSite(this.config)); // CSRF: the session cookie from another site's page (server/http.ts)
     app.use(readinessGate(() => this.ready));
