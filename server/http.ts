@@ -1,9 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { authorize, callerOf } from './authorization/index.js';
 import type { Logger, ServerConfig } from './context.js';
 import { SERVER_ERRORS } from './errors-codes.js';
-import { sendError } from './errors.js';
+import { errorWord, sendError } from './errors.js';
 import { SURFACE_ERRORS } from './errors-surface.js';
 import { TOKEN_COOKIE } from './auth/cookies.js';
 
@@ -128,6 +130,26 @@ function isOwnOrigin(origin: string, req: Request): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A request Node's HTTP parser refused before Express saw it (its `clientError` event): answered
+ * like every refusal, JSON `{ error, reason, code }`, then the connection closes. Without this
+ * handler Node answers 431 / 400 with an empty body.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? SURFACE_ERRORS.headersTooLarge('The request headers are too large.')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? SERVER_ERRORS.requestInvalid('The request took too long to arrive.', { status: 408 })
+        : SERVER_ERRORS.requestInvalid('The request is not valid HTTP.');
+  const body = JSON.stringify({ error: errorWord(error.status), reason: error.message, code: error.code });
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Whatever reached the end: body too large (413), bad JSON (400), the rest 500 — one renderer. */

@@ -9,7 +9,7 @@ import { createAuth } from './auth/index.js';
 import { createAuthority } from './authority/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
-import { cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog, securityHeaders } from './http.js';
+import { answerClientError, cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog, securityHeaders } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 import { guardOwnSyncs } from './replication/own-sync.js';
@@ -148,6 +148,7 @@ export class ServerNode extends EventEmitter {
   async listen(): Promise<{ port: number; url: string }> {
     if (!this.httpServer) {
       const server = createServer(this.expressApp);
+      server.on('clientError', answerClientError); // 431 / 400 before Express: JSON too (server/http.ts)
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(this.config.port, this.config.host, () => resolve());
