@@ -252,6 +252,9 @@ describe('low items: headers, coded refusals, no paths', () => {
     // without _id a document still gets one
     const created = await call('POST', '/api/private/docs/Note/_bulk', { token: bob, body: { docs: [{ title: 'generated id' }] } });
     expect(created).toMatchObject({ status: 201, body: { docs: [{ _id: expect.stringMatching(/^Note-/) }] } });
+    const patched = await call('PATCH', `/api/private/docs/Note/${created.body.docs[0]._id}`, { token: bob, body: attachment });
+    expect(patched).toMatchObject({ status: 400, body: { code: [...refusedCodes][0], path: '_attachments' } });
+    expect(await node.stack().storage.get(created.body.docs[0]._id)).not.toHaveProperty('_attachments');
   });
 
   it('doc_count counts what the caller can read', async () => {
