@@ -6,6 +6,7 @@ import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, put
 import { sendError, sendPouchError } from './http.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import { isTenantName } from '../tenants/names.js';
+import { visibleDocCount } from './doc-count.js';
 import { sendError as renderError } from '../errors.js';
 import { SURFACE_ERRORS } from '../errors-surface.js';
 
@@ -108,8 +109,10 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
 
   const info = on(async (stack, req, res) => {
     const { docCount, updateSeq } = await stack.storage.info();
-    // never the storage path: it would tell a peer where the node keeps its files
-    res.json({ db_name: req.params.name, doc_count: docCount, update_seq: updateSeq, purge_seq: 0, instance_start_time: '0' });
+    // never the storage path: it would tell a peer where the node keeps its files; the count of
+    // what this caller can read, not of documents hidden from them
+    const count = await visibleDocCount(stack, callerOf(res), docCount, updateSeq);
+    res.json({ db_name: req.params.name, doc_count: count, update_seq: updateSeq, purge_seq: 0, instance_start_time: '0' });
   });
   router.get('/:name', info);
   router.head('/:name', info);
