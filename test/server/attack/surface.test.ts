@@ -278,6 +278,16 @@ describe('low items: headers, coded refusals, no paths', () => {
       await call('DELETE', '/db/docstack/_local/nowhere', { token: bob }),
       await call('GET', '/nowhere'),
       await call('GET', '/api/private/docs/Note/%E0%A4%A', { token: bob }),
+      await call('PUT', '/db/docstack/Note-conflicting', { token: bob, body: { '~class': 'Note', title: 'a', '~createTimestamp': new Date().toISOString(), active: true } }),
+      await call('PUT', '/db/docstack/Note-conflicting', { token: bob, body: { '~class': 'Note', title: 'b', '~createTimestamp': new Date().toISOString(), active: true } }),
+      await call('PUT', '/db/docstack/Note-no-class', { token: bob, body: { title: 'b' } }),
+      await call('GET', '/db/docstack/Note-conflicting?rev=1-abc', { token: bob }),
+      await call('GET', '/db/docstack/_changes?since=abc&feed=nonsense', { token: bob }),
+      await call('POST', '/db/docstack/_revs_diff', { token: bob, body: [1, 2] }),
+      await call('POST', '/db/docstack/_all_docs', { token: bob, body: { keys: 'x' } }),
+      await call('POST', '/api/private/docs/Note', { token: bob, raw: 'eJw=', headers: { 'content-type': 'application/json', 'content-encoding': 'compress' } }),
+      await call('GET', '/_session', { headers: { authorization: 'Basic !!!' } }),
+      await call('POST', '/_session', { body: { name: 'bob', password: 'wrong' } }),
     ];
     for (const answer of refusals) {
       if (answer.status < 400) continue; // open_revs of a missing id is CouchDB's 200 with a missing line
