@@ -6,7 +6,7 @@ import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { QUOTA_CLASS, usageKey, type QuotaDoc } from './quota-store.js';
 import { Quotas, quotasByStack } from './quotas.js';
-import { TENANT_HEADER } from '../routes/docs.js';
+import { TENANT_HEADER } from '../tenants/names.js';
 
 /** Numbers one call may reserve: a block is a gap when unused, so a caller cannot burn a sequence at will. */
 export const MAX_SEQUENCE_BLOCK = 1000;

@@ -7,6 +7,7 @@ import { SERVER_ERRORS } from '../errors-codes.js';
 import { ApiWrite, authorizeWrite, enforceApiAccess } from './api-access.js';
 import { createKeyedBatch, IDEMPOTENCY_HEADER, keyedBatch, REPLAYED_HEADER } from './bulk-idempotency.js';
 import { NO_ATTACHMENTS } from '../replication/shapes.js';
+import { TENANT_HEADER } from '../tenants/names.js';
 import { comparePositions, encodeCursor, MAX_SORTED, parseListQuery, project, sortKeys, type ListQuery } from './docs-query.js';
 
 /** Documents per `POST /:class/_bulk` (the body limit bounds it too). */
@@ -27,8 +28,8 @@ export function stackFor(ctx: NodeContext, _req: Request, res: Response): Client
   return stack;
 }
 
-/** The header that names the tenant a request of the document API, SQL or OpenAPI works on. */
-export const TENANT_HEADER = 'x-docstack-tenant';
+/** The header that names the tenant a request works on (server/tenants/names.ts). */
+export { TENANT_HEADER } from '../tenants/names.js';
 
 /**
  * The stack a request works on: the tenant named by the `X-Docstack-Tenant` header (the caller
