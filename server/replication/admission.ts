@@ -29,8 +29,6 @@ export function admitPeerPushes(stack: ClientStack): void {
     if (ctx.held) return refusePlaintextOf(stack, item.doc);
     if (!(ctx.session instanceof PeerPush)) return;
     const { doc, previous } = item;
-    // checkpoints are written with PUT /_local/<id>, where they are bounded (./peer-locals.ts)
-    if (doc._id.startsWith('_local/')) throw new DocstackError('DS_REPLICATION_FORBIDDEN', 'A _local document is written with PUT /db/<name>/_local/<id>, not through _bulk_docs.', { details: { id: doc._id } });
     // a tombstone needs no body: what a peer sends with `_deleted: true` is dropped before it is
     // stored, so a deletion can carry no bytes past a quota (quotas count live documents)
     if (doc._deleted === true) stripTombstone(doc);
@@ -49,6 +47,8 @@ export function admitPeerPushes(stack: ClientStack): void {
     const owners = subject.kind === 'keyring' ? await KeyringOwners.of(stack) : null;
     if (subject.kind === 'keyring' && owners) subject.owner = owners.ownerOf(doc._id) ?? (previous ? '' : null);
     authorize(caller, { type: 'write', subject });
+    // checkpoints are written with PUT /_local/<id>, where they are bounded (./peer-locals.ts)
+    if (doc._id.startsWith('_local/')) throw new DocstackError('DS_REPLICATION_FORBIDDEN', 'A _local document is written with PUT /db/<name>/_local/<id>, not through _bulk_docs.', { details: { id: doc._id } });
     const malformed = malformedDoc(doc, ctx.newEdits);
     if (malformed) throw new DocstackError('DS_REQUEST_INVALID', malformed, { details: { id: doc._id } });
     // a keyring nobody pushed yet becomes the pusher's, unless a concurrent push claimed it first
