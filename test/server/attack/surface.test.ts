@@ -122,7 +122,15 @@ describe('quotas cannot be bypassed with tombstones or _local documents (item 6)
     // the document API makes no tombstone: `_deleted` is the engine's to set
     const rest = await call('POST', '/api/private/docs/Note', { token: bob, body: { _id: 'Note-tomb-rest', _deleted: true, title: 'x', junk } });
     expect(rest).toMatchObject({ status: 400, body: { code: 'DS_DOC_PROTECTED_FIELD' } });
-    for (const id of ['Note-tomb-1', 'Note-tomb-2', 'Note-tomb-3', 'Note-tomb-4', 'Note-tomb-5']) {
+    // the issue's probe: under a 3,000-byte quota, new tombstones with big bodies store no bytes
+    const [carolUser] = await node.stack().findDocuments('~User', { username: 'carol' });
+    expect((await call('PUT', '/api/private/quotas', { token: admin, body: { scope: 'user', subject: carolUser._id, maxBytes: 3000 } })).status).toBe(200);
+    const carols = await call('POST', '/db/docstack/_bulk_docs', { token: carol, body: { docs: [6, 7, 8, 9, 10].map((n) => tombstone(`Note-tomb-${n}`)), new_edits: false } });
+    expect(carols.body.filter((line: { ok?: boolean }) => line.ok)).toHaveLength(5);
+    expect((await call('GET', '/api/private/quotas/usage', { token: carol })).body.user.bytes).toBeLessThanOrEqual(3000);
+    const live = { ...tombstone('Note-tomb-live'), _deleted: undefined, active: true, '~createTimestamp': new Date().toISOString(), title: 'x'.repeat(5000), junk: undefined };
+    expect((await call('POST', '/db/docstack/_bulk_docs', { token: carol, body: { docs: [live], new_edits: false } })).body[0]).toMatchObject({ error: 'forbidden', code: 'DS_QUOTA_EXCEEDED' });
+    for (const id of ['Note-tomb-1', 'Note-tomb-2', 'Note-tomb-3', 'Note-tomb-4', 'Note-tomb-5', 'Note-tomb-6', 'Note-tomb-10']) {
       const revs = (await node.stack().storage.replication.openRevs(id, 'all')) as { ok?: Record<string, unknown> }[];
       expect(revs.length).toBeGreaterThan(0);
       for (const rev of revs) {
