@@ -88,6 +88,7 @@ export function loadConfig(env: Env): ServerConfig {
     jwtPrivateKeyPem: pem(env, 'JWT_PRIVATE_KEY'),
     jwtPublicKeyPem: pem(env, 'JWT_PUBLIC_KEY'),
     encryptionPassphrase: text(env, 'ENCRYPTION_PASSPHRASE'),
+    encryptionPassphraseFile: text(env, 'ENCRYPTION_PASSPHRASE_FILE'),
     pswPrivateKeyPem: pem(env, 'PSW_PRIVATE_KEY'),
     pswPublicKeyPem: pem(env, 'PSW_PUBLIC_KEY'),
     tenantMaxOpen: integer(env, 'TENANT_MAX_OPEN', 50, 1, 100_000),

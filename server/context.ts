@@ -39,6 +39,8 @@ export interface ServerConfig {
   jwtPublicKeyPem: string | null;
   /** passphrase of the private key file at rest (PKCS#8, encrypted) */
   encryptionPassphrase: string | null;
+  /** ENCRYPTION_PASSPHRASE_FILE: where a generated passphrase is kept (default `<DATA_DIR>.passphrase`, beside DATA_DIR, never inside it) */
+  encryptionPassphraseFile?: string | null;
   /** legacy RSA key pair: only to migrate RSA-encrypted credentials to hashes on first login */
   pswPrivateKeyPem: string | null;
   pswPublicKeyPem: string | null;

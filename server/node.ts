@@ -9,7 +9,7 @@ import { createAuth } from './auth/index.js';
 import { createAuthority } from './authority/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
-import { cors, errorHandler, notFound, readinessGate, requestLog } from './http.js';
+import { answerClientError, cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog, securityHeaders } from './http.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 import { guardOwnSyncs } from './replication/own-sync.js';
@@ -118,7 +118,9 @@ export class ServerNode extends EventEmitter {
     const app = express();
     app.disable('x-powered-by');
     app.use(requestLog(this.log));
+    app.use(securityHeaders(this.config)); // helmet: nosniff, no framing, a CSP that allows nothing (server/http.ts)
     app.use(cors(this.config));
+    app.use(refuseCrossSite(this.config)); // CSRF: the session cookie from another site's page (server/http.ts)
     app.use(readinessGate(() => this.ready));
     // open liveness route for load balancers: no auth, no storage
     app.get('/health', (_req, res) => void res.json({ ok: true }));
@@ -146,6 +148,7 @@ export class ServerNode extends EventEmitter {
   async listen(): Promise<{ port: number; url: string }> {
     if (!this.httpServer) {
       const server = createServer(this.expressApp);
+      server.on('clientError', answerClientError); // 431 / 400 before Express: JSON too (server/http.ts)
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(this.config.port, this.config.host, () => resolve());

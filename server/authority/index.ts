@@ -1,11 +1,15 @@
 import express, { type Request, type Response } from 'express';
 import { authorityPlugin, DocstackError, getApi, isPlainObject, type AuthorityApi, type ClientStack } from '../../index.js';
-import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
+import { authorize, callerOf, canRead, classifyWrite } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { QUOTA_CLASS, usageKey, type QuotaDoc } from './quota-store.js';
 import { Quotas, quotasByStack } from './quotas.js';
+import { TENANT_HEADER } from '../tenants/names.js';
+
+/** Numbers one call may reserve: a block is a gap when unused, so a caller cannot burn a sequence at will. */
+export const MAX_SEQUENCE_BLOCK = 1000;
 
 /** Stack events of the authority plugin the node emits as its own (docs/server.md#events). */
 const FORWARDED = ['sequence:assigned', 'unique:refused'] as const;
@@ -25,11 +29,6 @@ export function createAuthority(ctx: NodeContext) {
     if (!found) throw SERVER_ERRORS.nodeNotReady('The node is starting.');
     return found;
   };
-  const api = (): AuthorityApi => {
-    const found = getApi(stack(), authorityPlugin);
-    if (!found?.isAuthority) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the authority plugin (authority: true).', { details: { requires: 'authority' } });
-    return found;
-  };
   /** every stack whose quotas are attached: the default one and the tenant stacks open now */
   const attached = new Set<ClientStack>();
   const reloadEverywhere = async () => {
@@ -43,11 +42,33 @@ export function createAuthority(ctx: NodeContext) {
       sendError(res, err, ctx.log);
     }
   };
+  /**
+   * The stack a user's authority request works on, chosen and authorized like the document API's:
+   * the tenant named by X-Docstack-Tenant (members and admins; lent until the answer is sent),
+   * else the default database, which a member of tenants does not reach (DS_AUTHZ_TENANT).
+   */
+  const scoped = async (req: Request, res: Response): Promise<{ stack: ClientStack }> => {
+    const tenant = req.get(TENANT_HEADER);
+    if (tenant === undefined || !ctx.stackFor) {
+      authorize(callerOf(res), { type: 'default-stack' });
+      return { stack: stack() };
+    }
+    const lease = await ctx.stackFor(tenant, callerOf(res));
+    res.once('close', () => lease.release());
+    return { stack: lease.stack };
+  };
+  const apiOf = (current: ClientStack): AuthorityApi => {
+    const found = getApi(current, authorityPlugin);
+    if (!found?.isAuthority) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the authority plugin (authority: true).', { details: { requires: 'authority' } });
+    return found;
+  };
 
   // any signed-in user: numbers are not secret; count reserves a block (its unused numbers are a gap)
   router.post('/sequences/:name/next', handle(async (req, res) => {
     const count = req.query.count === undefined ? 1 : /^[0-9]{1,6}$/.test(String(req.query.count)) ? Number(req.query.count) : NaN;
-    const block = await api().next(String(req.params.name), count);
+    if (count > MAX_SEQUENCE_BLOCK) throw SERVER_ERRORS.requestInvalid(`count is at most ${MAX_SEQUENCE_BLOCK} numbers per call.`, { path: 'count' });
+    const { stack: current } = await scoped(req, res);
+    const block = await apiOf(current).next(String(req.params.name), count);
     ctx.events.emit('sequence:assigned', { sequence: String(req.params.name), first: block.first, last: block.last, user: callerOf(res).username });
     return block;
   }));
@@ -59,10 +80,15 @@ export function createAuthority(ctx: NodeContext) {
     if (typeof body.id !== 'string' || body.id.length > 200) throw SERVER_ERRORS.requestInvalid('The body must be JSON { "value": …, "id": "<the document id>" }.', { path: 'id' });
     // the value names a `_local` claim document: a bounded one
     if (JSON.stringify(body.value ?? null).length > 1000) throw SERVER_ERRORS.requestInvalid('A claimed value is at most 1,000 characters as JSON.', { path: 'value' });
+    const { stack: current } = await scoped(req, res);
     authorize(callerOf(res), { type: 'write', subject: classifyWrite(body.id, { '~class': className }) });
-    const answer = await api().claim(className, String(req.params.attribute), body.value, body.id);
-    if (!answer.claimed) ctx.events.emit('unique:refused', { id: body.id, className, attribute: String(req.params.attribute), existingId: answer.id, origin: 'claim' });
-    return answer;
+    const answer = await apiOf(current).claim(className, String(req.params.attribute), body.value, body.id);
+    if (answer.claimed) return answer;
+    ctx.events.emit('unique:refused', { id: body.id, className, attribute: String(req.params.attribute), existingId: answer.id, origin: 'claim' });
+    // the holder is named only when it is a stored document the caller may read: a claim
+    // made for a document not written yet (or one hidden from the caller) is nobody's business
+    const holder = answer.id && canRead(callerOf(res), answer.id) ? await current.getDocument(answer.id) : null;
+    return holder ? answer : { claimed: false };
   }));
 
   const adminOnly = (res: Response, what: string) => authorize(callerOf(res), { type: 'admin', what });
@@ -108,7 +134,10 @@ export function createAuthority(ctx: NodeContext) {
     const user = typeof req.query.user === 'string' ? req.query.user : caller.userId;
     if (user !== caller.userId) adminOnly(res, "read another user's usage");
     const className = typeof req.query.class === 'string' ? req.query.class : undefined;
-    return { user: quotasOf().usageOf(usageKey('user', user, className)), tenant: quotasOf().usageOf(usageKey('tenant', stack().name, className)) };
+    const { stack: current } = await scoped(req, res);
+    const quotas = quotasByStack.get(current);
+    if (!quotas) throw SERVER_ERRORS.nodeNotReady('The node is starting.');
+    return { user: quotas.usageOf(usageKey('user', user, className)), tenant: quotas.usageOf(usageKey('tenant', quotas.tenant, className)) };
   }));
 
   return {

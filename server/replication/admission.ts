@@ -29,6 +29,9 @@ export function admitPeerPushes(stack: ClientStack): void {
     if (ctx.held) return refusePlaintextOf(stack, item.doc);
     if (!(ctx.session instanceof PeerPush)) return;
     const { doc, previous } = item;
+    // a tombstone needs no body: what a peer sends with `_deleted: true` is dropped before it is
+    // stored, so a deletion can carry no bytes past a quota (quotas count live documents)
+    if (doc._deleted === true) stripTombstone(doc);
     // the meta-class documents (`class`, `domain`, `~self`) and the engine's own class documents
     // (`~Job`, `~Keyring`, …): every peer's engine makes its own from its system patches; a peer's
     // copy is answered as stored and ignored (never stored), not reported as a refusal
@@ -44,6 +47,8 @@ export function admitPeerPushes(stack: ClientStack): void {
     const owners = subject.kind === 'keyring' ? await KeyringOwners.of(stack) : null;
     if (subject.kind === 'keyring' && owners) subject.owner = owners.ownerOf(doc._id) ?? (previous ? '' : null);
     authorize(caller, { type: 'write', subject });
+    // checkpoints are written with PUT /_local/<id>, where they are bounded (./peer-locals.ts)
+    if (doc._id.startsWith('_local/')) throw new DocstackError('DS_REPLICATION_FORBIDDEN', 'A _local document is written with PUT /db/<name>/_local/<id>, not through _bulk_docs.', { details: { id: doc._id } });
     const malformed = malformedDoc(doc, ctx.newEdits);
     if (malformed) throw new DocstackError('DS_REQUEST_INVALID', malformed, { details: { id: doc._id } });
     // a keyring nobody pushed yet becomes the pusher's, unless a concurrent push claimed it first
@@ -54,6 +59,14 @@ export function admitPeerPushes(stack: ClientStack): void {
     // quotas (server/authority): the write's share reserved, or refused with the usage
     await quotasByStack.get(stack)?.admit(stack, doc, previous ?? null, caller);
   });
+}
+
+/** What a tombstone keeps: its identity, revision history, and its class (the sync filter and domains may read it). */
+const TOMBSTONE_FIELDS = new Set(['_id', '_rev', '_revisions', '_deleted', '~class']);
+
+function stripTombstone(doc: Record<string, unknown>): void {
+  for (const key of Object.keys(doc)) if (!TOMBSTONE_FIELDS.has(key)) delete doc[key];
+  if (typeof doc['~class'] !== 'string' || doc['~class'].length > 200) delete doc['~class'];
 }
 
 /** Plaintext in an attribute its class encrypts is refused (once the class is here). */

@@ -4,6 +4,7 @@ import { acceptBulkDocs } from './accept.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
 import { authorize, callerOf, classifyWrite } from '../authorization/index.js';
 import { isPublishedLocalId, isReservedLocalId, readableBy } from './policy.js';
+import { forgetPeerLocal, putPeerLocal } from './peer-locals.js';
 import { depthExceeds, isIdKey, isRev, malformedBulkGetEntry, malformedRevsDiff, parseOpenRevs } from './shapes.js';
 
 type Handler = (stack: ClientStack, req: Request, res: Response) => Promise<void>;
@@ -48,13 +49,32 @@ export const bulkGet: Handler = async (stack, req, res) => {
     latest: boolParam(req.query.latest) ?? false,
     attachments: boolParam(req.query.attachments) ?? false,
   });
-  // nothing hidden (a replication's usual batch): PouchDB's answer as it is
-  if (visible.length === docs.length) return void res.json(result);
+  // PouchDB's misses carry its error object (a stack trace with the node's paths): CouchDB's shape instead
+  const cleaned = result.results.map((r, i) => couchShaped(r, visible[i]));
+  // nothing hidden (a replication's usual batch): the answer in the order asked
+  if (visible.length === docs.length) return void res.json({ results: cleaned });
   // hidden ids answer as missing, in the place the client asked for them
-  const answers = new Map(visible.map((d, i) => [d, result.results[i]]));
-  const results = docs.map((d) => answers.get(d) ?? { id: d?.id, docs: [{ error: { id: d?.id, rev: d?.rev, error: 'not_found', reason: 'missing' } }] });
+  const answers = new Map(visible.map((d, i) => [d, cleaned[i]]));
+  const results = docs.map((d) => answers.get(d) ?? { id: d?.id, docs: [missing(d)] });
   res.json({ results });
 };
+
+type BulkGetEntry = { id?: unknown; rev?: unknown };
+
+/** CouchDB's answer for an id or revision not here: `{ error: { id, rev, error: 'not_found', reason: 'missing' } }`. */
+const missing = (asked: BulkGetEntry | undefined) => ({ error: { id: asked?.id, rev: typeof asked?.rev === 'string' ? asked.rev : 'undefined', error: 'not_found', reason: 'missing' } });
+
+/**
+ * One result of PouchDB's bulkGet with its errors in CouchDB's shape (PouchDB's carry a stack
+ * trace). `ok` documents and `{ missing: rev }` (a revision compacted away, which the replicator
+ * skips without failing its batch) pass as they are.
+ */
+function couchShaped(result: unknown, asked: BulkGetEntry | undefined): unknown {
+  const r = result as { id?: unknown; docs?: unknown[] } | undefined;
+  if (!r || !Array.isArray(r.docs)) return { id: asked?.id, docs: [missing(asked)] };
+  const kept = (entry: unknown) => entry !== null && typeof entry === 'object' && ('ok' in entry || (typeof (entry as { missing?: unknown }).missing === 'string' && !('error' in entry)));
+  return { id: r.id, docs: r.docs.map((entry) => (kept(entry) ? entry : missing(asked))) };
+}
 
 export const allDocs: Handler = async (stack, req, res) => {
   const q = { ...(req.query as Record<string, unknown>), ...body(req) };
@@ -157,7 +177,7 @@ export const putLocal: Handler = async (stack, req, res) => {
   if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body) || depthExceeds(req.body)) return badRequest(res, 'A checkpoint must be a JSON object of modest depth.');
   if ((req.body as Record<string, unknown>)._attachments !== undefined) return badRequest(res, 'Checkpoints carry no attachments.');
   if ((req.body as Record<string, unknown>)._rev !== undefined && !isRev((req.body as Record<string, unknown>)._rev) && !/^0-[0-9]{1,16}$/.test(String((req.body as Record<string, unknown>)._rev))) return badRequest(res, '_rev must be a revision.');
-  res.status(201).json(await stack.storage.replication.putLocal(id, body(req)));
+  res.status(201).json(await putPeerLocal(stack, callerOf(res), id, body(req), () => stack.storage.replication.putLocal(id, body(req))));
 };
 
 export const deleteLocal: Handler = async (stack, req, res) => {
@@ -165,5 +185,5 @@ export const deleteLocal: Handler = async (stack, req, res) => {
   if (refuseLocalWrite(res, id)) return;
   const rev = typeof req.query.rev === 'string' ? req.query.rev : undefined;
   if (req.query.rev !== undefined && (typeof rev !== 'string' || !/^[0-9]{1,16}-[0-9a-zA-Z]{1,64}$/.test(rev))) return badRequest(res, 'rev must be a revision.');
-  res.json(await stack.storage.replication.removeLocal(id, rev));
+  res.json(await forgetPeerLocal(stack, callerOf(res), id, () => stack.storage.replication.removeLocal(id, rev)));
 };

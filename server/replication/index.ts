@@ -6,6 +6,15 @@ import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, put
 import { sendError, sendPouchError } from './http.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import { isTenantName } from '../tenants/names.js';
+import { visibleDocCount } from './doc-count.js';
+import { sendError as renderError } from '../errors.js';
+import { SURFACE_ERRORS } from '../errors-surface.js';
+
+/** A request that carries a body (a length above 0, or a chunked one). */
+function hasBody(req: Request): boolean {
+  const length = req.get('content-length');
+  return length !== undefined ? length !== '0' : req.get('transfer-encoding') !== undefined;
+}
 
 const NODE_ID_DOC = '_local/~replication-node';
 type NodeIdDoc = { _id: string; uuid: string };
@@ -39,8 +48,14 @@ function nodeIdOf(stack: ClientStack): Promise<string> {
  */
 export function createReplicationRouter(ctx: NodeContext): express.Router {
   const router = express.Router();
-  // a no-op when the node already parsed the body; PouchDB always sends application/json
-  router.use(express.json({ limit: ctx.config.bodyLimit, type: ['application/json', 'text/plain'] }));
+  // bodies are JSON only, what PouchDB sends: a text/plain body (what an HTML form on another
+  // site can send without CORS) is refused, never read as JSON (415 DS_REQUEST_CONTENT_TYPE)
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req) || req.is('application/json')) return next();
+    renderError(res, SURFACE_ERRORS.contentType(`The replication endpoint reads application/json bodies only (got ${JSON.stringify(String(req.get('content-type') ?? 'none').slice(0, 100))}).`));
+  });
+  // a no-op when the node already parsed the body
+  router.use(express.json({ limit: ctx.config.bodyLimit, type: 'application/json' }));
 
   /**
    * The stack served under `:name`, lent to the request: the node's own stack, or a tenant's
@@ -94,8 +109,10 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
 
   const info = on(async (stack, req, res) => {
     const { docCount, updateSeq } = await stack.storage.info();
-    // never the storage path: it would tell a peer where the node keeps its files
-    res.json({ db_name: req.params.name, doc_count: docCount, update_seq: updateSeq, purge_seq: 0, instance_start_time: '0' });
+    // never the storage path: it would tell a peer where the node keeps its files; the count of
+    // what this caller can read, not of documents hidden from them
+    const count = await visibleDocCount(stack, callerOf(res), docCount, updateSeq);
+    res.json({ db_name: req.params.name, doc_count: count, update_seq: updateSeq, purge_seq: 0, instance_start_time: '0' });
   });
   router.get('/:name', info);
   router.head('/:name', info);

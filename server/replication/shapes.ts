@@ -34,6 +34,9 @@ export function depthExceeds(value: unknown, limit = MAX_DEPTH): boolean {
   return false;
 }
 
+/** The refusal of `_attachments`, over replication and the document API alike (DS_REQUEST_INVALID). */
+export const NO_ATTACHMENTS = 'docstack documents carry no attachments (_attachments is not accepted).';
+
 /**
  * Why a document a peer writes is malformed, or null. docstack documents carry no attachments
  * (no attribute type stores binary data, and an attachment would bypass class validation), so
@@ -42,7 +45,7 @@ export function depthExceeds(value: unknown, limit = MAX_DEPTH): boolean {
 export function malformedDoc(doc: unknown, newEdits: boolean): string | null {
   if (!isPlainObject(doc)) return 'A document must be a JSON object.';
   if (depthExceeds(doc)) return `A document may nest at most ${MAX_DEPTH} levels deep.`;
-  if (doc._attachments !== undefined) return 'docstack documents carry no attachments (_attachments is not accepted).';
+  if (doc._attachments !== undefined) return NO_ATTACHMENTS;
   const localRev = typeof doc._id === 'string' && doc._id.startsWith('_local/') && typeof doc._rev === 'string' && /^0-[0-9]{1,16}$/.test(doc._rev);
   if (doc._rev !== undefined && !isRev(doc._rev) && !localRev) return '_rev must be a revision such as "1-abc".';
   if (!newEdits && doc._rev === undefined) return 'With new_edits: false, every document needs its _rev.';

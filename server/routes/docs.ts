@@ -6,6 +6,8 @@ import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { ApiWrite, authorizeWrite, enforceApiAccess } from './api-access.js';
 import { createKeyedBatch, IDEMPOTENCY_HEADER, keyedBatch, REPLAYED_HEADER } from './bulk-idempotency.js';
+import { NO_ATTACHMENTS } from '../replication/shapes.js';
+import { TENANT_HEADER } from '../tenants/names.js';
 import { comparePositions, encodeCursor, MAX_SORTED, parseListQuery, project, sortKeys, type ListQuery } from './docs-query.js';
 import { remoteFindOptions, takeQuerySlot } from './query-limits.js';
 
@@ -27,8 +29,8 @@ export function stackFor(ctx: NodeContext, _req: Request, res: Response): Client
   return stack;
 }
 
-/** The header that names the tenant a request of the document API, SQL or OpenAPI works on. */
-export const TENANT_HEADER = 'x-docstack-tenant';
+/** The header that names the tenant a request works on (server/tenants/names.ts). */
+export { TENANT_HEADER } from '../tenants/names.js';
 
 /**
  * The stack a request works on: the tenant named by the `X-Docstack-Tenant` header (the caller
@@ -68,7 +70,17 @@ function newDoc(name: string, input: unknown, path = ''): Record<string, unknown
   if (input['~class'] !== undefined && input['~class'] !== name) {
     throw SERVER_ERRORS.requestInvalid(`A document sent to /${name} belongs to ${name}; leave out "~class" or repeat it.`, { path: `${path}~class` });
   }
+  // an id is a string or absent (then generated): 1, null or {} is no id to replace silently
+  if (input._id !== undefined && (typeof input._id !== 'string' || input._id === '')) {
+    throw SERVER_ERRORS.requestInvalid('_id must be a non-empty string, or left out for a generated one.', { path: `${path}_id` });
+  }
+  refuseAttachments(input, path);
   return { ...input, '~class': name };
+}
+
+/** Attachments are refused here as over replication: no attribute type stores binary data. */
+function refuseAttachments(input: Record<string, unknown>, path = ''): void {
+  if (input._attachments !== undefined) throw SERVER_ERRORS.requestInvalid(NO_ATTACHMENTS, { path: `${path}_attachments` });
 }
 
 async function list(stack: ClientStack, name: string, caller: Caller, query: ListQuery, remote: ReturnType<typeof remoteFindOptions>) {
@@ -152,6 +164,7 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
     const name = await readableClass(stack, caller, param(req, 'class'));
     const previous = await storedDoc(stack, caller, name, param(req, 'id'));
     const changes = body(req);
+    refuseAttachments(changes);
     const ifMatch = req.get('if-match')?.replace(/"/g, '');
     authorizeWrite(caller, name, { ...previous, ...changes }, previous);
     const updated = await stack.updateDoc(previous._id, ifMatch ? { ...changes, _rev: ifMatch } : changes, { origin: 'local', session: new ApiWrite(caller) });

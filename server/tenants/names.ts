@@ -6,6 +6,9 @@ import { DocstackError } from '../../index.js';
  * characters. Lowercase only, because a case-insensitive file system would store `Acme` and
  * `acme` in one folder.
  */
+/** The header that names the tenant a request of the document API, SQL, OpenAPI or the authority routes works on. */
+export const TENANT_HEADER = 'x-docstack-tenant';
+
 export const TENANT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export function isTenantName(value: unknown): value is string {

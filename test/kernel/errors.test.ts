@@ -7,6 +7,7 @@ import '../../plugins/drive-sync/index.js'; // the opt-in plugins (in no preset)
 import '../../plugins/cloud-queue/index.js';
 import '../../server/errors-codes.js';
 import '../../server/routes/query-errors.js'; // the query limits' codes (issue 26)
+import '../../server/errors-surface.js'; // the node's surface defences (issue 26)
 import { expectRefused, track, uniqueName } from '../helpers/stack.js';
 
 const root = new URL('../../', import.meta.url);
