@@ -6,6 +6,7 @@ import '../../plugins.config.js'; // every built-in plugin registers its codes a
 import '../../plugins/drive-sync/index.js'; // the opt-in plugins (in no preset) too
 import '../../plugins/cloud-queue/index.js';
 import '../../server/errors-codes.js';
+import '../../server/auth/errors-codes.js'; // the auth slice's own codes (issue 26)
 import { expectRefused, track, uniqueName } from '../helpers/stack.js';
 
 const root = new URL('../../', import.meta.url);
