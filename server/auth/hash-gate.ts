@@ -1,3 +1,4 @@
+import { SERVER_ERRORS } from '../errors-codes.js';
 import { AUTH_ERRORS } from './errors-codes.js';
 
 export interface HashGateOptions {
@@ -5,6 +6,8 @@ export interface HashGateOptions {
   concurrency: number;
   /** hashes waiting for a slot at most (AUTH_HASH_QUEUE, default 16); past it: DS_AUTH_BUSY */
   maxQueue: number;
+  /** places (running or waiting) one owner — a client address — holds at most (default 4) */
+  maxPerOwner?: number;
 }
 
 interface Waiting {
@@ -25,12 +28,15 @@ interface Waiting {
  * of its address and username, in-flight attempts included), so a first login from a clean
  * address overtakes a flood of bad ones; equal priorities go first come, first served. When the
  * queue is full, a newcomer with a lower priority than the worst waiting one takes its place
- * (that one is refused), so a flood cannot lock newcomers out by filling the queue first.
+ * (that one is refused), so a flood cannot lock newcomers out by filling the queue first. And one
+ * owner (a client address) holds at most `maxPerOwner` places: more is 429 DS_AUTH_RATE_LIMITED
+ * at once, before the task reads anything, so a spinning client costs no storage read either.
  */
 export class HashGate {
   private running = 0;
   private seq = 0;
   private readonly waiting: Waiting[] = [];
+  private readonly owners = new Map<string, number>();
 
   constructor(private readonly options: HashGateOptions) {}
 
@@ -39,14 +45,30 @@ export class HashGate {
     return { running: this.running, waiting: this.waiting.length };
   }
 
-  /** Runs `task` when a slot is free; throws DS_AUTH_BUSY when it cannot even wait. */
-  async run<T>(priority: number, task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.options.concurrency) await this.enqueue(priority);
-    else this.running++;
+  /**
+   * Runs `task` when a slot is free; throws DS_AUTH_BUSY when it cannot even wait, and
+   * DS_AUTH_RATE_LIMITED when `owner` holds its share of places already.
+   */
+  async run<T>(priority: number, task: () => Promise<T>, owner?: string): Promise<T> {
+    const held = owner === undefined ? 0 : (this.owners.get(owner) ?? 0);
+    if (owner !== undefined && held >= (this.options.maxPerOwner ?? 4)) {
+      throw SERVER_ERRORS.authRateLimited('Too many logins in flight from this address; retry in a moment.');
+    }
+    if (owner !== undefined) this.owners.set(owner, held + 1);
     try {
-      return await task();
+      if (this.running >= this.options.concurrency) await this.enqueue(priority);
+      else this.running++;
+      try {
+        return await task();
+      } finally {
+        this.release();
+      }
     } finally {
-      this.release();
+      if (owner !== undefined) {
+        const left = (this.owners.get(owner) ?? 1) - 1;
+        if (left <= 0) this.owners.delete(owner);
+        else this.owners.set(owner, left);
+      }
     }
   }
 

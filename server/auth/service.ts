@@ -22,6 +22,8 @@ export interface AuthOptions {
   hashConcurrency?: number;
   /** password hashes waiting at most (default config.authHashQueue, AUTH_HASH_QUEUE: 16) */
   hashQueue?: number;
+  /** places in the hashing gate one client address holds at most, running or waiting (default 4) */
+  hashesPerAddress?: number;
 }
 
 /** A refused attempt: wrong credentials, too many failures (429), or the hashing gate is full (503). */
@@ -65,6 +67,7 @@ export class AuthService {
     this.gate = new HashGate({
       concurrency: options.hashConcurrency ?? ctx.config.authHashConcurrency ?? 2,
       maxQueue: options.hashQueue ?? ctx.config.authHashQueue ?? 16,
+      maxPerOwner: options.hashesPerAddress ?? 4,
     });
   }
 
@@ -106,7 +109,8 @@ export class AuthService {
    * password with it too). The limiter's slots for the username and the address are taken before
    * the hash and count as failures while it runs, so concurrent attempts cannot overrun the limit;
    * a success gives them back. The hash waits for the gate, ordered by those counts (a clean
-   * address first); a full gate gives the slots back and answers 503.
+   * address first); a full gate (503), or an address holding its share of the gate already (429,
+   * Retry-After 1), gives the slots back: nothing was checked.
    */
   async attempt(request: LoginRequest): Promise<{ ok: true; user: Doc } | AttemptRefusal> {
     const userKey = request.username.normalize('NFC').toLowerCase();
@@ -118,14 +122,22 @@ export class AuthService {
     const addressMark = this.byAddress.take(addressKey);
     let checked: { user: Doc | null; ok: boolean };
     try {
-      const user = await findUser(this.ctx.stack(), request.username);
       const priority = this.byUser.count(userKey) + this.byAddress.count(addressKey);
-      // the password is checked even for a disabled user: the answer's timing tells nothing
-      checked = await this.gate.run(priority, () => this.checkPassword(user, request.password));
+      // the user is read inside the gate: a refused attempt costs no storage read
+      checked = await this.gate.run(
+        priority,
+        async () => {
+          const user = await findUser(this.ctx.stack(), request.username);
+          // the password is checked even for a disabled user: the answer's timing tells nothing
+          return this.checkPassword(user, request.password);
+        },
+        addressKey,
+      );
     } catch (err) {
       this.byUser.giveBack(userKey, userMark);
       this.byAddress.giveBack(addressKey, addressMark);
       if (isDocstackError(err, 'DS_AUTH_BUSY')) return { ok: false, status: 503, retryAfter: 1 };
+      if (isDocstackError(err, 'DS_AUTH_RATE_LIMITED')) return { ok: false, status: 429, retryAfter: 1 };
       throw err;
     }
     if (!checked.user || !checked.ok || checked.user.disabled === true) {

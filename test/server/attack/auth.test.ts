@@ -122,6 +122,20 @@ describe('the password-hashing gate', () => {
     expect(started).toEqual(['newcomer', 'flood1']);
     expect(gate.load).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('lets one address hold only its share of places (429 at once, before its task runs)', async () => {
+    const gate = new HashGate({ concurrency: 1, maxQueue: 10, maxPerOwner: 2 });
+    let release!: () => void;
+    const held = gate.run(5, () => new Promise<void>((r) => (release = r)), '10.0.0.1');
+    const waiting = gate.run(5, async () => 'second', '10.0.0.1');
+    let ran = false;
+    await expect(gate.run(5, async () => void (ran = true), '10.0.0.1')).rejects.toSatisfy((err: unknown) => isDocstackError(err, 'DS_AUTH_RATE_LIMITED'));
+    expect(ran).toBe(false);
+    const other = gate.run(5, async () => 'other address', '10.0.0.2'); // another address still waits its turn
+    release();
+    expect(await Promise.all([held, waiting, other])).toEqual([undefined, 'second', 'other address']);
+    expect(await gate.run(5, async () => 'again', '10.0.0.1')).toBe('again'); // its places came back
+  });
 });
 
 describe('a password change, a disable or a demotion ends access on the very next request', () => {
