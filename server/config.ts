@@ -91,7 +91,7 @@ export function loadConfig(env: Env): ServerConfig {
     pswPublicKeyPem: pem(env, 'PSW_PUBLIC_KEY'),
     tenantMaxOpen: integer(env, 'TENANT_MAX_OPEN', 50, 1, 100_000),
     tenantIdleMs: integer(env, 'TENANT_IDLE_MS', 300_000, 1000, 24 * 3600_000),
-    authHashConcurrency: integer(env, 'AUTH_HASH_CONCURRENCY', 2, 1, 64),
+    authHashConcurrency: integer(env, 'AUTH_HASH_CONCURRENCY', 1, 1, 64),
     authHashQueue: integer(env, 'AUTH_HASH_QUEUE', 16, 0, 10_000),
     httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),

@@ -45,7 +45,7 @@ export interface ServerConfig {
   tenantMaxOpen?: number;
   /** TENANT_IDLE_MS: a tenant stack unused this long closes (default 300000, 5 minutes) */
   tenantIdleMs?: number;
-  /** AUTH_HASH_CONCURRENCY: password hashes computed at once (default 2; server/auth/hash-gate.ts) */
+  /** AUTH_HASH_CONCURRENCY: password hashes computed at once (default 1; server/auth/hash-gate.ts) */
   authHashConcurrency?: number;
   /** AUTH_HASH_QUEUE: password hashes waiting at most; past it a login is 503 DS_AUTH_BUSY (default 16) */
   authHashQueue?: number;

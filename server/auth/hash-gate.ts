@@ -2,7 +2,7 @@ import { SERVER_ERRORS } from '../errors-codes.js';
 import { AUTH_ERRORS } from './errors-codes.js';
 
 export interface HashGateOptions {
-  /** password hashes computed at once (AUTH_HASH_CONCURRENCY, default 2) */
+  /** password hashes computed at once (AUTH_HASH_CONCURRENCY, default 1) */
   concurrency: number;
   /** hashes waiting for a slot at most (AUTH_HASH_QUEUE, default 16); past it: DS_AUTH_BUSY */
   maxQueue: number;

@@ -18,7 +18,7 @@ export interface AuthOptions {
   failureWindowMs?: number;
   /** what time it is (default Date.now): session lifetimes are read against it */
   clock?: () => number;
-  /** password hashes at once (default config.authHashConcurrency, AUTH_HASH_CONCURRENCY: 2) */
+  /** password hashes at once (default config.authHashConcurrency, AUTH_HASH_CONCURRENCY: 1) */
   hashConcurrency?: number;
   /** password hashes waiting at most (default config.authHashQueue, AUTH_HASH_QUEUE: 16) */
   hashQueue?: number;
@@ -65,7 +65,7 @@ export class AuthService {
     this.byUser = new FailureLimiter({ max: options.maxFailuresPerUser ?? 5, windowMs });
     this.byAddress = new FailureLimiter({ max: options.maxFailuresPerAddress ?? 20, windowMs });
     this.gate = new HashGate({
-      concurrency: options.hashConcurrency ?? ctx.config.authHashConcurrency ?? 2,
+      concurrency: options.hashConcurrency ?? ctx.config.authHashConcurrency ?? 1,
       maxQueue: options.hashQueue ?? ctx.config.authHashQueue ?? 16,
       maxPerOwner: options.hashesPerAddress ?? 4,
     });
