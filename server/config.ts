@@ -100,5 +100,11 @@ export function loadConfig(env: Env): ServerConfig {
       combinations: integer(env, 'SQL_BUDGET_COMBINATIONS', REMOTE_BUDGET.combinations, 1, 1e12),
       likeSteps: integer(env, 'SQL_BUDGET_LIKE_STEPS', REMOTE_BUDGET.likeSteps, 1, 1e12),
     },
+    authHashConcurrency: integer(env, 'AUTH_HASH_CONCURRENCY', 1, 1, 64),
+    authHashQueue: integer(env, 'AUTH_HASH_QUEUE', 16, 0, 10_000),
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1024, 1, 1_000_000),
   };
 }

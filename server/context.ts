@@ -54,6 +54,18 @@ export interface ServerConfig {
   queryConcurrency?: number;
   /** SQL_BUDGET_ROWS, SQL_BUDGET_COMBINATIONS, SQL_BUDGET_LIKE_STEPS: what one remote statement may cost */
   sqlBudget?: SqlBudget;
+  /** AUTH_HASH_CONCURRENCY: password hashes computed at once (default 1; server/auth/hash-gate.ts) */
+  authHashConcurrency?: number;
+  /** AUTH_HASH_QUEUE: password hashes waiting at most; past it a login is 503 DS_AUTH_BUSY (default 16) */
+  authHashQueue?: number;
+  /** HTTP_HEADERS_TIMEOUT_MS: time to receive a request's headers (default 10000; server/http-limits.ts) */
+  httpHeadersTimeoutMs?: number;
+  /** HTTP_REQUEST_TIMEOUT_MS: time to receive a whole request, body included (default 30000) */
+  httpRequestTimeoutMs?: number;
+  /** HTTP_KEEPALIVE_TIMEOUT_MS: an idle kept-alive connection closes after it (default 5000) */
+  httpKeepAliveTimeoutMs?: number;
+  /** HTTP_MAX_CONNECTIONS: open connections at most; more are closed at once (default 1024) */
+  httpMaxConnections?: number;
 }
 
 /** The node's JWT signing keys (RS256). */

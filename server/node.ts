@@ -10,6 +10,7 @@ import { createAuthority } from './authority/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
 import { answerClientError, cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog, securityHeaders } from './http.js';
+import { httpServerOptions, limitConnections } from './http-limits.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 import { guardOwnSyncs } from './replication/own-sync.js';
@@ -147,8 +148,9 @@ export class ServerNode extends EventEmitter {
   /** Listens on config.port (0: any free port) without initialising: every request gets 503. */
   async listen(): Promise<{ port: number; url: string }> {
     if (!this.httpServer) {
-      const server = createServer(this.expressApp);
+      const server = createServer(httpServerOptions(this.config), this.expressApp);
       server.on('clientError', answerClientError); // 431 / 400 before Express: JSON too (server/http.ts)
+      limitConnections(server, this.config); // slow or piled-up clients: server/http-limits.ts
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(this.config.port, this.config.host, () => resolve());

@@ -4,6 +4,7 @@ import type { AuthLocals, NodeContext } from '../context.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { sendError } from '../errors.js';
 import { clearTokenCookie, setTokenCookie } from './cookies.js';
+import { attemptRefusal } from './refusals.js';
 import type { AuthService } from './service.js';
 
 /** CouchDB's roles for a docstack role: an admin is CouchDB's `_admin` too. */
@@ -33,10 +34,7 @@ export function mountCouchSession(
         throw SERVER_ERRORS.requestInvalid('The body must be { "name": string, "password": string } (JSON or a form).', { path: 'name' });
       }
       const result = await service.login({ username: name, password, ip: req.ip ?? req.socket.remoteAddress, userAgent: req.get('user-agent') });
-      if (!result.ok) {
-        if (result.status === 429) res.set('Retry-After', String(result.retryAfter));
-        throw result.status === 429 ? SERVER_ERRORS.authRateLimited('Too many failed logins; try again later.') : SERVER_ERRORS.authCredentials('Name or password is incorrect.');
-      }
+      if (!result.ok) throw attemptRefusal(res, result, 'Name or password is incorrect.');
       setTokenCookie(res, ctx.config, result.token, result.maxAgeMs);
       const caller = await service.authenticate(result.token);
       res.set('Cache-Control', 'no-store');

@@ -5,6 +5,7 @@ import { createPatchesRouter } from '../routes/patches.js';
 import { createSeedRouter, ResetUnavailableError } from '../routes/seed.js';
 import { clearTokenCookie, setTokenCookie, tokenOf } from './cookies.js';
 import { sendError } from './errors.js';
+import { attemptRefusal } from './refusals.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import { snapshotUsers } from './reset.js';
@@ -16,7 +17,7 @@ import { SESSION_CLASS } from './users.js';
 
 export { sendError, statusOf, errorWord } from './errors.js';
 export { hashPassword, verifyPassword } from './passwords.js';
-export { USER_CLASS, SESSION_CLASS, ADMIN_ROLE, createUser } from './users.js';
+export { USER_CLASS, SESSION_CLASS, ADMIN_ROLE, createUser, credentialOf } from './users.js';
 export type { AuthOptions } from './service.js';
 
 export interface Auth {
@@ -61,12 +62,7 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     const userAgent = req.get('user-agent');
     const result = await service.login({ username, password, ip: req.ip ?? req.socket.remoteAddress, userAgent });
     if (!result.ok) {
-      if (result.status === 429) {
-        res.set('Retry-After', String(result.retryAfter));
-        sendError(res, SERVER_ERRORS.authRateLimited('Too many failed logins; try again later.'));
-      } else {
-        sendError(res, SERVER_ERRORS.authCredentials(BAD_CREDENTIALS));
-      }
+      sendError(res, attemptRefusal(res, result, BAD_CREDENTIALS));
       return;
     }
     setTokenCookie(res, ctx.config, result.token, result.maxAgeMs);
@@ -88,10 +84,7 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     if (/^basic /i.test(header)) {
       const result = await service.authenticateBasic(header, { ip: req.ip ?? req.socket.remoteAddress, userAgent: req.get('user-agent') });
       if ('refused' in result) {
-        if (result.refused === 429) {
-          res.set('Retry-After', String(result.retryAfter ?? 60));
-          throw SERVER_ERRORS.authRateLimited('Too many failed logins; try again later.');
-        }
+        if (result.refused !== 401) throw attemptRefusal(res, { status: result.refused, retryAfter: result.retryAfter }, BAD_CREDENTIALS);
         return null;
       }
       return result;
@@ -172,7 +165,7 @@ export function createAuth(ctx: NodeContext, options: AuthOptions = {}): Auth {
     return resetting;
   };
 
-  privateRouter.use(createUserRouter(ctx, new UserAdmin(ctx, service)));
+  privateRouter.use(createUserRouter(ctx, new UserAdmin(ctx, service), service));
   privateRouter.use(createSeedRouter(ctx, { reset, hostedNames: () => [ctx.config.stackName] }));
   privateRouter.use(createPatchesRouter(ctx));
   privateRouter.use(jsonErrors(ctx));

@@ -1,12 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { type Doc, isDocstackError } from '../../index.js';
 import type { AuthLocals, NodeContext } from '../context.js';
+import { HashGate } from './hash-gate.js';
 import { dummyHash, hashPassword, verifyLegacyPassword, verifyPassword } from './passwords.js';
 import { FailureLimiter } from './rate-limit.js';
 import { restoreUsers } from './reset.js';
 import { SessionCache } from './session-cache.js';
 import { signToken, VerifiedTokens } from './tokens.js';
-import { ensureAuthClasses, ensureInitialAdmin, findUser, SESSION_CLASS } from './users.js';
+import { credentialOf, ensureAuthClasses, ensureInitialAdmin, findUser, SESSION_CLASS } from './users.js';
 
 export interface AuthOptions {
   /** failed logins per username inside the window before 429 (default 5) */
@@ -17,12 +18,18 @@ export interface AuthOptions {
   failureWindowMs?: number;
   /** what time it is (default Date.now): session lifetimes are read against it */
   clock?: () => number;
+  /** password hashes at once (default config.authHashConcurrency, AUTH_HASH_CONCURRENCY: 1) */
+  hashConcurrency?: number;
+  /** password hashes waiting at most (default config.authHashQueue, AUTH_HASH_QUEUE: 16) */
+  hashQueue?: number;
+  /** places in the hashing gate one client address holds at most, running or waiting (default 4) */
+  hashesPerAddress?: number;
 }
 
-export type LoginResult =
-  | { ok: true; token: string; sessionId: string; expiresAt: string; maxAgeMs: number }
-  | { ok: false; status: 401 }
-  | { ok: false; status: 429; retryAfter: number };
+/** A refused attempt: wrong credentials, too many failures (429), or the hashing gate is full (503). */
+export type AttemptRefusal = { ok: false; status: 401 } | { ok: false; status: 429 | 503; retryAfter: number };
+
+export type LoginResult = { ok: true; token: string; sessionId: string; expiresAt: string; maxAgeMs: number } | AttemptRefusal;
 
 export interface LoginRequest {
   username: string;
@@ -43,7 +50,11 @@ export class AuthService {
   /** verified Basic credentials (HMAC of the pair) → the session they were bound to */
   private readonly basic = new Map<string, { userId: string; sessionId: string }>();
   private readonly basicSecret = randomBytes(32).toString('base64');
+  /** Basic checks under way, per credential pair: a client's parallel first requests share one hash */
+  private readonly pendingBasic = new Map<string, Promise<AuthLocals | { refused: 401 | 429 | 503; retryAfter?: number }>>();
   private keptUsers: Doc[] | null = null;
+  /** every password hash of the node's routes goes through it (hash-gate.ts) */
+  readonly gate: HashGate;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -53,6 +64,11 @@ export class AuthService {
     const windowMs = options.failureWindowMs ?? 15 * 60_000;
     this.byUser = new FailureLimiter({ max: options.maxFailuresPerUser ?? 5, windowMs });
     this.byAddress = new FailureLimiter({ max: options.maxFailuresPerAddress ?? 20, windowMs });
+    this.gate = new HashGate({
+      concurrency: options.hashConcurrency ?? ctx.config.authHashConcurrency ?? 1,
+      maxQueue: options.hashQueue ?? ctx.config.authHashQueue ?? 16,
+      maxPerOwner: options.hashesPerAddress ?? 4,
+    });
   }
 
   /** Users to write back into the next stack init() sees (a reset). */
@@ -77,33 +93,75 @@ export class AuthService {
 
   close(): void {
     this.basic.clear();
+    this.pendingBasic.clear();
     this.cache.detach();
     this.byUser.clear();
     this.byAddress.clear();
   }
 
   async login(request: LoginRequest): Promise<LoginResult> {
+    const attempt = await this.attempt(request);
+    return attempt.ok ? this.openSession(attempt.user, request) : attempt;
+  }
+
+  /**
+   * Checks a username and password, as a login does (the password-change route checks the current
+   * password with it too). The limiter's slots for the username and the address are taken before
+   * the hash and count as failures while it runs, so concurrent attempts cannot overrun the limit;
+   * a success gives them back. The hash waits for the gate, ordered by those counts (a clean
+   * address first); a full gate (503), or an address holding its share of the gate already (429,
+   * Retry-After 1), gives the slots back: nothing was checked.
+   */
+  async attempt(request: LoginRequest): Promise<{ ok: true; user: Doc } | AttemptRefusal> {
     const userKey = request.username.normalize('NFC').toLowerCase();
     const addressKey = request.ip ?? 'unknown';
     const retryAfter = Math.max(this.byUser.retryAfter(userKey), this.byAddress.retryAfter(addressKey));
     if (retryAfter > 0) return { ok: false, status: 429, retryAfter };
-
-    const stack = this.ctx.stack();
-    const user = await findUser(stack, request.username);
-    // the password is checked even for a disabled user: the answer's timing tells nothing
-    const passwordOk = await this.checkPassword(user, request.password);
-    if (!user || !passwordOk || user.disabled === true) {
-      this.byUser.fail(userKey);
-      this.byAddress.fail(addressKey);
-      this.ctx.log(`auth: failed login for ${JSON.stringify(request.username)} from ${JSON.stringify(addressKey)}`);
+    // synchronously with the check above: no other attempt runs between them
+    const userMark = this.byUser.take(userKey);
+    const addressMark = this.byAddress.take(addressKey);
+    let checked: { user: Doc | null; ok: boolean };
+    try {
+      const priority = this.byUser.count(userKey) + this.byAddress.count(addressKey);
+      // the user is read inside the gate: a refused attempt costs no storage read
+      checked = await this.gate.run(
+        priority,
+        async () => {
+          const user = await findUser(this.ctx.stack(), request.username);
+          // the password is checked even for a disabled user: the answer's timing tells nothing
+          return this.checkPassword(user, request.password);
+        },
+        addressKey,
+      );
+    } catch (err) {
+      this.byUser.giveBack(userKey, userMark);
+      this.byAddress.giveBack(addressKey, addressMark);
+      if (isDocstackError(err, 'DS_AUTH_BUSY')) return { ok: false, status: 503, retryAfter: 1 };
+      if (isDocstackError(err, 'DS_AUTH_RATE_LIMITED')) return { ok: false, status: 429, retryAfter: 1 };
+      throw err;
+    }
+    if (!checked.user || !checked.ok || checked.user.disabled === true) {
+      this.ctx.log(`auth: failed login for ${this.loggable(request.username, checked.user)} from ${JSON.stringify(addressKey)}`);
       return { ok: false, status: 401 };
     }
     this.byUser.reset(userKey);
-    return this.openSession(user, request);
+    this.byAddress.giveBack(addressKey, addressMark);
+    return { ok: true, user: checked.user };
+  }
+
+  /**
+   * What a failed login's log line says of the username: the name of an existing user, else a
+   * digest under a per-process key and the length — what was typed may be a password in the
+   * wrong field, and never reaches the log.
+   */
+  private loggable(username: string, user: Doc | null): string {
+    if (user) return JSON.stringify(String(user.username));
+    const digest = createHmac('sha256', this.basicSecret).update('log\0').update(username).digest('hex').slice(0, 12);
+    return `an unknown username (#${digest}, ${username.length} characters)`;
   }
 
   /** A new session for a user whose credentials were just checked; its token and expiry. */
-  private async openSession(user: Doc, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<LoginResult & { ok: true }> {
+  async openSession(user: Doc, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<LoginResult & { ok: true }> {
     const stack = this.ctx.stack();
     const { config } = this.ctx;
     const now = this.now();
@@ -116,6 +174,7 @@ export class AuthService {
         username: user.username,
         createdAt: new Date(now).toISOString(),
         expiresAt,
+        credential: credentialOf(user),
         ...(request.userAgent ? { userAgent: request.userAgent.slice(0, 512) } : {}),
         ...(request.ip ? { ip: request.ip.slice(0, 64) } : {}),
       },
@@ -133,22 +192,23 @@ export class AuthService {
    * once; the node keeps no reversible password after that login. Missing credentials still
    * cost one scrypt, so the answer's timing does not tell which case it was.
    */
-  private async checkPassword(user: Doc | null, password: string): Promise<boolean> {
-    if (user && typeof user.passwordHash === 'string') return verifyPassword(password, user.passwordHash);
+  private async checkPassword(user: Doc | null, password: string): Promise<{ user: Doc | null; ok: boolean }> {
+    if (user && typeof user.passwordHash === 'string') return { user, ok: await verifyPassword(password, user.passwordHash) };
     const legacyKey = this.ctx.config.pswPrivateKeyPem;
     if (user && typeof user.legacyPassword === 'string' && legacyKey) {
       if (!verifyLegacyPassword(password, user.legacyPassword, legacyKey)) {
         await verifyPassword(password, await this.dummyHash());
-        return false;
+        return { user, ok: false };
       }
       const passwordHash = await hashPassword(password);
+      // the session opened next is bound to the new hash (credentialOf)
       const updated = await this.ctx.stack().updateDoc(user._id, { passwordHash, legacyPassword: null }, { origin: 'system' });
       this.cache.rememberUser(updated);
       this.ctx.log(`auth: migrated the legacy credential of ${JSON.stringify(String(user.username))} to a scrypt hash`);
-      return true;
+      return { user: updated, ok: true };
     }
     await verifyPassword(password, await this.dummyHash());
-    return false;
+    return { user, ok: false };
   }
 
   private dummyHash(): Promise<string> {
@@ -180,6 +240,14 @@ export class AuthService {
     this.ctx.events.emit('session:revoked', { sessionId, by });
   }
 
+  /** Every session of a user ends (a password change, a disable); the cache refuses them at once. */
+  async revokeAll(userId: string, by: string): Promise<number> {
+    const sessions = await this.ctx.stack().findDocuments(SESSION_CLASS, { userId });
+    for (const session of sessions) this.cache.revoke(session._id);
+    for (const session of sessions) await this.revoke(session._id, by);
+    return sessions.length;
+  }
+
   /**
    * HTTP Basic credentials (stock CouchDB clients): checked with the same hash and rate limiter as
    * a login, once — a verified pair is cached, keyed by an HMAC under a per-process key (never the
@@ -187,7 +255,7 @@ export class AuthService {
    * the client does not pay one scrypt per request. When that session expires the next request
    * checks the password again and opens a new one: a replicator outlives any token lifetime.
    */
-  async authenticateBasic(header: string, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<AuthLocals | { refused: 401 | 429; retryAfter?: number }> {
+  async authenticateBasic(header: string, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<AuthLocals | { refused: 401 | 429 | 503; retryAfter?: number }> {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const username = colon > 0 ? decoded.slice(0, colon) : '';
@@ -198,10 +266,19 @@ export class AuthService {
     if (cached) {
       const caller = await this.cache.resolve(this.ctx.stack(), cached.userId, cached.sessionId, this.now());
       if (caller) return caller;
-      this.basic.delete(key); // expired, revoked or disabled: check the credentials again
+      this.basic.delete(key); // expired, revoked, disabled or its password changed: check the credentials again
     }
+    let pending = this.pendingBasic.get(key);
+    if (!pending) {
+      pending = this.loginBasic(key, username, password, request).finally(() => this.pendingBasic.delete(key));
+      this.pendingBasic.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async loginBasic(key: string, username: string, password: string, request: Pick<LoginRequest, 'ip' | 'userAgent'>): Promise<AuthLocals | { refused: 401 | 429 | 503; retryAfter?: number }> {
     const result = await this.login({ username, password, ...request });
-    if (!result.ok) return result.status === 429 ? { refused: 429, retryAfter: result.retryAfter } : { refused: 401 };
+    if (!result.ok) return result.status === 401 ? { refused: 401 } : { refused: result.status, retryAfter: result.retryAfter };
     const session = (await this.ctx.stack().getDocument(result.sessionId))!;
     if (this.basic.size >= 10_000) this.basic.clear();
     this.basic.set(key, { userId: String(session.userId), sessionId: result.sessionId });

@@ -1,12 +1,14 @@
-import type { ChangeEvent, ClientStack, Doc } from '../../index.js';
+import type { ChangeEvent, ClientStack, Doc, DocChangeEvent } from '../../index.js';
 import type { AuthLocals } from '../context.js';
-import { roleOf, SESSION_CLASS, tenantsOf, USER_CLASS, type Role } from './users.js';
+import { credentialOf, roleOf, SESSION_CLASS, tenantsOf, USER_CLASS, type Role } from './users.js';
 
 interface SessionEntry {
   active: boolean;
   rev?: string;
   userId?: string;
   expiresAt?: number;
+  /** the user's credential digest when the session was opened (users.ts credentialOf) */
+  credential?: string;
 }
 
 interface UserEntry {
@@ -15,6 +17,7 @@ interface UserEntry {
   username?: string;
   role?: Role;
   tenants?: string[];
+  credential?: string;
 }
 
 const SESSION_PREFIX = `${SESSION_CLASS}-`;
@@ -25,9 +28,15 @@ const MAX_ENTRIES = 100_000;
 /**
  * Which sessions (and users) are active, so that an authenticated request costs a map lookup,
  * not a database read. It stays exact without polling:
- * - every write to a ~UserSession or ~User document, by any writer of the store (another node
- *   instance, replication), arrives on the stack's change feed and drops the cached entry unless
- *   it is the revision we already hold; the next request re-reads that one document;
+ * - every write the stack stores (createDoc/updateDoc/deleteDocument, a replicated batch through
+ *   stack.ingest, the node's own syncs) emits the stack's synchronous `change` event before the
+ *   write returns: a ~User or ~UserSession entry is dropped there, so a disable, a demotion or a
+ *   password change by a direct document write holds from the very next request — the
+ *   asynchronous change feed would lag behind it (issue 26: 40 requests served after a disable);
+ * - the change feed stays subscribed for what bypasses the pipeline (raw storage writes): it
+ *   drops the entry unless it is the revision we already hold;
+ * - a session is bound to its user's credential (credentialOf): once the stored password
+ *   changes, by any path, every session opened before is refused, after a restart too;
  * - a revocation made here marks the entry revoked synchronously, before the write, so the very
  *   next request is refused even before the change feed speaks.
  * A read that races with a change is answered but not cached (the epoch check), so a stale
@@ -36,6 +45,7 @@ const MAX_ENTRIES = 100_000;
 export class SessionCache {
   private stack: ClientStack | null = null;
   private unsubscribe: (() => void) | null = null;
+  private unlisten: (() => void) | null = null;
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly users = new Map<string, UserEntry>();
   private epoch = 0;
@@ -46,6 +56,9 @@ export class SessionCache {
     this.detach();
     this.stack = stack;
     this.unsubscribe = stack.changes.subscribe((change) => this.onChange(change));
+    const onWrite = (event: DocChangeEvent) => this.onWrite(event);
+    stack.on('change', onWrite);
+    this.unlisten = () => stack.off('change', onWrite);
     stack.once('closed', () => {
       if (this.stack === stack) this.detach();
     });
@@ -54,6 +67,8 @@ export class SessionCache {
   detach(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unlisten?.();
+    this.unlisten = null;
     this.stack = null;
     this.sessions.clear();
     this.users.clear();
@@ -70,6 +85,14 @@ export class SessionCache {
       this.users.delete(change.id);
       this.epoch++;
     }
+  }
+
+  /** Synchronous, inside the write: the next request reads the written document again. */
+  private onWrite(event: DocChangeEvent): void {
+    if (event.className === USER_CLASS || event.id.startsWith(USER_PREFIX)) this.users.delete(event.id);
+    else if (event.className === SESSION_CLASS || event.id.startsWith(SESSION_PREFIX)) this.sessions.delete(event.id);
+    else return;
+    this.epoch++;
   }
 
   /** A session this node just wrote (login): no read needed on its first request. */
@@ -99,7 +122,7 @@ export class SessionCache {
     const session = this.sessions.get(sessionId) ?? (await this.load(stack, sessionId, this.sessions, sessionEntry, SESSION_CLASS));
     if (!session.active || session.userId !== userId || (session.expiresAt ?? 0) <= now) return null;
     const user = this.users.get(userId) ?? (await this.load(stack, userId, this.users, userEntry, USER_CLASS));
-    if (!user.active) return null;
+    if (!user.active || session.credential === undefined || session.credential !== user.credential) return null;
     return { user: { id: userId, username: user.username ?? '', role: user.role ?? 'user', tenants: user.tenants ?? [] }, sessionId };
   }
 
@@ -130,10 +153,11 @@ function sessionEntry(doc: Doc): SessionEntry {
     rev: doc._rev,
     userId: String(doc.userId),
     expiresAt,
+    ...(typeof doc.credential === 'string' ? { credential: doc.credential } : {}),
   };
 }
 
 function userEntry(doc: Doc): UserEntry {
   // a disabled user is refused like a deleted one, from the next request on
-  return { active: doc.active !== false && doc.disabled !== true, rev: doc._rev, username: String(doc.username), role: roleOf(doc), tenants: tenantsOf(doc) };
+  return { active: doc.active !== false && doc.disabled !== true, rev: doc._rev, username: String(doc.username), role: roleOf(doc), tenants: tenantsOf(doc), credential: credentialOf(doc) };
 }

@@ -1,7 +1,7 @@
 import { type Doc, isPlainObject } from '../../index.js';
 import type { NodeContext } from '../context.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword } from './passwords.js';
 import type { AuthService } from './service.js';
 import { requireTenantList } from '../tenants/names.js';
 import { createUser, findUser, publicUser, ROLES, USER_CLASS, USER_ROLE, type PublicUser, type Role } from './users.js';
@@ -65,19 +65,26 @@ export class UserAdmin {
     return publicUser(user);
   }
 
-  /** A new password; `currentPassword` is checked when given (a user changing their own). */
-  async setPassword(username: string, input: unknown, checkCurrent: boolean): Promise<PublicUser> {
+  /**
+   * A new password. `verifyCurrent` (a user changing their own) checks `currentPassword` first and
+   * throws when it is wrong — the route checks it as a login attempt, limiter and gate included.
+   * Every session of the user ends (their tokens, cookies and cached Basic credentials are refused
+   * from the next request on: sessions are bound to the stored hash, session-cache.ts).
+   */
+  async setPassword(username: string, input: unknown, verifyCurrent?: (user: Doc, current: string) => Promise<void>): Promise<Doc> {
     const body = requireBody(input);
     const password = requirePassword(body.password);
     const user = await this.require(username);
-    if (checkCurrent) {
-      const current = typeof body.currentPassword === 'string' ? body.currentPassword : '';
-      const ok = typeof user.passwordHash === 'string' && current !== '' && (await verifyPassword(current, user.passwordHash));
-      if (!ok) throw SERVER_ERRORS.authCredentials('"currentPassword" is wrong.', { path: 'currentPassword' });
+    if (verifyCurrent) {
+      const current = typeof body.currentPassword === 'string' && body.currentPassword.length <= 1024 ? body.currentPassword : '';
+      if (current === '') throw SERVER_ERRORS.authCredentials('"currentPassword" is wrong.', { path: 'currentPassword' });
+      await verifyCurrent(user, current);
     }
-    const updated = await this.ctx.stack().updateDoc(user._id, { passwordHash: await hashPassword(password), legacyPassword: null }, { origin: 'system' });
-    this.ctx.log(`auth: password of ${JSON.stringify(username)} changed`);
-    return publicUser(updated);
+    const passwordHash = this.service ? await this.service.gate.run(0, () => hashPassword(password)) : await hashPassword(password);
+    const updated = await this.ctx.stack().updateDoc(user._id, { passwordHash, legacyPassword: null }, { origin: 'system' });
+    const ended = this.service ? await this.service.revokeAll(user._id, 'password change') : 0;
+    this.ctx.log(`auth: password of ${JSON.stringify(username)} changed; ${ended} session(s) ended`);
+    return updated;
   }
 
   async setRole(username: string, input: unknown): Promise<PublicUser> {
@@ -104,7 +111,7 @@ export class UserAdmin {
     const updated = await this.ctx.stack().updateDoc(user._id, { disabled }, { origin: 'system' });
     if (disabled && this.service) {
       this.service.cache.rememberUser(updated);
-      for (const session of await this.service.listSessions(user._id)) await this.service.revoke(session._id, 'disable');
+      await this.service.revokeAll(user._id, 'disable');
     }
     this.ctx.log(`auth: user ${JSON.stringify(username)} ${disabled ? 'disabled' : 'enabled'}`);
     return publicUser(updated);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Attribute, Class, type ClientStack, type Doc } from '../../index.js';
 import { hashPassword } from './passwords.js';
 
@@ -37,19 +38,30 @@ const SESSION_SCHEMA: Record<string, Record<string, unknown>> = {
   ip: { type: 'string', maxLength: 64 },
 };
 
-export async function ensureAuthClasses(stack: ClientStack): Promise<void> {
-  const users = await Class.ensure(stack, USER_CLASS, 'Users of the server node (server/auth)', { ...USER_SCHEMA, ...LATER_ATTRIBUTES });
-  await Class.ensure(stack, SESSION_CLASS, 'Login sessions; revoked sessions are inactive (server/auth)', SESSION_SCHEMA);
-  // a store from before roles: add the attributes (stamping their defaults), then make the
-  // users whose legacy `roles` held "admin" admins
+/** Added to the ~UserSession class of stores made before sessions named their credential. */
+const LATER_SESSION_ATTRIBUTES: Record<string, Record<string, unknown>> = {
+  credential: { type: 'string', maxLength: 64, description: 'credentialOf(user) at login: a session ends when the password changes (session-cache.ts)' },
+};
+
+/** Adds the attributes a class made by an earlier version lacks; true when it added any. */
+async function addMissing(cls: Class, attributes: Record<string, Record<string, unknown>>): Promise<boolean> {
   let added = false;
-  for (const [name, model] of Object.entries(LATER_ATTRIBUTES)) {
-    if (users.model.schema[name]) continue;
+  for (const [name, model] of Object.entries(attributes)) {
+    if (cls.model.schema[name]) continue;
     const { type, description, ...config } = model;
-    await Attribute.create(users, name, type as string, description as string, config);
+    await Attribute.create(cls, name, type as string, description as string, config);
     added = true;
   }
-  if (added) {
+  return added;
+}
+
+export async function ensureAuthClasses(stack: ClientStack): Promise<void> {
+  const users = await Class.ensure(stack, USER_CLASS, 'Users of the server node (server/auth)', { ...USER_SCHEMA, ...LATER_ATTRIBUTES });
+  const sessions = await Class.ensure(stack, SESSION_CLASS, 'Login sessions; revoked sessions are inactive (server/auth)', { ...SESSION_SCHEMA, ...LATER_SESSION_ATTRIBUTES });
+  await addMissing(sessions, LATER_SESSION_ATTRIBUTES);
+  // a store from before roles: add the attributes (stamping their defaults), then make the
+  // users whose legacy `roles` held "admin" admins
+  if (await addMissing(users, LATER_ATTRIBUTES)) {
     for (const user of await stack.findDocuments(USER_CLASS, {}, { includeInactive: true })) {
       if (rolesOf(user).includes(ADMIN_ROLE) && user.role !== ADMIN_ROLE) await stack.updateDoc(user._id, { role: ADMIN_ROLE }, { origin: 'system' });
     }
@@ -69,6 +81,17 @@ export async function findUser(stack: ClientStack, username: string): Promise<Do
 export async function createUser(stack: ClientStack, username: string, password: string, role: Role = USER_ROLE, tenants: readonly string[] = []): Promise<Doc> {
   const passwordHash = await hashPassword(password);
   return stack.createDoc({ '~class': USER_CLASS, username, passwordHash, role, tenants: [...tenants] }, { origin: 'system' });
+}
+
+/**
+ * What a session is bound to: a digest of the user's stored credential (the scrypt hash string,
+ * else the legacy one). A session whose `credential` differs from its user's — the password was
+ * changed by any path: a route, the CLI, a direct write — is refused. The digest of a salted,
+ * slow hash tells nothing about the password.
+ */
+export function credentialOf(user: Doc): string {
+  const stored = typeof user.passwordHash === 'string' ? user.passwordHash : typeof user.legacyPassword === 'string' ? user.legacyPassword : '';
+  return createHash('sha256').update(stored).digest('base64url').slice(0, 22);
 }
 
 export interface PublicUser {

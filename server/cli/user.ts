@@ -2,7 +2,8 @@
  * `npm run user -- reset-password <name>`: sets a new password on the node's own store, for a
  * lost admin password (ADMIN_PASSWORD is read on the first boot only). The new password is read
  * from standard input when it is piped (`echo 'new password' | npm run user -- reset-password admin`),
- * else generated and printed once. Every session of the user ends. The node must be stopped: a
+ * else generated and printed once. Every session of the user ends (deleted here; and bound to the
+ * old hash, so refused by the node even if one were left). The node must be stopped: a
  * running node holds the store's lock (DS_STORAGE_LOCKED).
  */
 import { randomBytes } from 'node:crypto';
@@ -47,7 +48,8 @@ try {
   try {
     const admin = new UserAdmin({ stack: () => stack, log: () => undefined });
     const user = await admin.require(name);
-    await admin.setPassword(name, { password }, false);
+    // the sessions are bound to the old hash (refused from now on); they are also ended here
+    await admin.setPassword(name, { password });
     const sessions = await stack.findDocuments(SESSION_CLASS, { userId: user._id });
     for (const session of sessions) await stack.deleteDocument(session._id, { origin: 'system' });
     console.log(`docstack user: the password of ${JSON.stringify(name)} was reset; ${sessions.length} session(s) ended.`);

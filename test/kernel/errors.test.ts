@@ -8,6 +8,7 @@ import '../../plugins/cloud-queue/index.js';
 import '../../server/errors-codes.js';
 import '../../server/routes/query-errors.js'; // the query limits' codes (issue 26)
 import '../../server/errors-surface.js'; // the node's surface defences (issue 26)
+import '../../server/auth/errors-codes.js'; // the auth slice's own codes (issue 26)
 import { expectRefused, track, uniqueName } from '../helpers/stack.js';
 
 const root = new URL('../../', import.meta.url);

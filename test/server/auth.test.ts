@@ -1,8 +1,8 @@
-import { constants, generateKeyPairSync, publicEncrypt } from 'node:crypto';
+import { constants, generateKeyPairSync, publicEncrypt, randomBytes, scryptSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocstackError } from '../../index.js';
-import { createUser, SESSION_CLASS, statusOf, USER_CLASS } from '../../server/auth/index.js';
+import { createUser, credentialOf, hashPassword, SESSION_CLASS, statusOf, USER_CLASS, verifyPassword } from '../../server/auth/index.js';
 import { FailureLimiter } from '../../server/auth/rate-limit.js';
 import { ADMIN, call, login, startHarness, type Harness } from './auth-harness.js';
 
@@ -36,7 +36,7 @@ describe('login, tokens and sessions', () => {
     expect(await call(h, 'GET', '/api/private/test', { cookie: `jwtToken=${first.token}` })).toMatchObject({ status: 200, body: { ok: true } });
     expect((await call(h, 'GET', '/api/private/test', { token: first.token })).status).toBe(200);
     const user = await h.stack().getDocument(adminId);
-    expect(String(user?.passwordHash)).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(String(user?.passwordHash)).toMatch(/^scrypt\$32768\$8\$3\$/);
     expect(h.logs.join('\n')).not.toContain(ADMIN.password);
   });
 
@@ -111,7 +111,12 @@ describe('login, tokens and sessions', () => {
   it('follows sessions written by another writer of the store (change feed; a miss reads once)', async () => {
     const stack = h.stack();
     const exp = Math.floor(Date.now() / 1000) + 600;
-    const session = await stack.createDoc({ '~class': SESSION_CLASS, userId: adminId, username: ADMIN.username, createdAt: new Date().toISOString(), expiresAt: new Date(exp * 1000).toISOString() });
+    // a session that names no credential (written before sessions were bound to one) is refused
+    const unbound = await stack.createDoc({ '~class': SESSION_CLASS, userId: adminId, username: ADMIN.username, createdAt: new Date().toISOString(), expiresAt: new Date(exp * 1000).toISOString() });
+    const unboundToken = await new SignJWT({ sid: unbound._id }).setProtectedHeader({ alg: 'RS256' }).setSubject(adminId).setIssuer(h.ctx.config.jwtIssuer).setAudience(h.ctx.config.jwtAudience).setIssuedAt().setExpirationTime(exp).sign(h.ctx.keys().privateKey);
+    expect((await call(h, 'GET', '/api/private/test', { token: unboundToken })).status).toBe(401);
+    const credential = credentialOf((await stack.getDocument(adminId))!);
+    const session = await stack.createDoc({ '~class': SESSION_CLASS, userId: adminId, username: ADMIN.username, createdAt: new Date().toISOString(), expiresAt: new Date(exp * 1000).toISOString(), credential });
     const token = await new SignJWT({ sid: session._id }).setProtectedHeader({ alg: 'RS256' }).setSubject(adminId).setIssuer(h.ctx.config.jwtIssuer).setAudience(h.ctx.config.jwtAudience).setIssuedAt().setExpirationTime(exp).sign(h.ctx.keys().privateKey);
     expect((await call(h, 'GET', '/api/private/test', { token })).status).toBe(200);
     await stack.deleteDocument(session._id); // as another node instance would, not through this module
@@ -133,8 +138,21 @@ describe('login, tokens and sessions', () => {
     expect((await login(h, 'legacy', 'old-secret')).status).toBe(200);
     const migrated = await h.stack().getDocument(user._id);
     expect(migrated?.legacyPassword).toBeUndefined();
-    expect(String(migrated?.passwordHash)).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(String(migrated?.passwordHash)).toMatch(/^scrypt\$32768\$8\$3\$/);
     expect((await login(h, 'legacy', 'old-secret')).status).toBe(200); // now by the hash
+  });
+});
+
+describe('password hashes', () => {
+  it('verifies a hash stored with the earlier parameters (N=2^17, r=8, p=1) and writes new ones with N=2^15, r=8, p=3', async () => {
+    const salt = randomBytes(16);
+    const key = scryptSync('earlier password', new Uint8Array(salt), 64, { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 });
+    const earlier = ['scrypt', 2 ** 17, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
+    expect(await verifyPassword('earlier password', earlier)).toBe(true);
+    expect(await verifyPassword('another password', earlier)).toBe(false);
+    const now = await hashPassword('a new password');
+    expect(now).toMatch(/^scrypt\$32768\$8\$3\$/);
+    expect(await verifyPassword('a new password', now)).toBe(true);
   });
 });
 
