@@ -14,12 +14,20 @@ export interface ConnectOptions {
   blockSize?: number;
   /** how long a create waits for the node before it writes the document pending (default 3,000 ms) */
   timeoutMs?: number;
+  /**
+   * the tenant whose database the numbers and claims belong to (sent as `X-Docstack-Tenant`);
+   * absent: the node's default database, which a tenant member may not reach (403)
+   */
+  tenant?: string;
 }
 
 export interface ClaimAnswer {
   claimed: boolean;
-  /** the document that holds the value (the claimant when claimed) */
-  id: string;
+  /**
+   * the document that holds the value (the claimant when claimed); absent on a refusal when the
+   * holder is not a stored document the caller may read (the node names no one else's ids)
+   */
+  id?: string;
 }
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
@@ -73,7 +81,7 @@ export class AuthorityRemote {
     const signal = AbortSignal.timeout(this.options.timeoutMs ?? 3000);
     let res: Response;
     try {
-      res = await this.fetch(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal, credentials: 'include' });
+      res = await this.fetch(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(this.options.tenant ? { 'x-docstack-tenant': this.options.tenant } : {}) }, body: JSON.stringify(body), signal, credentials: 'include' });
     } catch (err) {
       throw new DocstackError('DS_AUTHORITY_OFFLINE', `The node at ${this.origin} could not be reached.`, { cause: err });
     }

@@ -45,11 +45,12 @@ export function claimsOf(model: ClassModel, doc: Record<string, unknown> | null 
     .map((a) => claimOf(model.name, a.name, doc[a.name], String(doc._id)));
 }
 
-export function uniqueRefusal(claim: ValueClaim, ownerId: string): DocstackError {
+/** `ownerId` is absent when the node did not name the holder (one the caller may not read). */
+export function uniqueRefusal(claim: ValueClaim, ownerId: string | undefined): DocstackError {
   return new DocstackError(
     'DS_UNIQUE_VIOLATION',
-    `Another ${claim.className} (${ownerId}) already has this ${claim.attribute} (${JSON.stringify(claim.value)}).`,
-    { path: claim.attribute, details: { className: claim.className, attributes: [claim.attribute], existingId: ownerId } },
+    `Another ${claim.className}${ownerId ? ` (${ownerId})` : ''} already has this ${claim.attribute} (${JSON.stringify(claim.value)}).`,
+    { path: claim.attribute, details: { className: claim.className, attributes: [claim.attribute], ...(ownerId ? { existingId: ownerId } : {}) } },
   );
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Class } from '../../../index.js';
 import type { ServerNode } from '../../../server/node.js';
+import { AuthorityRemote } from '../../../plugins/authority/remote.js';
 import { fileNode, login, testNode } from '../node-helpers.js';
 
 /**
@@ -71,6 +72,13 @@ describe('authority routes are scoped like the rest (item 5)', () => {
     expect(JSON.stringify(refused.body)).not.toContain('Note-bobs-pending');
     expect(await call('POST', '/api/private/sequences/note-number/next?count=10000', { token: bob })).toMatchObject({ status: 400 });
     expect(await call('POST', '/api/private/sequences/note-number/next?count=10', { token: bob })).toMatchObject({ status: 200 });
+  });
+
+  it("a tenant member's client names its tenant (connect({ tenant })): claims go to that tenant, the default database stays closed", async () => {
+    const inAcme = new AuthorityRemote({ remote: url, auth: { token: alice }, tenant: 'acme' });
+    expect(await inAcme.claim('Invoice', 'code', 'A-client', 'Invoice-client')).toEqual({ claimed: true, id: 'Invoice-client' });
+    const noTenant = new AuthorityRemote({ remote: url, auth: { token: alice } });
+    await expect(noTenant.claim('Invoice', 'code', 'A-other', 'Invoice-other')).rejects.toMatchObject({ code: 'DS_AUTHORITY_OFFLINE', details: { status: 403, code: 'DS_AUTHZ_TENANT' } });
   });
 });
 
