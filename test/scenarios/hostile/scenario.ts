@@ -71,6 +71,8 @@ export interface Seeded {
   users: HostileUser[];
   /** a member of ATTACK_TENANT who sends the expensive queries */
   attacker: HostileUser;
+  /** the attacker's Bearer token (a login is a password hash: one is enough) */
+  attackerToken: string;
   /** a member of ATTACK_TENANT whose password the bad logins guess */
   victim: HostileUser;
   /** a user who has never logged in: the first login during the flood */
@@ -113,7 +115,7 @@ export async function seedHostile(origin: string, adminToken: string, options: S
   const notes = attackNotes(options.sizes);
   log(`writing ${notes.length} attack documents in tenant ${ATTACK_TENANT}`);
   expectStatus(await call(origin, '/api/private/docs/Note/_bulk', { token: attackerToken, tenant: ATTACK_TENANT, method: 'POST', body: { docs: notes } }), 201, 'the attack documents');
-  return { users, attacker, victim, newcomer };
+  return { users, attacker, attackerToken, victim, newcomer };
 }
 
 /** The three expensive queries of the attack, sent by a member of ATTACK_TENANT. */
