@@ -98,7 +98,7 @@ export function summarize(recorded: Recorded): Summary {
   const newcomer = recorded.newcomer;
   const verdicts: Verdict[] = [
     { aim: `normal REST writes: p99 ≤ ${AIMS.writeP99Ms} ms, 0 errors`, measured: `p99 ${writes.p99} ms, ${writeErrors} errors of ${writes.count}`, pass: writes.p99 <= AIMS.writeP99Ms && writeErrors === 0 && writes.count > 0 },
-    { aim: 'acknowledged writes all stored', measured: `${recorded.readBack} of ${recorded.acknowledged} read back`, pass: recorded.readBack === recorded.acknowledged },
+    { aim: 'acknowledged writes all stored', measured: recorded.acknowledged === 0 ? 'no write was acknowledged' : `${recorded.readBack} of ${recorded.acknowledged} read back`, pass: recorded.acknowledged > 0 && recorded.readBack === recorded.acknowledged },
     { aim: `/health never above ${AIMS.healthMaxMs} ms`, measured: `max ${health.max} ms, p99 ${health.p99} ms, ${health.count - health.done} failed`, pass: health.max <= AIMS.healthMaxMs && health.done === health.count && health.count > 0 },
     { aim: `RSS ≤ ${AIMS.rssMaxMb} MB`, measured: `max ${round(rssMaxMb)} MB`, pass: rssMaxMb <= AIMS.rssMaxMb },
     { aim: `each attack request answered (done or coded refusal) within ${AIMS.attackAnswerMs / 1000} s`, measured: `max ${round(attackMax)} ms over ${attacks.length}; ${attackUnanswered} neither done nor coded`, pass: attackMax <= AIMS.attackAnswerMs && attackUnanswered === 0 },
@@ -125,10 +125,12 @@ function table(header: string[], rows: string[][], numeric: Set<number>): string
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+const ms = (n: number) => (Number.isFinite(n) ? String(n) : '-');
+
 export function formatSummary(summary: Summary): string {
   const rows = table(
     ['requests', 'count', 'done', 'refused', 'other', 'p50 ms', 'p99 ms', 'max ms', 'refusals and failures'],
-    summary.rows.map((r) => [r.what, String(r.count), String(r.done), String(r.refused), String(r.other), String(r.p50), String(r.p99), String(r.max), r.outcomes]),
+    summary.rows.map((r) => [r.what, String(r.count), String(r.done), String(r.refused), String(r.other), ms(r.p50), ms(r.p99), ms(r.max), r.outcomes]),
     new Set([1, 2, 3, 4, 5, 6, 7]),
   );
   const verdicts = table(
