@@ -72,6 +72,7 @@ export interface Summary {
   rssMaxMb: number;
   acknowledged: number;
   readBack: number;
+  missing: number;
   nonSuccess: number;
   breaches: number;
   breachExamples: string[];
@@ -98,7 +99,11 @@ export function summarize(recorded: Recorded): Summary {
   const newcomer = recorded.newcomer;
   const verdicts: Verdict[] = [
     { aim: `normal REST writes: p99 ≤ ${AIMS.writeP99Ms} ms, 0 errors`, measured: `p99 ${writes.p99} ms, ${writeErrors} errors of ${writes.count}`, pass: writes.p99 <= AIMS.writeP99Ms && writeErrors === 0 && writes.count > 0 },
-    { aim: 'acknowledged writes all stored', measured: recorded.acknowledged === 0 ? 'no write was acknowledged' : `${recorded.readBack} of ${recorded.acknowledged} read back`, pass: recorded.acknowledged > 0 && recorded.readBack === recorded.acknowledged },
+    {
+      aim: 'acknowledged writes all stored',
+      measured: recorded.acknowledged === 0 ? 'no write was acknowledged' : `${recorded.readBack} of ${recorded.acknowledged} read back, ${recorded.missing} missing (404), ${recorded.unanswered} read not answered (other status or none)`,
+      pass: recorded.acknowledged > 0 && recorded.readBack === recorded.acknowledged,
+    },
     { aim: `/health never above ${AIMS.healthMaxMs} ms`, measured: `max ${health.max} ms, p99 ${health.p99} ms, ${health.count - health.done} failed`, pass: health.max <= AIMS.healthMaxMs && health.done === health.count && health.count > 0 },
     { aim: `RSS ≤ ${AIMS.rssMaxMb} MB`, measured: `max ${round(rssMaxMb)} MB`, pass: rssMaxMb <= AIMS.rssMaxMb },
     { aim: `each attack request answered (done or coded refusal) within ${AIMS.attackAnswerMs / 1000} s`, measured: `max ${round(attackMax)} ms over ${attacks.length}; ${attackUnanswered} neither done nor coded`, pass: attackMax <= AIMS.attackAnswerMs && attackUnanswered === 0 },
@@ -111,6 +116,7 @@ export function summarize(recorded: Recorded): Summary {
     rssMaxMb: round(rssMaxMb),
     acknowledged: recorded.acknowledged,
     readBack: recorded.readBack,
+    missing: recorded.missing,
     nonSuccess: recorded.nonSuccess,
     breaches: recorded.breaches.length,
     breachExamples: unique.slice(0, 8),

@@ -37,6 +37,12 @@ export interface CallOptions {
   from?: string;
   /** the request's deadline (default 30 s) */
   timeoutMs?: number;
+  /**
+   * A connection of its own instead of a kept-alive one. A prober wants it: when the node's
+   * event loop is held, a kept-alive socket can be closed by the node's idle timer just as a
+   * request is sent on it (ECONNRESET), which measures the socket race rather than the answer.
+   */
+  fresh?: boolean;
 }
 
 /** One keep-alive agent per source address, as a browser keeps its connections. */
@@ -57,7 +63,7 @@ export function closeAgents(): void {
 }
 
 export function call(origin: string, path: string, options: CallOptions = {}): Promise<Answer> {
-  const { method = 'GET', token, tenant, body, from = '127.0.0.1', timeoutMs = 30_000 } = options;
+  const { method = 'GET', token, tenant, body, from = '127.0.0.1', timeoutMs = 30_000, fresh = false } = options;
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
@@ -69,7 +75,7 @@ export function call(origin: string, path: string, options: CallOptions = {}): P
   const start = performance.now();
   const answer = (fields: Omit<Answer, 'ms'>): Answer => ({ ...fields, ms: performance.now() - start });
   return new Promise<Answer>((resolve) => {
-    const req = request(`${origin}${path}`, { method, headers, localAddress: from, agent: agentFor(from), signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+    const req = request(`${origin}${path}`, { method, headers, localAddress: from, agent: fresh ? false : agentFor(from), signal: AbortSignal.timeout(timeoutMs) }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));

@@ -18,10 +18,7 @@ const BAD_LOGINS = 10;
 const WRITES_PER_CLIENT = 5;
 /** Where the bad logins come from: another loopback address, so the flood is not the normal clients' address. */
 const ATTACKER_ADDRESS = '127.0.0.66';
-/**
- * Past the login-failure window (15 minutes, server/auth/service.ts) and within a token's life
- * (JWT_TTL, 1 hour): the node reads the wall clock through more than one reference to Date.now.
- */
+/** Past the login-failure window (15 minutes, server/auth/service.ts), within a token's life (JWT_TTL, 1 hour). */
 const LATER_MS = 16 * 60_000;
 
 afterEach(() => vi.useRealTimers());
@@ -34,7 +31,8 @@ interface Outcome {
 
 describe('the node under hostile load (issue 26)', () => {
   it('keeps every acknowledged write, answers every refusal with a code, and lets a new user and then the victim log in', async () => {
-    const { node } = await testNode();
+    // the node's clock reads Date.now at each call, so moving the wall clock (below) moves it too
+    const { node } = await testNode({ clock: () => Date.now() });
     const { url } = await node.start();
     const admin = await loginToken(url, ADMIN.username, ADMIN.password);
     const seeded = await seedHostile(url, admin, { sizes: SIZES, perTenant: 1 });
@@ -81,8 +79,8 @@ describe('the node under hostile load (issue 26)', () => {
       expect((await call(url, `/api/private/docs/Note/${encodeURIComponent(id)}`, { token, tenant })).status, id).toBe(200);
     }
 
-    // each expensive query was done or refused with a code; each bad login refused (401 or 429)
-    for (const o of outcomes.filter((x) => x.what.endsWith('query'))) expect([200, 400, 422, 429, 503], `${o.what}: ${o.answer.text.slice(0, 200)}`).toContain(o.answer.status);
+    // each expensive query was done or refused with a code (the contract check above); each bad login refused (401 or 429)
+    expect(outcomes.filter((o) => o.what.endsWith('query'))).toHaveLength(3);
     const badStatuses = outcomes.filter((o) => o.what === 'bad login').map((o) => o.answer.status);
     expect(badStatuses.every((s) => s === 401 || s === 429), String(badStatuses)).toBe(true);
 
@@ -94,7 +92,7 @@ describe('the node under hostile load (issue 26)', () => {
     expect(locked.status).toBe(429);
     expect(locked.json).toMatchObject({ error: 'too_many_requests', code: 'DS_AUTH_RATE_LIMITED', reason: expect.any(String) });
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
-    // …and works once the window has passed (the limiter reads the wall clock: moved, not waited for)
+    // …and works once the window has passed (the wall clock moved, not waited for)
     vi.setSystemTime(Date.now() + LATER_MS);
     const token = await loginToken(url, seeded.victim.username, seeded.victim.password);
     expect((await call(url, '/api/private/docs/Note?limit=1', { token, tenant: seeded.victim.tenant })).status).toBe(200);
