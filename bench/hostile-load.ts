@@ -21,11 +21,12 @@ import { ISSUE_SIZES, loginToken, seedHostile } from '../test/scenarios/hostile/
 import { writeResults, watchLoad, type BenchOptions, type BenchReport } from './harness.js';
 import { startNodeChild } from './hostile/node-child.js';
 import { AIMS, formatSummary, summarize, type Summary } from './hostile/report.js';
-import { runWorkload, type LoadSettings } from './hostile/workload.js';
+import { loginClients, runWorkload, type LoadSettings } from './hostile/workload.js';
 
 /** name → [default, what it is]; `--duration=20` or HOSTILE_DURATION=20 */
 const OPTIONS = {
-  duration: [30, 'seconds of load'],
+  duration: [30, 'seconds of attack'],
+  baseline: [10, 'seconds of normal load alone before the attack, to read the attack against (0: none)'],
   clients: [30, 'normal clients'],
   interval: [500, 'ms between two operations of a normal client (a write, then a read of it)'],
   'bulk-every': [4, 'every n-th write of a client is a _bulk of 5'],
@@ -38,6 +39,10 @@ const OPTIONS = {
 type OptionName = keyof typeof OPTIONS;
 
 export interface HostileSettings extends LoadSettings {
+  /** normal clients, spread over the seeded users (each logs in once) */
+  clients: number;
+  /** seconds of normal load alone before the attack (0: none) */
+  baselineMs: number;
   mode: 'start' | 'tsx';
   usersPerTenant: number;
   strict: boolean;
@@ -72,6 +77,7 @@ export function parseSettings(argv: readonly string[], env: NodeJS.ProcessEnv = 
     strict,
     attackFrom,
     durationMs: number('duration') * 1000,
+    baselineMs: number('baseline') * 1000,
     clients: Math.max(1, number('clients')),
     intervalMs: number('interval'),
     bulkEvery: Math.max(1, number('bulk-every')),
@@ -92,10 +98,12 @@ export async function runHostileLoad(settings: HostileSettings, log: (line: stri
     log(`node ready at ${node.origin} (pid ${node.pid})`);
     const adminToken = await loginToken(node.origin, ADMIN.username, ADMIN.password, { timeoutMs: 120_000 });
     const seeded = await seedHostile(node.origin, adminToken, { sizes: ISSUE_SIZES, perTenant: settings.usersPerTenant, log });
-    const recorded = await runWorkload(node, seeded, settings, log);
+    const clients = await loginClients(node.origin, seeded, settings.clients, log);
+    const baseline = settings.baselineMs > 0 ? await runWorkload(node, seeded, clients, { ...settings, durationMs: settings.baselineMs }, log, false) : null;
+    const recorded = await runWorkload(node, seeded, clients, settings, log);
     const alive = await node.rssMb();
     if (alive === null) log(`the node is gone; its last output:\n${node.output().slice(-4000)}`);
-    return summarize(recorded);
+    return summarize(recorded, baseline);
   } finally {
     closeAgents();
     await node.stop();
@@ -106,6 +114,7 @@ export async function runHostileLoad(settings: HostileSettings, log: (line: stri
 const describeSettings = (s: HostileSettings) => ({
   node: s.mode === 'start' ? 'node scripts/start.mjs (npm start), NODE_ENV=production, leveldb' : 'node --import tsx server/main.ts, NODE_ENV=production, leveldb',
   durationS: s.durationMs / 1000,
+  baselineS: s.baselineMs / 1000,
   clients: s.clients,
   intervalMs: s.intervalMs,
   bulkEvery: s.bulkEvery,

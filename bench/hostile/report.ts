@@ -69,6 +69,8 @@ export interface Verdict {
 export interface Summary {
   rows: Row[];
   rssStartMb: number;
+  /** the largest RSS sample of the baseline phase */
+  baselineRssMaxMb: number | null;
   rssMaxMb: number;
   acknowledged: number;
   readBack: number;
@@ -80,7 +82,7 @@ export interface Summary {
   verdicts: Verdict[];
 }
 
-export function summarize(recorded: Recorded): Summary {
+export function summarize(recorded: Recorded, baseline: Recorded | null = null): Summary {
   const queryKinds = Object.keys(recorded.queries) as QueryAttack[];
   const rows = [
     row('normal REST writes', recorded.writes),
@@ -90,6 +92,9 @@ export function summarize(recorded: Recorded): Summary {
     ...queryKinds.map((kind) => row(`${kind} query`, recorded.queries[kind])),
   ];
   const [writes, , health] = rows;
+  if (baseline) {
+    rows.unshift(row('baseline: normal REST writes', baseline.writes), row('baseline: /health', baseline.health));
+  }
   const attacks = [...recorded.badLogins, ...queryKinds.flatMap((kind) => recorded.queries[kind])];
   const attackMax = attacks.length ? Math.max(...attacks.map((s) => s.ms)) : Number.NaN;
   const attackUnanswered = attacks.filter((s) => !ok(s) && !coded(s)).length;
@@ -112,7 +117,8 @@ export function summarize(recorded: Recorded): Summary {
   ];
   return {
     rows,
-    rssStartMb: round(recorded.rss[0] ?? Number.NaN),
+    rssStartMb: round((baseline ?? recorded).rss[0] ?? Number.NaN),
+    baselineRssMaxMb: baseline?.rss.length ? round(Math.max(...baseline.rss)) : null,
     rssMaxMb: round(rssMaxMb),
     acknowledged: recorded.acknowledged,
     readBack: recorded.readBack,
@@ -144,7 +150,9 @@ export function formatSummary(summary: Summary): string {
     summary.verdicts.map((v) => [v.aim, v.measured, v.pass ? 'PASS' : 'FAIL']),
     new Set(),
   );
-  const lines = [rows, '', `node RSS: ${summary.rssStartMb} MB at the start, ${summary.rssMaxMb} MB at most`, ''];
+  const baselineRss = summary.baselineRssMaxMb === null ? '' : `, ${summary.baselineRssMaxMb} MB at most in the baseline`;
+  const lines = [rows, '', `node RSS: ${summary.rssStartMb} MB at the start${baselineRss}, ${summary.rssMaxMb} MB at most under attack`, ''];
+  if (summary.rows[0].what.startsWith('baseline')) lines.push('baseline: the normal clients alone just before the attack, on the same machine — the aims are judged on the attack rows', '');
   if (summary.breachExamples.length) lines.push('contract breaches (first distinct ones):', ...summary.breachExamples.map((b) => `  ${b}`), '');
   lines.push(verdicts);
   return lines.join('\n');

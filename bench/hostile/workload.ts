@@ -7,13 +7,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { call, contractBreach, refusalCode, type Answer } from '../../test/scenarios/hostile/client.js';
-import { inBatches, loginToken, QUERY_ATTACKS, type QueryAttack, type Seeded } from '../../test/scenarios/hostile/scenario.js';
+import { inBatches, loginToken, QUERY_ATTACKS, type HostileUser, type QueryAttack, type Seeded } from '../../test/scenarios/hostile/scenario.js';
 import type { NodeChild } from './node-child.js';
 
 export interface LoadSettings {
+  /** how long the attack phase sends */
   durationMs: number;
-  /** normal clients, spread over the seeded users (each logs in once) */
-  clients: number;
   /** one operation (a write, then a read of it) per client every intervalMs */
   intervalMs: number;
   /** every n-th write of a client is a `_bulk` of 5 instead of a single create */
@@ -60,8 +59,26 @@ export interface Recorded {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-export async function runWorkload(node: NodeChild, seeded: Seeded, settings: LoadSettings, log: (line: string) => void): Promise<Recorded> {
+export interface NormalClient {
+  user: HostileUser;
+  token: string;
+}
+
+/** The normal clients, spread over the seeded users, each logged in once (a login is a password hash). */
+export async function loginClients(origin: string, seeded: Seeded, count: number, log: (line: string) => void): Promise<NormalClient[]> {
+  log(`logging in ${count} normal clients`);
+  return inBatches(Array.from({ length: count }, (_, i) => seeded.users[i % seeded.users.length]), 4, async (user) => ({ user, token: await loginToken(origin, user.username, user.password, { timeoutMs: 120_000 }) }));
+}
+
+/**
+ * One phase of the run: the normal clients, the prober and the sampler, and — when `attack` —
+ * the bad logins, the expensive queries and the newcomer's login beside them. Without `attack`
+ * it is the baseline: the same clients on the same machine just before, to read the attack's
+ * figures against.
+ */
+export async function runWorkload(node: NodeChild, seeded: Seeded, clients: readonly NormalClient[], phase: LoadSettings, log: (line: string) => void, attack = true): Promise<Recorded> {
   const origin = node.origin;
+  const settings = attack ? phase : { ...phase, badLogins: 0, queryConcurrency: 0 };
   const recorded: Recorded = { writes: [], reads: [], health: [], badLogins: [], queries: { regex: [], like: [], join: [] }, newcomer: null, rss: [], acknowledged: 0, readBack: 0, missing: 0, unanswered: 0, nonSuccess: 0, breaches: [] };
   const sample = (kind: string, answer: Answer): Sample => {
     // a timeout or a network error is not a refusal: it counts against the aims on answer times and errors
@@ -73,18 +90,16 @@ export async function runWorkload(node: NodeChild, seeded: Seeded, settings: Loa
     return { status: answer.status, ms: answer.ms, code: refusalCode(answer), ...(answer.failure ? { failure: answer.failure } : {}) };
   };
 
-  log(`logging in ${settings.clients} normal clients`);
-  const clients = await inBatches(Array.from({ length: settings.clients }, (_, i) => seeded.users[i % seeded.users.length]), 4, async (user) => ({ user, token: await loginToken(origin, user.username, user.password, { timeoutMs: 120_000 }) }));
   const { attackerToken } = seeded;
   const acked: Array<{ id: string; tenant: string; token: string }> = [];
 
   const start = performance.now();
   const end = start + settings.durationMs;
   const running = () => performance.now() < end;
-  log(`running for ${settings.durationMs / 1000} s: ${settings.clients} clients, ${settings.badLogins} bad logins from ${settings.attackFrom}, ${settings.queryConcurrency} of each expensive query`);
+  log(`${attack ? 'attack' : 'baseline'}: ${settings.durationMs / 1000} s, ${clients.length} clients, ${settings.badLogins} bad logins from ${settings.attackFrom}, ${settings.queryConcurrency} of each expensive query`);
 
   const normal = clients.map(async ({ user, token }, c) => {
-    await sleep((settings.intervalMs * c) / settings.clients); // spread the ticks
+    await sleep((settings.intervalMs * c) / clients.length); // spread the ticks
     for (let i = 0; running(); i++) {
       const tick = performance.now();
       const options = { token, tenant: user.tenant, method: 'POST', timeoutMs: settings.requestTimeoutMs };
@@ -137,6 +152,7 @@ export async function runWorkload(node: NodeChild, seeded: Seeded, settings: Loa
   }, 200);
 
   const newcomer = (async () => {
+    if (!attack) return;
     await sleep(settings.durationMs / 2);
     const answer = await call(origin, '/login', { method: 'POST', body: { username: seeded.newcomer.username, password: seeded.newcomer.password }, timeoutMs: settings.requestTimeoutMs });
     recorded.newcomer = sample('newcomer login', answer);
