@@ -154,7 +154,7 @@ export async function runWorkload(node: NodeChild, seeded: Seeded, clients: read
   const newcomer = (async () => {
     if (!attack) return;
     await sleep(settings.durationMs / 2);
-    const answer = await call(origin, '/login', { method: 'POST', body: { username: seeded.newcomer.username, password: seeded.newcomer.password }, timeoutMs: settings.requestTimeoutMs });
+    const answer = await call(origin, '/login', { method: 'POST', body: { username: seeded.newcomer.username, password: seeded.newcomer.password }, timeoutMs: settings.requestTimeoutMs, fresh: true }); // a new client: a connection of its own
     recorded.newcomer = sample('newcomer login', answer);
     log(`mid-run: the newcomer's first login answered ${answer.status} in ${Math.round(answer.ms)} ms`);
   })();
