@@ -20,6 +20,7 @@ import { runAuthority } from './authority.js';
 import { runApi } from './api.js';
 import { runCompare } from './compare.js';
 import { runConvergenceBench } from './convergence.js';
+import { runHostileLoadBench } from './hostile-load.js';
 
 /** Every bench by name; a future bench (bench/encryption.ts …) adds one line here. */
 const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> = {
@@ -35,6 +36,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> =
   api: runApi,
   compare: runCompare,
   convergence: runConvergenceBench,
+  'hostile-load': runHostileLoadBench,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median
