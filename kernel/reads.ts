@@ -19,6 +19,11 @@ export interface FindOptions {
   regex?: RegexEngine;
   /** Checked between pages of the scan: once aborted, the read stops with DS_QUERY_TOO_COSTLY (a remote query's deadline). */
   signal?: AbortSignal;
+  /**
+   * Awaited between pages of the scan (a remote query's share of the event loop: the server's
+   * pacer); without it a read with a `signal` still gives the loop one turn between pages.
+   */
+  pace?: () => Promise<void>;
 }
 
 export interface GetOptions {
@@ -91,17 +96,17 @@ export async function scanClass(
   const out: Doc[] = [];
   if (limit === 0) return out;
   for await (const page of candidatePages(stack, db, hooks, model, selector, options.includeInactive === true, options.after)) {
-    if (options.signal) {
+    if (options.signal || options.pace) {
       // a remote read gives the event loop back between pages, so no scan holds it for long
       // (an index's candidates are already in memory: without this, pages follow as microtasks)
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await yieldLoop(options.pace);
       refuseAborted(options.signal, model.name);
     }
     const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive) && !hooks.hidden.call(doc, { stack, classModel: model }));
     // a page's documents go through afterRead together: decryption overlaps instead of queueing
     const afterRead = planFor(hooks, model, 'local').afterRead;
     const candidates = afterRead ? await Promise.all(stored.map((doc) => afterRead.promise(doc, { stack, classModel: model }))) : stored;
-    const matched = match.regexWork ? await matchYielding(match, candidates, options.signal, model.name) : match(candidates);
+    const matched = match.regexWork ? await matchYielding(match, candidates, options, model.name) : match(candidates);
     for (const doc of matched) {
       if (toSkip > 0) {
         toSkip--;
@@ -122,18 +127,23 @@ const REGEX_WORK_PER_TURN = 10_000;
  * by MAX_REGEX_WORK), giving the event loop back whenever the patterns scanned
  * REGEX_WORK_PER_TURN characters, and stopping at the deadline.
  */
-async function matchYielding(match: DocMatcher, docs: Doc[], signal: AbortSignal | undefined, className: string): Promise<Doc[]> {
+async function matchYielding(match: DocMatcher, docs: Doc[], { signal, pace }: FindOptions, className: string): Promise<Doc[]> {
   const out: Doc[] = [];
   let mark = match.regexWork!();
   for (const doc of docs) {
     out.push(...match([doc]));
     if (match.regexWork!() - mark > REGEX_WORK_PER_TURN) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await yieldLoop(pace);
       refuseAborted(signal, className);
       mark = match.regexWork!();
     }
   }
   return out;
+}
+
+/** One turn of the event loop, or the caller's pacing (a remote query's share of the loop). */
+function yieldLoop(pace: (() => Promise<void>) | undefined): Promise<void> {
+  return pace ? pace() : new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** A read past its deadline (its signal aborted) stops between two pages, with a coded refusal. */

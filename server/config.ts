@@ -1,6 +1,8 @@
 import { DocstackError } from '../index.js';
 import { REMOTE_BUDGET } from '../plugins/sql/budget.js';
 import type { ServerConfig } from './context.js';
+import { DEFAULT_REFUSAL_PACE_MS } from './refusal-pace.js';
+import { DEFAULT_QUERY_DEADLINE_MS } from './routes/query-pacer.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -93,8 +95,10 @@ export function loadConfig(env: Env): ServerConfig {
     pswPublicKeyPem: pem(env, 'PSW_PUBLIC_KEY'),
     tenantMaxOpen: integer(env, 'TENANT_MAX_OPEN', 50, 1, 100_000),
     tenantIdleMs: integer(env, 'TENANT_IDLE_MS', 300_000, 1000, 24 * 3600_000),
-    queryDeadlineMs: integer(env, 'QUERY_DEADLINE_MS', 1000, 50, 600_000),
+    queryDeadlineMs: integer(env, 'QUERY_DEADLINE_MS', DEFAULT_QUERY_DEADLINE_MS, 50, 600_000),
     queryConcurrency: integer(env, 'QUERY_CONCURRENCY', 2, 1, 1000),
+    queryLoopSharePercent: integer(env, 'QUERY_LOOP_SHARE', 50, 10, 100),
+    refusalPaceMs: integer(env, 'REFUSAL_PACE_MS', DEFAULT_REFUSAL_PACE_MS, 0, 900),
     sqlBudget: {
       rows: integer(env, 'SQL_BUDGET_ROWS', REMOTE_BUDGET.rows, 1, 100_000_000),
       combinations: integer(env, 'SQL_BUDGET_COMBINATIONS', REMOTE_BUDGET.combinations, 1, 1e12),

@@ -50,6 +50,10 @@ export interface ServerConfig {
   tenantIdleMs?: number;
   /** QUERY_DEADLINE_MS: a remote query (SQL, a listing with q or sort) is stopped past this (default 1000) */
   queryDeadlineMs?: number;
+  /** QUERY_LOOP_SHARE: the share of the event loop (percent) remote queries get together, paced between pages (default 50; server/routes/query-pacer.ts) */
+  queryLoopSharePercent?: number;
+  /** REFUSAL_PACE_MS: every 429 answer is held this long, so a refused client's retry loop is slowed (default 400; 0: none) */
+  refusalPaceMs?: number;
   /** QUERY_CONCURRENCY: remote queries one user may have running at once (default 2; past it 429) */
   queryConcurrency?: number;
   /** SQL_BUDGET_ROWS, SQL_BUDGET_COMBINATIONS, SQL_BUDGET_LIKE_STEPS: what one remote statement may cost */

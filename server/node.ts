@@ -11,6 +11,7 @@ import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
 import { answerClientError, cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog, securityHeaders } from './http.js';
 import { httpServerOptions, limitConnections } from './http-limits.js';
+import { DEFAULT_REFUSAL_PACE_MS, paceRefusals } from './refusal-pace.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
 import { guardOwnSyncs } from './replication/own-sync.js';
@@ -119,6 +120,7 @@ export class ServerNode extends EventEmitter {
     const app = express();
     app.disable('x-powered-by');
     app.use(requestLog(this.log));
+    app.use(paceRefusals(this.config.refusalPaceMs ?? DEFAULT_REFUSAL_PACE_MS)); // a refused client's retry loop is slowed, not served at full speed
     app.use(securityHeaders(this.config)); // helmet: nosniff, no framing, a CSP that allows nothing (server/http.ts)
     app.use(cors(this.config));
     app.use(refuseCrossSite(this.config)); // CSRF: the session cookie from another site's page (server/http.ts)

@@ -67,7 +67,8 @@ export async function startNodeChild(options: NodeChildOptions): Promise<NodeChi
     ADMIN_PASSWORD: options.admin.password,
     ENCRYPTION_PASSPHRASE: 'hostile-load bench passphrase',
   };
-  const args = options.mode === 'start' ? ['scripts/start.mjs'] : ['--import', 'tsx', 'server/main.ts'];
+  // HOSTILE_PROFILE=<dir>: the node (--node=tsx) writes a V8 CPU profile there (bench/profile-top.ts reads it)
+  const args = options.mode === 'start' ? ['scripts/start.mjs'] : [...(process.env.HOSTILE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HOSTILE_PROFILE}`] : []), '--import', 'tsx', 'server/main.ts'];
   options.log(`starting the node: node ${args.join(' ')} (DATA_DIR ${env.DATA_DIR})`);
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);

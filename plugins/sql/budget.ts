@@ -32,6 +32,8 @@ export const REMOTE_BUDGET: SqlBudget = { rows: 20_000, combinations: 100_000, l
 export interface SqlLimits {
   budget: SqlBudget;
   signal?: AbortSignal;
+  /** awaited between pages of reads: the caller's pacing (a remote statement's share of the event loop) */
+  pace?: () => Promise<void>;
 }
 
 const overBudget = (message: string, details: Record<string, unknown>) => SQL_ERRORS.budget(message, { details });

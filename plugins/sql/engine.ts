@@ -45,12 +45,14 @@ export interface SqlRunOptions {
    * statement (a cold import, seconds on a loaded machine) is not the caller's cost
    */
   deadlineMs?: number;
+  /** awaited between pages of the statement's reads (a server's share of the event loop for remote statements) */
+  pace?: () => Promise<void>;
 }
 
 export function limitsOf(deps: SqlDeps, options: SqlRunOptions | undefined): SqlLimits {
   const signals = [options?.signal, options?.deadlineMs !== undefined ? AbortSignal.timeout(options.deadlineMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  return { budget: { ...deps.budget, ...options?.budget }, ...(signal ? { signal } : {}) };
+  return { budget: { ...deps.budget, ...options?.budget }, ...(signal ? { signal } : {}), ...(options?.pace ? { pace: options.pace } : {}) };
 }
 
 /** What INSERT, UPDATE and DELETE return. */
@@ -102,9 +104,13 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
   const use = useColumns(classOf, refs, infos, dml);
   const prepared: Prepared = { alasql, params: bound, tables: new Map(), plan: [], refs, infos, raw: new Map(), limits };
   const counter = { rows: 0 };
-  const onPage = (count: number) => {
+  const onPage = async (count: number) => {
     refuseAborted(limits);
     chargeRows(limits, counter, count);
+    if (limits.pace) {
+      await limits.pace();
+      refuseAborted(limits);
+    }
   };
   const own = new Map(refs.map((ref) => [ref, conditionsOf(ref, infos.get(ref)!, classOf, bound, refs.filter((r) => r.select === ref.select).length)]));
   const plan = (ref: TableRef, conditions: Conditions) => planAccess(deps.stack, deps.indexes, infos.get(ref)!, conditions, use.includeInactive.has(ref));

@@ -20,12 +20,12 @@ export async function readDocs(
   access: Access,
   cache?: DocCache,
   /** told each page's size as it is read: a statement's budget and deadline stop it between pages */
-  onPage?: (count: number) => void,
+  onPage?: (count: number) => void | Promise<void>,
 ): Promise<{ docs: Doc[]; read: number }> {
   const prefix = info.kind === 'class' ? `${info.name}-` : relationPrefix(info.name);
   let raw: Doc[] = [];
   const fetch = async (ids: string[]) => {
-    onPage?.(ids.length);
+    await onPage?.(ids.length);
     return fetchDocs(store, ids, access.index ?? null, cache);
   };
   if (access.path === 'primary-key') {
@@ -39,7 +39,7 @@ export async function readDocs(
       const hi = typeof range.hi === 'string' && range.hi < `${prefix}\uffff` ? range.hi : `${prefix}\uffff`;
       if (compareKeys(lo, hi) > 0) continue;
       for await (const page of store.range(lo, hi)) {
-        onPage?.(page.length);
+        await onPage?.(page.length);
         raw.push(...page.filter((d) => contains(range, d._id)));
       }
     }
@@ -48,7 +48,7 @@ export async function readDocs(
     raw = await fetch(hits.map((h) => h.id));
   } else {
     for await (const page of store.range(prefix, `${prefix}\uffff`)) {
-      onPage?.(page.length);
+      await onPage?.(page.length);
       raw.push(...page);
     }
   }

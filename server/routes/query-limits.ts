@@ -5,12 +5,12 @@ import { REMOTE_BUDGET, type SqlRunOptions } from '../../plugins/sql/index.js';
 import { callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { QUERY_LIMIT_ERRORS } from './query-errors.js';
+import { DEFAULT_QUERY_DEADLINE_MS, DEFAULT_QUERY_LOOP_SHARE, QueryPacer } from './query-pacer.js';
 
 
 /** Remote queries (SQL, listings with a selector or a sort) running at once per user, by default. */
 export const DEFAULT_QUERY_CONCURRENCY = 2;
-/** How long a remote query may run before it is stopped between pages (ms), by default. */
-export const DEFAULT_QUERY_DEADLINE_MS = 1000;
+export { DEFAULT_QUERY_DEADLINE_MS } from './query-pacer.js';
 
 const running = new WeakMap<NodeContext, Map<string, number>>();
 
@@ -64,12 +64,24 @@ export function warmLinearRegex(): void {
   compileLinear('^(a+)+[b-d]$', true);
 }
 
+const pacers = new WeakMap<NodeContext, QueryPacer>();
+
+/** This request's pacing on the node's one pacer (QUERY_LOOP_SHARE: remote queries' share of the event loop). */
+function pacing(ctx: NodeContext, res: Response): () => Promise<void> {
+  let pacer = pacers.get(ctx);
+  if (!pacer) pacers.set(ctx, (pacer = new QueryPacer((ctx.config.queryLoopSharePercent ?? DEFAULT_QUERY_LOOP_SHARE * 100) / 100)));
+  const query = pacer.query(performance.now() + (ctx.config.queryDeadlineMs ?? DEFAULT_QUERY_DEADLINE_MS));
+  res.once('finish', query.done);
+  res.once('close', query.done);
+  return query.pause;
+}
+
 /** How a remote listing reads: `$regex` in linear time (RE2), stopped at the deadline. */
-export function remoteFindOptions(ctx: NodeContext, res: Response): Pick<FindOptions, 'regex' | 'signal'> {
-  return { regex: (pattern) => compileLinear(pattern), signal: querySignal(ctx, res) };
+export function remoteFindOptions(ctx: NodeContext, res: Response): Pick<FindOptions, 'regex' | 'signal' | 'pace'> {
+  return { regex: (pattern) => compileLinear(pattern), signal: querySignal(ctx, res), pace: pacing(ctx, res) };
 }
 
 /** How a remote statement runs: the node's SQL budget, stopped at the deadline (counted from its parse) or when its caller goes away. */
 export function remoteSqlOptions(ctx: NodeContext, res: Response): SqlRunOptions {
-  return { budget: ctx.config.sqlBudget ?? REMOTE_BUDGET, deadlineMs: ctx.config.queryDeadlineMs ?? DEFAULT_QUERY_DEADLINE_MS, signal: goneSignal(res) };
+  return { budget: ctx.config.sqlBudget ?? REMOTE_BUDGET, deadlineMs: ctx.config.queryDeadlineMs ?? DEFAULT_QUERY_DEADLINE_MS, signal: goneSignal(res), pace: pacing(ctx, res) };
 }
