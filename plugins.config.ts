@@ -45,3 +45,6 @@ export type BrowserSqlStack = StackWith<typeof browserWithSql>;
 export type ServerStack = StackWith<typeof server>;
 
 export { withPlugin, withoutPlugins };
+
+/** What a server bounds remote statements with (docs/sql.md#cost-limits), for the node's settings. */
+export { compileLinear, REMOTE_BUDGET, type SqlBudget, type SqlRunOptions } from './plugins/sql/index.js';

@@ -1,5 +1,5 @@
 import { DocstackError } from '../index.js';
-import { REMOTE_BUDGET } from '../plugins/sql/budget.js';
+import { REMOTE_BUDGET } from '../plugins.config.js';
 import type { ServerConfig } from './context.js';
 import { DEFAULT_REFUSAL_PACE_MS } from './refusal-pace.js';
 import { DEFAULT_QUERY_DEADLINE_MS } from './routes/query-pacer.js';

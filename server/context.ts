@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'events';
 import type { KeyObject } from 'node:crypto';
-import type { SqlBudget } from '../plugins/sql/budget.js';
+import type { SqlBudget } from '../plugins.config.js';
 import type { ClientStack } from '../index.js';
 import type { Caller } from './authorization/caller.js';
 import type { TenantLease, TenantStacks } from './tenants/stacks.js';

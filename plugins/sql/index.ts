@@ -80,4 +80,6 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
 });
 
 export { REMOTE_BUDGET };
+/** RE2's linear-time matching (what LIKE runs on): a server matches remote `$regex` with it too */
+export { compileLinear } from '../../kernel/linear-regex.js';
 export type { IndexProgress, PlanRow, Row, SqlBudget, SqlRunOptions, WriteResult };

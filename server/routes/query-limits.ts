@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import type { FindOptions } from '../../index.js';
-import { compileLinear } from '../../kernel/linear-regex.js';
-import { REMOTE_BUDGET, type SqlRunOptions } from '../../plugins/sql/index.js';
+import { compileLinear, REMOTE_BUDGET, type SqlRunOptions } from '../../plugins.config.js';
 import { callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { QUERY_LIMIT_ERRORS } from './query-errors.js';
