@@ -52,7 +52,7 @@ export interface ServerConfig {
   queryDeadlineMs?: number;
   /** QUERY_LOOP_SHARE: the share of the event loop (percent) remote queries get together, paced between pages (default 50; server/routes/query-pacer.ts) */
   queryLoopSharePercent?: number;
-  /** REFUSAL_PACE_MS: every 429 answer is held this long, so a refused client's retry loop is slowed (default 400; 0: none) */
+  /** REFUSAL_PACE_MS: every 429 answer (and 503 DS_AUTH_BUSY) is held this long, so a refused client's retry loop is slowed (default 400; 0: none) */
   refusalPaceMs?: number;
   /** QUERY_CONCURRENCY: remote queries one user may have running at once (default 2; past it 429) */
   queryConcurrency?: number;

@@ -79,4 +79,22 @@ describe('REFUSAL_PACE_MS: a 429 is held before it is sent', () => {
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
   });
+
+  it('a full hashing gate (503 DS_AUTH_BUSY) is held too: a flood from many addresses meets that answer', { timeout: 60_000 }, async () => {
+    const { node } = await testNode({ config: { refusalPaceMs: 300, authHashConcurrency: 1, authHashQueue: 0 }, adapter: 'memory' });
+    const { url } = await node.start();
+    const started = performance.now();
+    const answers = await Promise.all(
+      ['a1', 'a2', 'a3'].map(async (username) => {
+        const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'wrong password' }) });
+        return { status: res.status, body: (await res.json()) as { code?: string }, after: performance.now() - started };
+      }),
+    );
+    const busy = answers.filter((a) => a.status === 503);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const a of busy) {
+      expect(a.body.code).toBe('DS_AUTH_BUSY');
+      expect(a.after).toBeGreaterThanOrEqual(290);
+    }
+  });
 });
