@@ -58,6 +58,28 @@ export function combinations(tables: Map<string, Row[]>): number {
   return product;
 }
 
+/**
+ * Refuses a statement before anything is read when the tables' known sizes (a whole-class scan:
+ * the class's counter; an index read: its count) already put it past the budget — a 4-way
+ * self-join of a growing class used to read the class four times just to be refused.
+ */
+export function refuseEstimated(limits: SqlLimits, known: ReadonlyArray<{ table: string; rows: number }>): void {
+  const rows = known.reduce((sum, k) => sum + k.rows, 0);
+  if (rows > limits.budget.rows) {
+    throw overBudget(`The statement would read about ${rows} documents, more than the budget of ${limits.budget.rows}: narrow it with WHERE on an indexed attribute or _id.`, { reason: 'rows', budget: limits.budget.rows, estimated: rows });
+  }
+  const worst = known.reduce((product, k) => product * Math.max(1, k.rows), 1);
+  if (worst > limits.budget.combinations) {
+    const counts = known.map((k) => `${k.table} ${k.rows}`).join(' × ');
+    throw overBudget(`The statement's tables hold ${counts} rows: up to ${worst} combinations, more than the budget of ${limits.budget.combinations}. Narrow each table with WHERE (an indexed attribute, _id) or join fewer tables.`, {
+      reason: 'combinations',
+      combinations: worst,
+      budget: limits.budget.combinations,
+      estimated: true,
+    });
+  }
+}
+
 /** Runs a SELECT in alasql within the budget: refused before it starts when its combinations pass it. */
 export function runWithin(limits: SqlLimits, alasql: AlaSQL, select: Node, tables: Map<string, Row[]>, params: BoundParams): unknown {
   refuseAborted(limits);

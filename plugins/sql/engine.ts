@@ -18,7 +18,7 @@ import { conditionsOf, type Conditions } from './pushdown.js';
 import { intersect } from './ranges.js';
 import { readDocs } from './read.js';
 import { cleanRows, refuseSealed, toRows, type Row } from './rows.js';
-import { chargeRows, NO_BUDGET, refuseAborted, runWithin, type SqlBudget, type SqlLimits } from './budget.js';
+import { chargeRows, NO_BUDGET, refuseAborted, refuseEstimated, runWithin, type SqlBudget, type SqlLimits } from './budget.js';
 import { installLinearLike } from './like.js';
 import type { SqlStore } from './store.js';
 
@@ -134,6 +134,10 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
     const selector = note ? { ...access.selector, [note.column]: { $in: note.text } } : access.selector;
     prepared.plan[refs.indexOf(ref)] = { table: info.name, alias: ref.alias, path: access.path, selector, estimated: access.estimated, read };
   };
+  // EXPLAIN is not refused for its combinations (it never runs them): it shows the plan
+  if (!root.explain && (Number.isFinite(limits.budget.rows) || Number.isFinite(limits.budget.combinations))) {
+    refuseEstimated(limits, await knownSizes(deps, refs.filter((r) => !dependent.has(r)), infos, first));
+  }
   await Promise.all(refs.filter((r) => !dependent.has(r)).map((ref) => read(ref, first.get(ref)!)));
   for (const [ref, edge] of dependent) {
     const info = infos.get(ref)!;
@@ -150,6 +154,18 @@ export async function prepare(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf
     await read(ref, access, note);
   }
   return prepared;
+}
+
+/** The rows each table will give before it is read, where known: an index's count, a whole active class's counter. */
+async function knownSizes(deps: SqlDeps, refs: TableRef[], infos: Map<TableRef, TableInfo>, access: Map<TableRef, Access>): Promise<Array<{ table: string; rows: number }>> {
+  const known: Array<{ table: string; rows: number }> = [];
+  for (const ref of refs) {
+    const info = infos.get(ref)!;
+    const path = access.get(ref)!;
+    const rows = path.estimated ?? (path.path === 'scan' && info.kind === 'class' && !path.includeInactive ? await deps.stack.classCounts.count(info.name) : null);
+    if (rows !== null) known.push({ table: ref.alias ?? info.name, rows });
+  }
+  return known;
 }
 
 /** SELECT → rows; EXPLAIN SELECT → one row per table read; INSERT/UPDATE/DELETE → { count, ids }. */
