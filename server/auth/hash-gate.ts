@@ -10,6 +10,14 @@ export interface HashGateOptions {
   maxPerOwner?: number;
 }
 
+/** One holder of places in the gate and how many it may hold (a client address, a username). */
+export interface GateOwner {
+  key: string;
+  max: number;
+  /** for the refusal: "from this address", "for this username" */
+  what: string;
+}
+
 interface Waiting {
   priority: number;
   seq: number;
@@ -29,7 +37,7 @@ interface Waiting {
  * address overtakes a flood of bad ones; equal priorities go first come, first served. When the
  * queue is full, a newcomer with a lower priority than the worst waiting one takes its place
  * (that one is refused), so a flood cannot lock newcomers out by filling the queue first. And one
- * owner (a client address) holds at most `maxPerOwner` places: more is 429 DS_AUTH_RATE_LIMITED
+ * owner (a client address; a username) holds at most its share of places: more is 429 DS_AUTH_RATE_LIMITED
  * at once, before the task reads anything, so a spinning client costs no storage read either.
  */
 export class HashGate {
@@ -47,14 +55,15 @@ export class HashGate {
 
   /**
    * Runs `task` when a slot is free; throws DS_AUTH_BUSY when it cannot even wait, and
-   * DS_AUTH_RATE_LIMITED when `owner` holds its share of places already.
+   * DS_AUTH_RATE_LIMITED when an owner holds its share of places already (`owner`: a client
+   * address, held to `maxPerOwner`; or a list of owners, each with its own share).
    */
-  async run<T>(priority: number, task: () => Promise<T>, owner?: string): Promise<T> {
-    const held = owner === undefined ? 0 : (this.owners.get(owner) ?? 0);
-    if (owner !== undefined && held >= (this.options.maxPerOwner ?? 4)) {
-      throw SERVER_ERRORS.authRateLimited('Too many logins in flight from this address; retry in a moment.');
+  async run<T>(priority: number, task: () => Promise<T>, owner?: string | readonly GateOwner[]): Promise<T> {
+    const owners: readonly GateOwner[] = owner === undefined ? [] : typeof owner === 'string' ? [{ key: owner, max: this.options.maxPerOwner ?? 4, what: 'from this address' }] : owner;
+    for (const o of owners) {
+      if ((this.owners.get(o.key) ?? 0) >= o.max) throw SERVER_ERRORS.authRateLimited(`Too many logins in flight ${o.what}; retry in a moment.`);
     }
-    if (owner !== undefined) this.owners.set(owner, held + 1);
+    for (const o of owners) this.owners.set(o.key, (this.owners.get(o.key) ?? 0) + 1);
     try {
       if (this.running >= this.options.concurrency) await this.enqueue(priority);
       else this.running++;
@@ -64,10 +73,10 @@ export class HashGate {
         this.release();
       }
     } finally {
-      if (owner !== undefined) {
-        const left = (this.owners.get(owner) ?? 1) - 1;
-        if (left <= 0) this.owners.delete(owner);
-        else this.owners.set(owner, left);
+      for (const o of owners) {
+        const left = (this.owners.get(o.key) ?? 1) - 1;
+        if (left <= 0) this.owners.delete(o.key);
+        else this.owners.set(o.key, left);
       }
     }
   }

@@ -24,6 +24,8 @@ export interface AuthOptions {
   hashQueue?: number;
   /** places in the hashing gate one client address holds at most, running or waiting (default 4) */
   hashesPerAddress?: number;
+  /** places in the hashing gate one username holds at most, running or waiting (default 2) */
+  hashesPerUser?: number;
 }
 
 /** A refused attempt: wrong credentials, too many failures (429), or the hashing gate is full (503). */
@@ -55,6 +57,8 @@ export class AuthService {
   private keptUsers: Doc[] | null = null;
   /** every password hash of the node's routes goes through it (hash-gate.ts) */
   readonly gate: HashGate;
+  private readonly hashesPerAddress: number;
+  private readonly hashesPerUser: number;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -67,8 +71,9 @@ export class AuthService {
     this.gate = new HashGate({
       concurrency: options.hashConcurrency ?? ctx.config.authHashConcurrency ?? 1,
       maxQueue: options.hashQueue ?? ctx.config.authHashQueue ?? 16,
-      maxPerOwner: options.hashesPerAddress ?? 4,
     });
+    this.hashesPerAddress = options.hashesPerAddress ?? 4;
+    this.hashesPerUser = options.hashesPerUser ?? 2;
   }
 
   /** Users to write back into the next stack init() sees (a reset). */
@@ -131,7 +136,12 @@ export class AuthService {
           // the password is checked even for a disabled user: the answer's timing tells nothing
           return this.checkPassword(user, request.password);
         },
-        addressKey,
+        [
+          { key: `address\0${addressKey}`, max: this.hashesPerAddress, what: 'from this address' },
+          // a person logs in once at a time (concurrent Basic checks of one pair share a hash):
+          // more for one username is a guessing burst, answered at once instead of queued
+          { key: `user\0${userKey}`, max: this.hashesPerUser, what: 'for this username' },
+        ],
       );
     } catch (err) {
       this.byUser.giveBack(userKey, userMark);

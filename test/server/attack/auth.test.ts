@@ -33,7 +33,7 @@ describe('login floods', () => {
     const checked = answers.filter((a) => a.status === 401);
     const limited = answers.filter((a) => a.status === 429);
     expect(checked.length).toBeGreaterThan(0);
-    expect(checked.length).toBeLessThanOrEqual(5);
+    expect(checked.length).toBeLessThanOrEqual(2); // one username holds 2 places in the hashing gate
     expect(checked.length + limited.length).toBe(60);
     for (const a of limited) {
       expectCodedRefusal(a, 429, 'DS_AUTH_RATE_LIMITED');
