@@ -47,4 +47,4 @@ export type ServerStack = StackWith<typeof server>;
 export { withPlugin, withoutPlugins };
 
 /** What a server bounds remote statements with (docs/sql.md#cost-limits), for the node's settings. */
-export { compileLinear, REMOTE_BUDGET, type SqlBudget, type SqlRunOptions } from './plugins/sql/index.js';
+export { compileLinear, loadAlasql, REMOTE_BUDGET, type SqlBudget, type SqlRunOptions } from './plugins/sql/index.js';
