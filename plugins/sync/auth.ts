@@ -109,19 +109,32 @@ export function authenticatedFetch(remote: string, auth: SyncAuth | undefined, b
 /** A browser (or a worker) keeps cookies for the page; Node's fetch has no cookie jar. */
 const hasCookieJar = () => typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node !== 'string';
 
+/** A login answered 429/503 with a short Retry-After (a busy node, not a locked account) is tried again, this many times. */
+const BUSY_RETRIES = 3;
+/** Longer Retry-After values (the failure limiter's window) are not waited out: the login fails. */
+const MAX_BUSY_WAIT_S = 5;
+
 async function login(remote: string, auth: { username: string; password: string }): Promise<string | null> {
   const origin = new URL(remote).origin;
   let res: Response;
-  try {
-    res = await fetch(`${origin}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: auth.username, password: auth.password }),
-      // a browser app on another origin: the node's cookie is stored only for a credentialed request
-      credentials: 'include',
-    });
-  } catch (err) {
-    throw networkError(`${origin}/login`, err);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      res = await fetch(`${origin}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: auth.username, password: auth.password }),
+        // a browser app on another origin: the node's cookie is stored only for a credentialed request
+        credentials: 'include',
+      });
+    } catch (err) {
+      throw networkError(`${origin}/login`, err);
+    }
+    // the node's password-hashing gate is full, or this address holds its places in it (devices
+    // of one office starting together): wait as told and try again
+    const wait = Number(res.headers.get('retry-after'));
+    if ((res.status !== 429 && res.status !== 503) || attempt >= BUSY_RETRIES || !(wait > 0 && wait <= MAX_BUSY_WAIT_S)) break;
+    await res.body?.cancel().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
   }
   if (!res.ok) {
     throw new SyncLoginError(`Logging in to ${origin} failed (HTTP ${res.status}).`, res.status);

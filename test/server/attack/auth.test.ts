@@ -6,6 +6,7 @@ import { createUser, hashPassword } from '../../../server/auth/index.js';
 import { HashGate } from '../../../server/auth/hash-gate.js';
 import { ADMIN, call, login, startHarness, type Answer, type Harness } from '../auth-harness.js';
 import { testNode } from '../node-helpers.js';
+import { memoryStack } from '../../helpers/stack.js';
 
 /**
  * Issue 26, the auth slice: logins cannot starve the node, and a password change, a disable or a
@@ -281,3 +282,20 @@ describe('slow requests and connection floods', () => {
     expect(status).toBe(200);
   }, 20_000);
 });
+
+describe('a busy node is waited for, not a failed login', () => {
+  it("devices of one office (one address, more than its 4 places in the hashing gate) starting together all sync: the client waits the node's Retry-After", async () => {
+    const { node } = await testNode({ adapter: 'memory' });
+    const { url } = await node.start();
+    const names = ['desk1', 'desk2', 'desk3', 'desk4', 'desk5', 'desk6', 'desk7'];
+    for (const name of names) await createUser(node.stack(), name, `${name} password`);
+    const results = await Promise.all(
+      names.map(async (name) => {
+        const client = await memoryStack();
+        return client.sync({ remote: `${url}/db/docstack`, auth: { username: name, password: `${name} password` } });
+      }),
+    );
+    expect(results.map((r) => r.ok)).toEqual(names.map(() => true));
+  }, 60_000);
+});
+
