@@ -6,36 +6,16 @@
  * request, sent again with the same session, by completing the batch: 201, every document stored exactly
  * once, no DS_UNIQUE_VIOLATION for the ones stored before the crash.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login, testNode, watchOutput } from './node-helpers.js';
+import { login, nodeProcess, testNode } from './node-helpers.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const DOCS = 2000;
 const PASSPHRASE = 'crash test passphrase';
-const children: Array<ReturnType<typeof watchOutput>> = [];
-afterAll(() => {
-  for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
-});
 
 /** A node process on leveldb in dataDir (npm start's server/main.ts), already set up: no key to make, no admin to hash. */
 async function startChild(dataDir: string) {
-  const env = {
-    ...process.env,
-    ENVFILE: join(dataDir, 'no.env'),
-    DATA_DIR: dataDir,
-    SERVER_PORT: '0',
-    SERVER_HOST: '127.0.0.1',
-    NODE_ENV: 'test',
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
-    ENCRYPTION_PASSPHRASE: PASSPHRASE,
-  };
-  const run = watchOutput(spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] }), 30_000);
-  children.push(run);
+  const run = nodeProcess(dataDir, { ENCRYPTION_PASSPHRASE: PASSPHRASE });
   const [, url] = await run.until(/node ready at (http:\/\/\S+)/);
   return { ...run, url };
 }

@@ -1,7 +1,9 @@
 import { createServerNode, type ServerNode, type ServerNodeOptions } from '../../server/node.js';
 import { tempDir } from '../helpers/stack.js';
-import type { ChildProcess } from 'node:child_process';
-import { afterEach } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach } from 'vitest';
 import { createUser } from '../../server/auth/index.js';
 
 const nodes: ServerNode[] = [];
@@ -70,4 +72,27 @@ export function watchOutput(child: ChildProcess, timeoutMs = 30_000) {
     return pattern.exec(output)!;
   };
   return { child, exited, until, output: () => output };
+}
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const processes: Array<ReturnType<typeof watchOutput>> = [];
+afterAll(() => {
+  for (const run of processes.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
+});
+
+/**
+ * A node process as `npm start` runs it (server/main.ts, leveldb in `dataDir`, 127.0.0.1 port 0,
+ * the test admin), its output watched; `env` adds settings. Killed after the file if still running.
+ */
+export function nodeProcess(dataDir: string, env: Record<string, string> = {}) {
+  const run = watchOutput(
+    spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ENVFILE: join(dataDir, 'no.env'), DATA_DIR: dataDir, SERVER_PORT: '0', SERVER_HOST: '127.0.0.1', NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+    30_000,
+  );
+  processes.push(run);
+  return run;
 }

@@ -4,40 +4,21 @@
  * the same data folder; every delivery reaches the receiver afterwards, with the webhook-id it
  * was first sent with (at least once).
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stack.js';
-import { ADMIN, login, watchOutput } from './node-helpers.js';
+import { login, nodeProcess } from './node-helpers.js';
 import { signingSecret, startReceiver, until } from './webhook-receiver.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const DOCS = 20;
-const children: Array<ReturnType<typeof watchOutput>> = [];
-afterAll(() => {
-  for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
-});
 
 function startNode(dataDir: string) {
-  const env = {
-    ...process.env,
-    ENVFILE: join(dataDir, 'no.env'),
-    DATA_DIR: dataDir,
-    SERVER_PORT: '0',
-    SERVER_HOST: '127.0.0.1',
-    NODE_ENV: 'test',
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
+  return nodeProcess(dataDir, {
     ENCRYPTION_PASSPHRASE: 'crash test passphrase',
     WEBHOOK_RETRY_BASE_MS: '100',
     WEBHOOK_RETRY_MAX_MS: '300',
     WEBHOOK_MAX_ATTEMPTS: '1000',
     WEBHOOK_POLL_MS: '50',
-  };
-  const run = watchOutput(spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] }), 30_000);
-  children.push(run);
-  return run;
+  });
 }
 
 describe('webhooks across a crash', () => {
