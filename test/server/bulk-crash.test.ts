@@ -1,6 +1,6 @@
 /**
  * An idempotent `_bulk` survives the node's death: a real node process (server/main.ts, leveldb
- * on disk) is killed with SIGKILL while it stores a batch of 2,000 documents sent with an
+ * on disk) is killed with SIGKILL while it stores a batch of 5,000 documents sent with an
  * Idempotency-Key, so part of the batch is stored. A node opened again on the same data folder
  * (in this process, as is the set-up before: child starts are the test's cost) answers the same
  * request, sent again with the same session, by completing the batch: 201, every document stored exactly
@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/stack.js';
 import { login, nodeProcess, testNode } from './node-helpers.js';
 
-const DOCS = 2000;
+// large enough that the batch is still being stored when the poll below sees its first chunk (2,000 finished first now and then on a loaded CI machine)
+const DOCS = 5000;
 const PASSPHRASE = 'crash test passphrase';
 
 /** A node process on leveldb in dataDir (npm start's server/main.ts), already set up: no key to make, no admin to hash. */
