@@ -1,26 +1,26 @@
 /** docstack: the engine. Presets live at `docstack/presets`. */
 export { createStack, getApi, ClientStack, type StackOptions, type StackWith, type WriteOptions } from './kernel/stack.js';
-export type { HeldEntry, IngestOptions, IngestResult } from './kernel/ingest.js';
-export type { HeldReason } from './kernel/ingest-held.js';
-export { bulkDocsLine, type BulkDocsLine } from './kernel/ingest-lines.js';
+export type { HeldEntry, IngestOptions, IngestResult } from './engine/ingest/ingest.js';
+export type { HeldReason } from './engine/ingest/ingest-held.js';
+export { bulkDocsLine, type BulkDocsLine } from './engine/ingest/ingest-lines.js';
 export type { DocChangeEvent } from './kernel/pipeline.js';
-export { Class, type FetchOptions } from './kernel/model/class.js';
-export { Attribute } from './kernel/model/attribute.js';
+export { Class, type FetchOptions } from './engine/model/class.js';
+export { Attribute } from './engine/model/attribute.js';
 export { createError, DocstackError, ERROR_CODES, isDocstackError, registerErrors, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
-export { HandlerRegistry, HANDLER_NAME, type AnyHandler, type HandlerLookup } from './kernel/handler-registry.js';
+export { HandlerRegistry, HANDLER_NAME, type AnyHandler, type HandlerLookup } from './kit/handler-registry.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
-export type { EngineDoc, RangeOptions, RangeRow, Storage, StorageChanges, StorageInfo } from './kernel/storage-facade.js';
+export type { EngineDoc, RangeOptions, RangeRow, Storage, StorageChanges, StorageInfo } from './storage/facade.js';
 export type {
   LocalDoc, OpenRevision, RevisionDoc, ReplicationAllDocsOptions, ReplicationBulkGetOptions, ReplicationChangesOptions, ReplicationGetOptions,
   ReplicationTarget, ReplicationTargetOptions, ReplicationWriteResult, StorageReplication,
-} from './kernel/storage-replication.js';
-export { destroyStore, type AdapterName, type StorageOptions } from './kernel/storage.js';
+} from './storage/replication.js';
+export { destroyStore, type AdapterName, type StorageOptions } from './storage/database.js';
 export type { AdmitContext, FindCandidates, FindContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, PendingDocs, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export { systemClock, type Clock } from './kernel/clock.js';
-export type { FindOptions, GetOptions } from './kernel/reads.js';
-export type { Selector } from './kernel/selector.js';
-export * from './kernel/model/types.js';
+export type { FindOptions, GetOptions } from './engine/queries/reads.js';
+export type { Selector } from './engine/queries/selector.js';
+export * from './contracts/model.js';
 export { validationPlugin } from './plugins/validation/index.js';
 export { ephemeralPlugin } from './plugins/ephemeral/index.js';
 export { domainsPlugin, Domain, type DomainModel, type RelationDoc, type RelationKind } from './plugins/domains/index.js';
@@ -33,6 +33,6 @@ export { patchesPlugin, registerPatchHandler, PATCH_HANDLERS, PATCH_CLASS, patch
 export { syncPlugin, SyncLoginError, type SyncApi, type SyncOptions, type SyncHandle, type SyncStatus, type SyncResult, type SyncRefusal, type SyncState, type SyncDirection, type HeldDocument, type SyncPolicy, type DeniedPush } from './plugins/sync/index.js';
 export { authorityPlugin, isPending, pendingOf, PENDING_FIELD, type AuthorityApi, type AuthorityOptions, type ClaimAnswer, type ConnectOptions, type NumberBlock } from './plugins/authority/index.js';
 export { isPlainObject } from './kernel/drafts.js';
-export { isClassDocId, isEachPeersOwnClassDoc } from './kernel/class-cache.js';
-export type { ChangeEvent } from './kernel/change-feed.js';
+export { isClassDocId, isEachPeersOwnClassDoc } from './engine/class-cache.js';
+export type { ChangeEvent } from './storage/change-feed.js';
 export { tapWhen, type TapWhen } from './kernel/write-plan.js';

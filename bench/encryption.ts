@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Class, createStack, type ClientStack } from '../index.js';
 import { browser, type BrowserStack } from '../plugins.config.js';
-import { rawDatabase } from '../kernel/raw-database.js';
+import { rawDatabase } from '../storage/raw-database.js';
 import { collectGarbage, comparison, interleaved, measure, record, summarize, type BenchReport, type Comparison, type ComparisonResult, type BenchOptions } from './harness.js';
 
 const DOCS = 500;

@@ -22,7 +22,7 @@ import leveldbAdapter from 'pouchdb-adapter-leveldb';
 import memoryAdapter from 'pouchdb-adapter-memory';
 import { Class, createStack, type ClientStack, type NewDoc } from '../index.js';
 import { browser } from '../plugins.config.js';
-import { rawDatabase } from '../kernel/raw-database.js';
+import { rawDatabase } from '../storage/raw-database.js';
 import { collectGarbage, comparison, interleaved, measure, record, rotate, summarize, type Sample, type BenchReport, type Comparison, type ComparisonResult, type BenchOptions } from './harness.js';
 
 type AdapterName = 'memory' | 'leveldb';

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from './clock.js';
 import { DocstackError } from './errors.js';
-import { CLASS_META, SELF_META, type ClassModel, type Doc } from './model/types.js';
+import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
 
 /** `<ClassName>-<random>`: a class scan is then an allDocs key range. */
 export function newDocId(className: string): string {

@@ -1,6 +1,6 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncWaterfallHook } from 'tapable';
-import type { AttributeModel, ClassModel, Doc } from './model/types.js';
-import type { Selector } from './selector.js';
+import type { AttributeModel, ClassModel, Doc } from '../contracts/model.js';
+import type { Selector } from '../engine/queries/selector.js';
 import type { ClientStack } from './stack.js';
 
 export type WriteOp = 'create' | 'update' | 'delete';

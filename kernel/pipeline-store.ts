@@ -1,10 +1,10 @@
-import type { ChangeFeed, WrittenChange } from './change-feed.js';
+import type { ChangeFeed, WrittenChange } from '../storage/change-feed.js';
 import { DocstackError } from './errors.js';
-import { addDelta, counts, type ClassCounts, type CountDoc } from './indexes/class-counts.js';
-import { uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from './indexes/primary-keys.js';
-import type { Doc } from './model/types.js';
-import type { Database } from './storage.js';
-import type { WriteLock } from './write-lock.js';
+import { addDelta, counts, type ClassCounts, type CountDoc } from '../engine/indexes/class-counts.js';
+import { uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../engine/indexes/primary-keys.js';
+import type { Doc } from '../contracts/model.js';
+import type { Database } from '../storage/database.js';
+import type { WriteLock } from '../storage/write-lock.js';
 
 /**
  * Documents per bulkDocs call. leveldb-core copies a call's whole pending batch on every operation

@@ -1,15 +1,15 @@
-import type { ChangeFeed } from './change-feed.js';
+import type { ChangeFeed } from '../storage/change-feed.js';
 import { DocstackError } from './errors.js';
 import type { KernelHooks, PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
-import type { ClassCounts } from './indexes/class-counts.js';
-import { planClaims, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
-import type { AttributeTypes } from './model/attribute-types.js';
-import type { ClassModel, Doc } from './model/types.js';
+import type { ClassCounts } from '../engine/indexes/class-counts.js';
+import { planClaims, type KeyClaim, type PrimaryKeyIndex } from '../engine/indexes/primary-keys.js';
+import type { AttributeTypes } from '../engine/model/attribute-types.js';
+import type { ClassModel, Doc } from '../contracts/model.js';
 import type { ClientStack } from './stack.js';
 import { storeWrites } from './pipeline-store.js';
 import { planFor, type WritePlan } from './write-plan.js';
-import type { Database } from './storage.js';
-import type { WriteLock } from './write-lock.js';
+import type { Database } from '../storage/database.js';
+import type { WriteLock } from '../storage/write-lock.js';
 
 export interface WriteRequest {
   op: WriteOp;

@@ -1,10 +1,10 @@
 import type { AwilixContainer } from 'awilix';
 import { DocstackError, registerErrors, type ErrorFactory } from './errors.js';
-import type { SystemPatch } from '../patches/types.js';
+import type { SystemPatch } from '../contracts/patches.js';
 import type { KernelHooks } from './hooks.js';
-import type { AttributeTypeDefinition, ConfigKeyDefinition } from './model/attribute-types.js';
+import type { AttributeTypeDefinition, ConfigKeyDefinition } from '../engine/model/attribute-types.js';
 import type { ClientStack } from './stack.js';
-import type { Storage } from './storage-facade.js';
+import type { Storage } from '../storage/facade.js';
 
 /** What a plugin's setup receives. */
 export interface Kernel {

@@ -1,8 +1,8 @@
-import { SYSTEM_PATCHES, type SystemPatch } from '../patches/index.js';
+import { SYSTEM_PATCHES, type SystemPatch } from '../engine/system-patches/index.js';
 import type { Clock } from './clock.js';
 import { nowIso } from './drafts.js';
 import { DocstackError } from './errors.js';
-import type { Storage } from './storage-facade.js';
+import type { Storage } from '../storage/facade.js';
 
 const RECORD_ID = '_local/~system-patches';
 

@@ -1,5 +1,5 @@
 import type { KernelHooks, WriteOrigin } from './hooks.js';
-import type { ClassModel } from './model/types.js';
+import type { ClassModel } from '../contracts/model.js';
 
 /** Which classes (and write origins) a pipeline tap has work for; a tap without one runs for all. */
 export type TapWhen = (model: ClassModel, origin: WriteOrigin) => boolean;

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import pouchdbFind from 'pouchdb-find';
-import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
-import { rawDatabase } from '../../kernel/raw-database.js';
+import { registerPouchPlugin } from '../../storage/pouch-plugins.js';
+import { rawDatabase } from '../../storage/raw-database.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { READINGS, valueOf } from './data.js';
 

@@ -1,4 +1,4 @@
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import type { SequenceCounters } from './counters.js';
 import { PENDING_FIELD, pendingOf, sequenceAttributes } from './model.js';

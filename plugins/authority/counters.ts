@@ -1,4 +1,4 @@
-import type { Storage } from '../../kernel/storage-facade.js';
+import type { Storage } from '../../storage/facade.js';
 
 /** A block of numbers the node handed out: `first` to `last`, both included. */
 export interface NumberBlock {

@@ -1,6 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { ClassModel, Doc } from '../../kernel/model/types.js';
+import type { ClassModel, Doc } from '../../contracts/model.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { tapWhen } from '../../kernel/write-plan.js';
 import { ASSIGNING, PendingAssigner } from './assign.js';

@@ -1,6 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
-import type { ConfigKeyDefinition } from '../../kernel/model/attribute-types.js';
-import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
+import type { ConfigKeyDefinition } from '../../engine/model/attribute-types.js';
+import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
 
 /** The document field listing the attributes whose number the node is still to assign. */
 export const PENDING_FIELD = '~pending';

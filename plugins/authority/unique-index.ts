@@ -1,7 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import { DocstackError } from '../../kernel/errors.js';
-import type { ClassModel, Doc } from '../../kernel/model/types.js';
-import type { Storage } from '../../kernel/storage-facade.js';
+import type { ClassModel, Doc } from '../../contracts/model.js';
+import type { Storage } from '../../storage/facade.js';
 import { claimedAttributes } from './model.js';
 
 /**

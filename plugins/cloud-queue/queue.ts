@@ -1,5 +1,5 @@
 import type { ClientStack } from '../../kernel/stack.js';
-import { travelCheck } from '../../kernel/travels.js';
+import { travelCheck } from '../../engine/travels.js';
 import type { CloudAuth } from './auth.js';
 import { CLOUD_ERRORS } from './errors.js';
 

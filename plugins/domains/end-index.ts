@@ -1,6 +1,6 @@
 import type { Clock } from '../../kernel/clock.js';
 import { DocstackError } from '../../kernel/errors.js';
-import type { Storage } from '../../kernel/storage-facade.js';
+import type { Storage } from '../../storage/facade.js';
 import type { End, RelationDoc } from './model.js';
 
 /** One relation at one end: the relation's id and the document at the other end. */

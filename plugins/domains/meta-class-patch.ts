@@ -1,6 +1,6 @@
-import { attr, metaClass } from '../../patches/system/0001-meta-model.js';
-import type { SystemPatch } from '../../patches/types.js';
-import { CLASS_META, DOMAIN_META } from '../../kernel/model/types.js';
+import { attr, metaClass } from '../../engine/system-patches/0001-meta-model.js';
+import type { SystemPatch } from '../../contracts/patches.js';
+import { CLASS_META, DOMAIN_META } from '../../contracts/model.js';
 
 /**
  * The `domain` meta-class belongs to this plugin: a stack without domains has no domain

@@ -1,4 +1,4 @@
-import { DOMAIN_META, type Doc } from '../../kernel/model/types.js';
+import { DOMAIN_META, type Doc } from '../../contracts/model.js';
 
 export const RELATION_KINDS = ['1:1', '1:N', 'N:1', 'N:N'] as const;
 export type RelationKind = (typeof RELATION_KINDS)[number];

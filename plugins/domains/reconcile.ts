@@ -1,4 +1,4 @@
-import type { ClassModel, Doc } from '../../kernel/model/types.js';
+import type { ClassModel, Doc } from '../../contracts/model.js';
 import { isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End, type RelationDoc } from './model.js';
 import { domainOf } from './reference-type.js';
 import { referencesOf } from './references.js';

@@ -1,6 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
-import type { AttributeTypeDefinition } from '../../kernel/model/attribute-types.js';
-import type { AttributeModel } from '../../kernel/model/types.js';
+import type { AttributeTypeDefinition } from '../../engine/model/attribute-types.js';
+import type { AttributeModel } from '../../contracts/model.js';
 import { referenceCheck } from './references.js';
 import type { DomainRegistry } from './registry.js';
 

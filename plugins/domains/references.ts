@@ -1,6 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
+import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
 import { domainDocId, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
 import type { DomainRegistry } from './registry.js';
 import { domainOf } from './reference-type.js';

@@ -1,5 +1,5 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { DOMAIN_META } from '../../kernel/model/types.js';
+import { DOMAIN_META } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { Domain } from './domain.js';
 import type { DomainModel } from './model.js';

@@ -1,7 +1,7 @@
 import { nowIso } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
-import type { Doc } from '../../kernel/model/types.js';
-import { compileSelector, projectFields, type Selector } from '../../kernel/selector.js';
+import type { Doc } from '../../contracts/model.js';
+import { compileSelector, projectFields, type Selector } from '../../engine/queries/selector.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { RelationCatchUp } from './catch-up.js';
 import { EndIndex } from './end-index.js';

@@ -1,6 +1,6 @@
 import { isDocstackError } from '../../kernel/errors.js';
 import type { ClientStack } from '../../kernel/stack.js';
-import { travelCheck } from '../../kernel/travels.js';
+import { travelCheck } from '../../engine/travels.js';
 import type { DriveAdapter, DriveCursor, DriveRetry } from './adapter.js';
 import { DRIVE_ERRORS } from './errors.js';
 import { fileNameOf, isDocFileName, mergeLeaves, parseDocFile, sameLeaves, serializeDocFile, type Leaf } from './layout.js';

@@ -1,6 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
-import type { ConfigKeyDefinition } from '../../kernel/model/attribute-types.js';
-import type { AttributeModel } from '../../kernel/model/types.js';
+import type { ConfigKeyDefinition } from '../../engine/model/attribute-types.js';
+import type { AttributeModel } from '../../contracts/model.js';
 
 /** Is this attribute stored sealed (`encrypted: true`, a config key this plugin defines)? */
 export const isEncrypted = (attribute: AttributeModel): boolean => attribute.encrypted === true;

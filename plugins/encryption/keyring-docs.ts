@@ -1,4 +1,4 @@
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import type { Wrapped } from './crypto.js';
 

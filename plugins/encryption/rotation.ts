@@ -1,5 +1,5 @@
 import { DocstackError } from '../../kernel/errors.js';
-import type { ClassModel, Doc } from '../../kernel/model/types.js';
+import type { ClassModel, Doc } from '../../contracts/model.js';
 import { isSealed } from './sealed.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { ClientStack } from '../../kernel/stack.js';

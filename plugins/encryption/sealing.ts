@@ -1,7 +1,7 @@
 import { DocstackError } from '../../kernel/errors.js';
 import { isEncrypted } from './encrypted-key.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { AttributeModel, ClassModel, Doc } from '../../kernel/model/types.js';
+import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
 import { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';
 import { decryptText, encryptJson, randomIvs } from './crypto.js';
 import { DEFAULT_SCOPE, type Keyring } from './keyring.js';

@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { HandlerRegistry, handlerRegistryOf } from '../../kernel/handler-registry.js';
+import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
 import type { Kernel } from '../../kernel/plugin.js';
 import type { HandlerOptions, JobHandler } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../kernel/clock.js';
-import type { Storage } from '../../kernel/storage-facade.js';
+import type { Storage } from '../../storage/facade.js';
 
 const PREFIX = '_local/~job-lock/';
 /**

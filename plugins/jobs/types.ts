@@ -1,5 +1,5 @@
 /** Types and constants shared by the files of the jobs plugin (and by job plugins). */
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 
 export const JOB_CLASS = '~Job';

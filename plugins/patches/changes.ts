@@ -1,8 +1,8 @@
-import { Attribute } from '../../kernel/model/attribute.js';
-import { checkDefaultValue, ruleContext } from '../../kernel/model/attribute.js';
-import { normalizeAttribute } from '../../kernel/model/attribute-rules.js';
-import { Class } from '../../kernel/model/class.js';
-import { CLASS_META, DOMAIN_META, type ClassModel, type Doc } from '../../kernel/model/types.js';
+import { Attribute } from '../../engine/model/attribute.js';
+import { checkDefaultValue, ruleContext } from '../../engine/model/attribute.js';
+import { normalizeAttribute } from '../../engine/model/attribute-rules.js';
+import { Class } from '../../engine/model/class.js';
+import { CLASS_META, DOMAIN_META, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { Domain } from '../domains/domain.js';
 import type { DomainRegistry } from '../domains/registry.js';

@@ -1,5 +1,5 @@
 import { nowIso, updateDraft } from '../../kernel/drafts.js';
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import type { PatchStateStore, RunState } from './state.js';

@@ -1,6 +1,6 @@
 import type { AwilixContainer } from 'awilix';
-import { HandlerRegistry, handlerRegistryOf } from '../../kernel/handler-registry.js';
-import type { Doc } from '../../kernel/model/types.js';
+import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 
 /** Container key of the per-stack registry of migrate handlers. */

@@ -1,6 +1,6 @@
-import { attr, metaClass } from '../../patches/system/0001-meta-model.js';
-import type { SystemPatch } from '../../patches/types.js';
-import { CLASS_META } from '../../kernel/model/types.js';
+import { attr, metaClass } from '../../engine/system-patches/0001-meta-model.js';
+import type { SystemPatch } from '../../contracts/patches.js';
+import { CLASS_META } from '../../contracts/model.js';
 import { PATCH_CLASS } from './model.js';
 
 /**

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
-import { CLASS_META, DOMAIN_META } from '../../kernel/model/types.js';
+import { CLASS_META, DOMAIN_META } from '../../contracts/model.js';
 
 export type SweepMode = 'deactivate' | 'purge';
 

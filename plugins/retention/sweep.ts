@@ -1,7 +1,7 @@
 import { deleteDraft, nowIso } from '../../kernel/drafts.js';
 import { isDocstackError } from '../../kernel/errors.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClassModel, Doc } from '../../kernel/model/types.js';
+import type { ClassModel, Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { RUN_CLASS, type JobContext } from '../jobs/index.js';
 import { checkSweepParams, type SweepParams } from './params.js';

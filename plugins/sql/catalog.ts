@@ -1,4 +1,4 @@
-import { CLASS_META, type AttributeModel, type ClassModel } from '../../kernel/model/types.js';
+import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import type { DomainRegistry } from '../domains/registry.js';
 import type { DomainModel } from '../domains/model.js';

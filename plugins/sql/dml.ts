@@ -1,6 +1,6 @@
 import { createDraft, deleteDraft, nowIso, updateDraft } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
-import type { Doc, NewDoc } from '../../kernel/model/types.js';
+import type { Doc, NewDoc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { AlaSQL, Node } from './alasql.js';
 import { classTable, resolveTable, SYSTEM_COLUMNS, type TableInfo } from './catalog.js';

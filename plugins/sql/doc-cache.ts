@@ -1,4 +1,4 @@
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 
 /**
  * Stored documents by id and revision, the most recently used kept (a bounded LRU). A revision

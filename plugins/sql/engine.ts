@@ -1,4 +1,4 @@
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import type { DomainRegistry } from '../domains/registry.js';
 import { loadAlasql, type AlaSQL, type Node } from './alasql.js';

@@ -1,6 +1,6 @@
 import type { FindCandidates, FindContext } from '../../kernel/hooks.js';
 import { isPlainObject } from '../../kernel/drafts.js';
-import type { Selector } from '../../kernel/selector.js';
+import type { Selector } from '../../engine/queries/selector.js';
 import { classTable, type TableInfo } from './catalog.js';
 import type { SqlDeps } from './engine.js';
 import { planAccess } from './plan.js';

@@ -81,7 +81,7 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
 
 export { REMOTE_BUDGET };
 /** RE2's linear-time matching (what LIKE runs on): a server matches remote `$regex` with it too */
-export { compileLinear } from '../../kernel/linear-regex.js';
+export { compileLinear } from '../../engine/queries/linear-regex.js';
 /** alasql, loaded now (a server loads it at start: its first load holds the event loop) */
 export { loadAlasql } from './alasql.js';
 export type { IndexProgress, PlanRow, Row, SqlBudget, SqlRunOptions, WriteResult };

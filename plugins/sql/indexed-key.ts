@@ -1,5 +1,5 @@
 import { DocstackError } from '../../kernel/errors.js';
-import type { ConfigKeyDefinition } from '../../kernel/model/attribute-types.js';
+import type { ConfigKeyDefinition } from '../../engine/model/attribute-types.js';
 import { isIndexed, kindOf } from './catalog.js';
 
 /**

@@ -1,4 +1,4 @@
-import { compileLinear, MAX_PATTERN, type LinearRegex } from '../../kernel/linear-regex.js';
+import { compileLinear, MAX_PATTERN, type LinearRegex } from '../../engine/queries/linear-regex.js';
 import type { AlaSQL } from './alasql.js';
 import { SQL_ERRORS } from './errors.js';
 

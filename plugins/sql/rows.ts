@@ -1,4 +1,4 @@
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { planFor } from '../../kernel/write-plan.js';
 import type { TableInfo } from './catalog.js';

@@ -1,5 +1,5 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { isEngineClassName } from '../../kernel/model/types.js';
+import { isEngineClassName } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 
 /** What a sync carries: every document, or the asked classes plus ids. */

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'events';
 import type { DocstackError } from '../../kernel/errors.js';
 import { isExpectedRefusal, refusalOf, type DeniedRecords } from './denied.js';
 import { toSyncError } from './errors.js';
-import { isEachPeersOwnClassDoc } from '../../kernel/class-cache.js';
+import { isEachPeersOwnClassDoc } from '../../engine/class-cache.js';
 import type { PendingCounter } from './pending.js';
 import type { StatusTracker, SyncDirection, SyncResult } from './status.js';
 

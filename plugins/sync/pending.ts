@@ -1,5 +1,5 @@
 import type { ClientStack } from '../../kernel/stack.js';
-import { isEachPeersOwnClassDoc } from '../../kernel/class-cache.js';
+import { isEachPeersOwnClassDoc } from '../../engine/class-cache.js';
 
 const STATE_ID = '_local/~sync/state';
 

@@ -1,4 +1,4 @@
-import type { IngestResult } from '../../kernel/ingest.js';
+import type { IngestResult } from '../../engine/ingest/ingest.js';
 import { pullSelector, pushFilter, type SyncScope } from './filter.js';
 import type { SyncOptions } from './options.js';
 

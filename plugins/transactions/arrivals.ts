@@ -1,5 +1,5 @@
 import type { IngestItem, IngestRefusal } from '../../kernel/hooks.js';
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { TX_ERRORS } from './errors.js';
 import { generation, stampOf, UP_LISTED, type TxStamp } from './stamp.js';

@@ -1,6 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { claimFor, type KeyClaim } from '../../kernel/indexes/primary-keys.js';
-import type { Doc } from '../../kernel/model/types.js';
+import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
+import type { Doc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { TX_ERRORS } from './errors.js';

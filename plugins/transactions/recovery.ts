@@ -1,5 +1,5 @@
-import { claimFor, type KeyClaim } from '../../kernel/indexes/primary-keys.js';
-import type { Doc } from '../../kernel/model/types.js';
+import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
+import type { Doc } from '../../contracts/model.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { writtenBy, type Journal, type JournalDoc } from './journal.js';
 

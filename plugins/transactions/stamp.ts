@@ -1,4 +1,4 @@
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 
 /**
  * The `~tx` field of a document (docs/transactions.md#across-replication). A revision written by

@@ -1,10 +1,10 @@
 import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
-import { claimFor, type KeyClaim } from '../../kernel/indexes/primary-keys.js';
+import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
 import type { WriteOp } from '../../kernel/hooks.js';
-import type { ClassModel, Doc, NewDoc } from '../../kernel/model/types.js';
-import { checkFindOptions, type FindOptions, type GetOptions } from '../../kernel/reads.js';
-import { compileSelector, projectFields, type Selector } from '../../kernel/selector.js';
+import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
+import { checkFindOptions, type FindOptions, type GetOptions } from '../../engine/queries/reads.js';
+import { compileSelector, projectFields, type Selector } from '../../engine/queries/selector.js';
 import type { ClientStack } from '../../kernel/stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';

@@ -1,9 +1,9 @@
 import { DocstackError } from '../../kernel/errors.js';
-import { primaryKeyValues } from '../../kernel/indexes/primary-keys.js';
+import { primaryKeyValues } from '../../engine/indexes/primary-keys.js';
 import { isPlainObject } from '../../kernel/drafts.js';
-import { primaryKeyAttributes, type ClassModel, type Doc } from '../../kernel/model/types.js';
-import type { FindOptions } from '../../kernel/reads.js';
-import type { Selector } from '../../kernel/selector.js';
+import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
+import type { FindOptions } from '../../engine/queries/reads.js';
+import type { Selector } from '../../engine/queries/selector.js';
 import type { Transaction } from './transaction.js';
 
 /** Fields of a card that addOrUpdateCard leaves to the engine (as Class.addOrUpdateCard does). */

@@ -1,6 +1,6 @@
 import { nowIso } from '../../kernel/drafts.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import { Class } from '../../kernel/model/class.js';
+import { Class } from '../../engine/model/class.js';
 import type { ClientStack } from '../../kernel/stack.js';
 
 /** The system class of failure records: one document per failed after-trigger. */

@@ -1,7 +1,7 @@
 import type { AwilixContainer } from 'awilix';
-import { HandlerRegistry, handlerRegistryOf } from '../../kernel/handler-registry.js';
+import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
 import type { WriteOp, WriteOrigin } from '../../kernel/hooks.js';
-import type { ClassModel, Doc, NewDoc } from '../../kernel/model/types.js';
+import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
 import type { ClientStack, WriteOptions } from '../../kernel/stack.js';
 import type { TriggerModel } from './model.js';
 

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../../kernel/drafts.js';
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import type { WriteOptions } from '../../kernel/stack.js';
 import { reportFailure, TRIGGER_FAILURE_CLASS } from './failures.js';
 import { startJob } from './jobs.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../../kernel/errors.js';
-import type { AttributeTypes } from '../../kernel/model/attribute-types.js';
-import { enumValues, type AttributeModel } from '../../kernel/model/types.js';
+import type { AttributeTypes } from '../../engine/model/attribute-types.js';
+import { enumValues, type AttributeModel } from '../../contracts/model.js';
 import { dateCheck } from './dates.js';
 
 // Plain objects only (prototype Object or null): a Date, Map or class instance is not JSON data —

@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { DocstackError } from '../../kernel/errors.js';
-import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../kernel/model/types.js';
-import type { AttributeTypes } from '../../kernel/model/attribute-types.js';
+import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../contracts/model.js';
+import type { AttributeTypes } from '../../engine/model/attribute-types.js';
 import { attributeSchema } from './attribute-schema.js';
 import { issueToError } from './issues.js';
 

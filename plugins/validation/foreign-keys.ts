@@ -1,6 +1,6 @@
 import { DocstackError } from '../../kernel/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { AttributeModel, Doc } from '../../kernel/model/types.js';
+import type { AttributeModel, Doc } from '../../contracts/model.js';
 
 type Target = Pick<Doc, '_id' | '~class' | 'active'> | null;
 

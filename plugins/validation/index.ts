@@ -1,5 +1,5 @@
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { Doc } from '../../kernel/model/types.js';
+import type { Doc } from '../../contracts/model.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { validationErrorList } from './errors.js';
 import { attributeSchema } from './attribute-schema.js';

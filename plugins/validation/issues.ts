@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { DocstackError, type ErrorCode } from '../../kernel/errors.js';
-import { enumValues, type AttributeModel } from '../../kernel/model/types.js';
+import { enumValues, type AttributeModel } from '../../contracts/model.js';
 
 const TYPE_LABELS: Record<string, string> = {
   string: 'a string',

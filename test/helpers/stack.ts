@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createStack, type ClientStack, type PluginEntry, type StackOptions } from '../../index.js';
 import { browser, type BrowserStack } from '../../plugins.config.js';
-import { rawDatabase } from '../../kernel/raw-database.js';
+import { rawDatabase } from '../../storage/raw-database.js';
 
 let counter = 0;
 

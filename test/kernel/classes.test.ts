@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack, DocstackError, validationPlugin } from '../../index.js';
-import { VERIFY_AFTER_MS } from '../../kernel/class-cache.js';
+import { VERIFY_AFTER_MS } from '../../engine/class-cache.js';
 import { ManualClock } from '../helpers/clock.js';
 import { kernelStack, refusal, track, uniqueName, userClasses } from '../helpers/stack.js';
 

@@ -1,8 +1,8 @@
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack, Domain, KEYS, systemClock } from '../../index.js';
-import { VERIFY_AFTER_MS } from '../../kernel/class-cache.js';
-import { keyIdOf, PENDING_CLAIM_GRACE_MS } from '../../kernel/indexes/primary-keys.js';
+import { VERIFY_AFTER_MS } from '../../engine/class-cache.js';
+import { keyIdOf, PENDING_CLAIM_GRACE_MS } from '../../engine/indexes/primary-keys.js';
 import { browser } from '../../plugins.config.js';
 import { PENDING_GRACE_MS } from '../../plugins/domains/end-index.js';
 import { DEFAULT_LEASE_MS } from '../../plugins/jobs/lock.js';

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Class } from '../../index.js';
-import { compileLinear } from '../../kernel/linear-regex.js';
-import { MAX_REGEX_WORK } from '../../kernel/selector.js';
+import { compileLinear } from '../../engine/queries/linear-regex.js';
+import { MAX_REGEX_WORK } from '../../engine/queries/selector.js';
 import { expectRefused, kernelStack } from '../helpers/stack.js';
 
 describe('$regex on a linear-time engine', () => {

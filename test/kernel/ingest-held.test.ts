@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack, DocstackError, type ClientStack, type HeldEntry } from '../../index.js';
-import { HeldStore } from '../../kernel/ingest-held.js';
+import { HeldStore } from '../../engine/ingest/ingest-held.js';
 import { browser } from '../../plugins.config.js';
 import { memoryStack, tempDir, track, uniqueName } from '../helpers/stack.js';
 

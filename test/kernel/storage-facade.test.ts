@@ -2,7 +2,7 @@ import PouchDB from 'pouchdb-core';
 import replication from 'pouchdb-replication';
 import { describe, expect, it, vi } from 'vitest';
 import { Class, definePlugin, KEYS, type ClientStack, type ReplicationWriteResult, type Storage } from '../../index.js';
-import { registerPouchPlugin } from '../../kernel/pouch-plugins.js';
+import { registerPouchPlugin } from '../../storage/pouch-plugins.js';
 import { expectRefused, kernelStack, rawDb } from '../helpers/stack.js';
 
 registerPouchPlugin(replication);

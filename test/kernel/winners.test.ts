@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { readWinners } from '../../kernel/winners.js';
+import { readWinners } from '../../storage/winners.js';
 import { kernelStack, rawDb } from '../helpers/stack.js';
 
 describe('readWinners (the stored winner of each id, as allDocs({ keys }) reads it)', () => {

@@ -36,7 +36,7 @@ describe('the server node uses the engine as a user of the package would', () =>
 
   it('the check sees an offending import (it can fail)', () => {
     const file = join(ROOT, 'server/replication/example.ts');
-    expect(relativeImports(file, "import { claimFor } from '../../kernel/indexes/primary-keys.js';")).toEqual(['kernel/indexes/primary-keys.ts']);
+    expect(relativeImports(file, "import { claimFor } from '../../engine/indexes/primary-keys.js';")).toEqual(['kernel/indexes/primary-keys.ts']);
     expect(relativeImports(file, "import { createStack } from '../../index.js';")).toEqual(['index.ts']);
   });
 });
@@ -66,9 +66,9 @@ describe('plugins and the server reach storage only through the facade (stack.st
     expect(storageBypasses(file, 'const rows = await stack.db.allDocs({});')).toEqual(['plugins/acme/index.ts: stack.db']);
     expect(storageBypasses(file, 'const db = container.resolve(KEYS.db);')).toHaveLength(1);
     expect(storageBypasses(file, 'const { db, clock } = this.stack;')).toHaveLength(1);
-    expect(storageBypasses(file, "import type { Database } from '../../kernel/storage.js';")).toEqual(['plugins/acme/index.ts → kernel/storage.ts']);
-    expect(storageBypasses(file, "import { rawDatabase } from '../../kernel/raw-database.js';")).toEqual(['plugins/acme/index.ts → kernel/raw-database.ts']);
+    expect(storageBypasses(file, "import type { Database } from '../../storage/database.js';")).toEqual(['plugins/acme/index.ts → kernel/storage.ts']);
+    expect(storageBypasses(file, "import { rawDatabase } from '../../storage/raw-database.js';")).toEqual(['plugins/acme/index.ts → kernel/raw-database.ts']);
     // the facade itself, and URLs that merely contain /db/, are fine
-    expect(storageBypasses(file, "import type { Storage } from '../../kernel/storage-facade.js';\nconst url = 'http://host/db/docstack';\nawait stack.storage.get(id);")).toEqual([]);
+    expect(storageBypasses(file, "import type { Storage } from '../../storage/facade.js';\nconst url = 'http://host/db/docstack';\nawait stack.storage.get(id);")).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Doc } from '../../../kernel/model/types.js';
+import type { Doc } from '../../../contracts/model.js';
 import { compareKeys, isKey, type Key, type Range } from '../ranges.js';
 import type { Seq } from '../store.js';
 

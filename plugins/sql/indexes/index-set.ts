@@ -1,4 +1,4 @@
-import type { ClassModel, Doc } from '../../../kernel/model/types.js';
+import type { ClassModel, Doc } from '../../../contracts/model.js';
 import type { ClientStack } from '../../../kernel/stack.js';
 import { isIndexed } from '../catalog.js';
 import type { SqlStore } from '../store.js';

@@ -177,7 +177,7 @@ describe('relations', () => {
 describe('relations that arrive by replication', () => {
   it('count for cardinality on the receiving stack', async () => {
     const replication = (await import('pouchdb-replication')).default;
-    const { registerPouchPlugin } = await import('../../../kernel/pouch-plugins.js');
+    const { registerPouchPlugin } = await import('../../../storage/pouch-plugins.js');
     registerPouchPlugin(replication);
     const a = await memoryStack();
     const { person, car } = await people(a);

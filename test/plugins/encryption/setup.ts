@@ -1,7 +1,7 @@
 import replication from 'pouchdb-replication';
 import { Class, type ClientStack } from '../../../index.js';
 import { rawDb } from '../../helpers/stack.js';
-import { registerPouchPlugin } from '../../../kernel/pouch-plugins.js';
+import { registerPouchPlugin } from '../../../storage/pouch-plugins.js';
 
 registerPouchPlugin(replication);
 

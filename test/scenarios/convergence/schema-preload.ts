@@ -6,7 +6,7 @@
  * proof is the default, `schema: 'sync'`.
  */
 import { createStack, type ClientStack } from '../../../index.js';
-import { rawDatabase } from '../../../kernel/raw-database.js';
+import { rawDatabase } from '../../../storage/raw-database.js';
 import { server as serverPreset } from '../../../plugins.config.js';
 import { APP_CLASSES } from './schema.js';
 

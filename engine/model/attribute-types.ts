@@ -1,0 +1,87 @@
+import { DocstackError } from '../../kernel/errors.js';
+import type { AttributeContext } from '../../kernel/hooks.js';
+import type { AttributeModel } from '../../contracts/model.js';
+
+/**
+ * Reads one config key from the input model: returns the value to store (undefined drops it),
+ * or throws a DocstackError naming the attribute. `input` holds the whole input model, for keys
+ * whose meaning depends on another (an integer's `min` must be whole).
+ */
+export type ConfigKeyRule = (value: unknown, attribute: AttributeModel, input: Record<string, unknown>) => unknown;
+
+/** An attribute type: the kernel defines the scalar ones; a plugin defines its own (`reference`). */
+export interface AttributeTypeDefinition {
+  type: string;
+  /** Config keys only this type accepts, each with its rule. */
+  keys?: Record<string, ConfigKeyRule>;
+  /** Can be part of a natural primary key (a scalar with a stable JSON form). */
+  keyable?: boolean;
+  /** Refuses combinations once every key is read (a reference cannot be an array…). */
+  check?(attribute: AttributeModel, ctx: AttributeContext): void | Promise<void>;
+  /** What a value must be, for messages ("a document id"). */
+  label?: string;
+  /**
+   * One value's check for validators that do not know this type: a problem ("expected a
+   * document id") or undefined. The validation plugin checks the kernel's own types itself.
+   */
+  validate?(value: unknown, attribute: AttributeModel): string | undefined;
+}
+
+/** A config key every type accepts, contributed by a plugin (the encryption plugin's `encrypted`). */
+export interface ConfigKeyDefinition {
+  key: string;
+  rule: ConfigKeyRule;
+  /** Refuses combinations once every key is read (an encrypted primary key…). */
+  check?(attribute: AttributeModel, ctx: AttributeContext): void | Promise<void>;
+}
+
+/**
+ * The attribute types and config keys a stack knows: the kernel's, plus what its plugins
+ * define in setup. A stored class that uses a type or key no loaded plugin defined stays
+ * readable but is read-only on this stack (DS_CAPABILITY_MISSING): never written unchecked.
+ */
+export class AttributeTypes {
+  private readonly types = new Map<string, AttributeTypeDefinition>();
+  private readonly keys = new Map<string, ConfigKeyDefinition>();
+
+  constructor(private readonly common: readonly string[]) {}
+
+  defineType(definition: AttributeTypeDefinition, owner: string): void {
+    this.refuseTaken(this.types.has(definition.type) || this.common.includes(definition.type), `type "${definition.type}"`, owner);
+    this.types.set(definition.type, definition);
+  }
+
+  defineKey(definition: ConfigKeyDefinition, owner: string): void {
+    const taken = this.keys.has(definition.key) || this.common.includes(definition.key) || [...this.types.values()].some((t) => t.keys?.[definition.key]);
+    this.refuseTaken(taken, `config key "${definition.key}"`, owner);
+    this.keys.set(definition.key, definition);
+  }
+
+  type(name: string): AttributeTypeDefinition | undefined {
+    return this.types.get(name);
+  }
+
+  key(name: string): ConfigKeyDefinition | undefined {
+    return this.keys.get(name);
+  }
+
+  typeNames(): string[] {
+    return [...this.types.keys()];
+  }
+
+  /** Types whose own keys include this one (for "it applies to … attributes only"). */
+  ownersOfKey(key: string): string[] {
+    return [...this.types.values()].filter((t) => t.keys && Object.hasOwn(t.keys, key)).map((t) => t.type);
+  }
+
+  /** The type or config key of a stored attribute that this stack does not know, if any. */
+  missing(attribute: AttributeModel): string | undefined {
+    const type = this.types.get(attribute.type);
+    if (!type) return attribute.type;
+    return Object.keys(attribute).find((k) => attribute[k] !== undefined && !this.common.includes(k) && !type.keys?.[k] && !this.keys.has(k));
+  }
+
+  private refuseTaken(taken: boolean, what: string, owner: string): void {
+    if (taken) throw new DocstackError('DS_PLUGIN_INVALID', `${owner} defines the attribute ${what}, which is already defined.`, { details: { plugin: owner } });
+  }
+}

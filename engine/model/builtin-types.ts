@@ -1,0 +1,76 @@
+import { DocstackError } from '../../kernel/errors.js';
+import type { AttributeContext } from '../../kernel/hooks.js';
+import { AttributeTypes, type AttributeTypeDefinition, type ConfigKeyRule } from './attribute-types.js';
+import { COMMON_KEYS } from './attribute-rules.js';
+import type { AttributeModel } from '../../contracts/model.js';
+
+/** The attribute types the kernel itself defines; plugins add theirs (docs/plugins.md). */
+
+const refuse = (message: string, attribute: AttributeModel, code: 'DS_ATTRIBUTE_CONFIG_INVALID' | 'DS_ATTRIBUTE_ENUM_VALUES' | 'DS_ATTRIBUTE_TARGET_CLASS' = 'DS_ATTRIBUTE_CONFIG_INVALID'): never => {
+  throw new DocstackError(code, message, { path: attribute.name });
+};
+
+const wholeAtLeast = (key: string, least: number): ConfigKeyRule => (v, a) =>
+  Number.isInteger(v) && (v as number) >= least ? v : refuse(`"${key}" of "${a.name}" must be a whole number ≥ ${least}.`, a);
+
+const bound = (key: 'min' | 'max'): ConfigKeyRule => (v, a) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) refuse(`"${key}" of "${a.name}" must be a finite number.`, a);
+  if (a.type === 'integer' && !Number.isInteger(v)) refuse(`"${key}" of the integer "${a.name}" must be whole.`, a);
+  return v;
+};
+
+const boundsInOrder = (a: AttributeModel): void => {
+  if (a.min !== undefined && a.max !== undefined && a.min > a.max) refuse(`"min" (${a.min}) of "${a.name}" is above "max" (${a.max}).`, a);
+};
+
+const format: ConfigKeyRule = (v, a) =>
+  typeof v === 'string' && v.trim() !== '' ? v : refuse(`"format" of "${a.name}" must be a non-empty string such as "YYYY-MM-DD".`, a);
+
+// the specification's form is [{ value }]; plain strings are accepted and stored that way too
+const enumList: ConfigKeyRule = (raw, a) => {
+  const values = Array.isArray(raw)
+    ? raw.map((v) => (typeof v === 'string' ? v : typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 ? (v as { value?: unknown }).value : undefined))
+    : [];
+  const ok = values.length > 0 && values.every((v) => typeof v === 'string' && v !== '') && new Set(values).size === values.length;
+  if (!ok) refuse(`The enum "${a.name}" needs "values": a non-empty list of distinct values, each { value: "…" } (or a plain string).`, a, 'DS_ATTRIBUTE_ENUM_VALUES');
+  return (values as string[]).map((value) => ({ value }));
+};
+
+const targetClass: ConfigKeyRule = (v, a) =>
+  typeof v === 'string' && v !== '' ? v : refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, 'DS_ATTRIBUTE_TARGET_CLASS');
+
+async function targetExists(a: AttributeModel, { stack, classModel, arriving }: AttributeContext): Promise<void> {
+  if (a.targetClass === undefined) refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, 'DS_ATTRIBUTE_TARGET_CLASS');
+  if (a.targetClass === classModel.name || arriving?.has(a.targetClass!)) return;
+  const target = await stack.classCache.get(a.targetClass!);
+  if (target?.active === true) return;
+  // a class not here at all may still arrive (stack.ingest holds the class document for it)
+  throw new DocstackError('DS_ATTRIBUTE_TARGET_CLASS', `The targetClass "${a.targetClass}" of "${a.name}" is not a class.`, {
+    path: a.name,
+    details: { targetClass: a.targetClass, ...(target ? {} : { waitingFor: [a.targetClass] }) },
+  });
+}
+
+export const BUILTIN_TYPES: readonly AttributeTypeDefinition[] = [
+  { type: 'string', keyable: true, keys: { maxLength: wholeAtLeast('maxLength', 1) } },
+  { type: 'integer', keyable: true, keys: { min: bound('min'), max: bound('max') }, check: boundsInOrder },
+  { type: 'decimal', keyable: true, keys: { min: bound('min'), max: bound('max'), precision: wholeAtLeast('precision', 0) }, check: boundsInOrder },
+  { type: 'boolean', keyable: true },
+  { type: 'date', keyable: true, keys: { format } },
+  {
+    type: 'enum',
+    keyable: true,
+    keys: { values: enumList },
+    // an enum without values has no value to hold
+    check: (a) => void (a.values === undefined && enumList(undefined, a, {})),
+  },
+  { type: 'object' },
+  { type: 'foreign_key', keyable: true, keys: { targetClass }, check: targetExists },
+];
+
+/** A stack's type registry, holding the kernel's types. */
+export function kernelAttributeTypes(): AttributeTypes {
+  const types = new AttributeTypes(COMMON_KEYS);
+  for (const definition of BUILTIN_TYPES) types.defineType(definition, 'the kernel');
+  return types;
+}

@@ -1,0 +1,65 @@
+import { DocstackError } from '../../kernel/errors.js';
+import { checkAttributeName, normalizeAttribute } from './attribute-rules.js';
+import { ruleContext } from './attribute.js';
+import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
+import type { ClientStack } from '../../kernel/stack.js';
+
+const CLASS_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+const TYPE_NAME = /^[a-z][a-z0-9_]*$/;
+
+const invalid = (message: string, path?: string): never => {
+  throw new DocstackError('DS_CLASS_INVALID', message, path === undefined ? {} : { path });
+};
+
+/**
+ * A class document a peer made (stack.ingest) passes the rules `Class.create` and
+ * `Attribute.create` apply locally: a well-formed model named by its id, every attribute valid
+ * for its type, and — when the class already has documents — no new primary-key attribute and
+ * no new mandatory attribute without a defaultValue (the existing documents would break it).
+ * Relaxing changes (an attribute no longer mandatory, a looser type, a removed attribute, a
+ * deleted class) are allowed: on a node only an admin's push gets this far (its `admit` tap).
+ */
+export async function checkClassDocument(stack: ClientStack, incoming: Record<string, unknown>, previous: ClassModel | null, arriving?: ReadonlySet<string>): Promise<void> {
+  if (incoming._deleted === true) return;
+  const id = incoming._id as string;
+  if (incoming['~class'] !== CLASS_META) invalid(`"${id}" is a class document but its ~class is not "class".`, '~class');
+  if (!CLASS_NAME.test(id) || id.length > 64) invalid(`${JSON.stringify(id)} is not a class name.`, '_id');
+  const model = incoming as unknown as ClassModel;
+  if (model.name !== id) invalid('A class document must carry its own name as _id.', 'name');
+  if (model.schema === null || typeof model.schema !== 'object' || Array.isArray(model.schema)) invalid('A class document needs a schema object.', 'schema');
+  if (model.active === false) return; // a deactivation: nothing of the schema is used any more
+
+  const rules = ruleContext(stack, model, arriving);
+  const hasDocs = await hasDocuments(stack, id);
+  for (const [name, attribute] of Object.entries(model.schema)) {
+    if (attribute === null || typeof attribute !== 'object' || attribute.name !== name) {
+      throw new DocstackError('DS_ATTRIBUTE_INVALID', `The attribute "${name}" is malformed.`, { path: name });
+    }
+    // a type or key no plugin here defines: kept as the peer wrote it, and the class is
+    // read-only on this stack (the pipeline's DS_CAPABILITY_MISSING), never written unchecked
+    if (typeof attribute.type === 'string' && TYPE_NAME.test(attribute.type) && stack.attributeTypes.missing(attribute)) {
+      checkAttributeName(name);
+      continue;
+    }
+    const normalized = await normalizeAttribute(attribute as unknown as Record<string, unknown>, rules);
+    if (hasDocs) refuseBreakingAddition(id, normalized, previous?.active === false ? undefined : previous?.schema?.[name]);
+  }
+}
+
+function refuseBreakingAddition(className: string, next: AttributeModel, before: AttributeModel | undefined): void {
+  if (next.primaryKey && !before?.primaryKey) {
+    throw new DocstackError('DS_ATTRIBUTE_PRIMARY_KEY', `"${className}" already has documents: "${next.name}" cannot become part of its primary key.`, { path: next.name });
+  }
+  const newlyMandatory = next.mandatory && !before?.mandatory;
+  if (newlyMandatory && next.defaultValue === undefined) {
+    throw new DocstackError(
+      'DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT',
+      `"${className}" already has documents: the mandatory attribute "${next.name}" needs a defaultValue for them.`,
+      { path: next.name },
+    );
+  }
+}
+
+async function hasDocuments(stack: ClientStack, className: string): Promise<boolean> {
+  return (await stack.storage.range({ prefix: `${className}-`, limit: 1 })).length > 0;
+}

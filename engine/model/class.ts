@@ -1,0 +1,292 @@
+import { EventEmitter } from 'events';
+import { nowIso, isPlainObject } from '../../kernel/drafts.js';
+import { DocstackError } from '../../kernel/errors.js';
+import { revNumber } from '../class-cache.js';
+import { whileObserved } from './observed.js';
+import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
+import type { Selector } from '../queries/selector.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import { checkDefaultValue, ruleContext } from './attribute.js';
+import { normalizeAttribute } from './attribute-rules.js';
+import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type Doc } from '../../contracts/model.js';
+
+const CLASS_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
+/** Fields of a document that addOrUpdateCard leaves to the engine. */
+const ENGINE_FIELDS = ['_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active'];
+
+export interface FetchOptions {
+  /** follow changes made by other writers (default false) */
+  subscribe?: boolean;
+}
+
+/**
+ * A class: its model (the class document) plus the card operations on its documents.
+ *
+ * A live class object (`stack.getClass`, `Class.fetch(..., { subscribe: true })`) follows its
+ * class document as it changes, here or by another writer of the store, and emits:
+ * - `model` (ClassModel): the class document changed;
+ * - `change` ({ id, rev, deleted }): a document of the class changed.
+ * It listens to the stack's change feed while it has `model` or `change` listeners; without
+ * listeners its `model` follows the stack's class cache, which is never more than a second
+ * behind another writer (see kernel/class-cache.ts) — so an idle class object costs nothing.
+ */
+export class Class extends EventEmitter {
+  private current: ClassModel;
+  private live = false;
+  private stopObserving: (() => void) | null = null;
+
+  private constructor(
+    readonly stack: ClientStack,
+    model: ClassModel,
+  ) {
+    super();
+    this.current = model;
+  }
+
+  get name(): string {
+    return this.current.name;
+  }
+
+  /** The newest model this object knows: its own, or (live objects) the stack's cached one if newer. */
+  get model(): ClassModel {
+    if (this.live) {
+      const cached = this.stack.classCache.peek(this.current.name);
+      if (cached && revNumber(cached._rev) > revNumber(this.current._rev)) this.current = cached;
+    }
+    return this.current;
+  }
+
+  static async create(
+    stack: ClientStack,
+    name: string,
+    type: string = CLASS_META,
+    description = '',
+    schema: Record<string, Record<string, unknown>> | Record<string, unknown>[] = {},
+    options: ClassOptions = {},
+  ): Promise<Class> {
+    if (type !== CLASS_META) throw new DocstackError('DS_CLASS_INVALID', `Class.create makes documents of the "class" meta-class, not "${type}".`, { path: 'type' });
+    if (typeof name !== 'string' || !CLASS_NAME.test(name) || name.length > 64 || name === CLASS_META || name === DOMAIN_META) {
+      throw new DocstackError('DS_CLASS_INVALID', `A class name starts with a letter (or "~" for system classes) and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
+    }
+    if (typeof description !== 'string') throw new DocstackError('DS_CLASS_INVALID', 'A class description is a string.', { path: 'description' });
+    const model = buildClassModel(name, description, options, nowIso(stack.clock));
+    if (model.parentClass !== null) await stack.requireClass(model.parentClass);
+    const existing = await stack.storage.get(name);
+    if (existing) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
+
+    const entries = Array.isArray(schema) ? schema.map((a) => [a.name, a] as const) : Object.entries(schema).map(([k, a]) => [k, { name: k, ...a }] as const);
+    const rules = ruleContext(stack, model);
+    for (const [key, input] of entries) {
+      if (!isPlainObject(input)) throw new DocstackError('DS_ATTRIBUTE_INVALID', `The attribute "${String(key)}" must be an object.`, { path: String(key) });
+      const attribute = await normalizeAttribute(input, rules);
+      if (model.schema[attribute.name]) throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The attribute "${attribute.name}" is defined twice.`, { path: attribute.name });
+      model.schema[attribute.name] = attribute;
+    }
+    await checkDefaults(stack, model);
+    try {
+      model._rev = await stack.storage.put(model);
+    } catch (err) {
+      if ((err as { status?: number }).status === 409) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
+      throw err;
+    }
+    stack.classCache.set(model);
+    return stack.getClass(name);
+  }
+
+  /**
+   * The class if it exists (as it is), else creates it: for plugins that own system classes
+   * (`~Job`, `~TriggerFailure`…) and make sure of them when a stack opens. Concurrent
+   * creators (two instances of one store) end up with the one class.
+   */
+  static async ensure(
+    stack: ClientStack,
+    name: string,
+    description: string,
+    schema: Record<string, Record<string, unknown>>,
+    options: ClassOptions = {},
+  ): Promise<Class> {
+    const existing = await stack.classCache.get(name);
+    if (existing && existing.active !== false) return stack.getClass(name);
+    try {
+      return await Class.create(stack, name, CLASS_META, description, schema, options);
+    } catch (err) {
+      if ((err as DocstackError).code === 'DS_CLASS_EXISTS') return stack.getClass(name);
+      throw err;
+    }
+  }
+
+  static async fetch(stack: ClientStack, name: string, options: FetchOptions = {}): Promise<Class> {
+    const model = await stack.requireClass(name);
+    return Class.buildFromModel(stack, model, { subscribe: options.subscribe ?? false });
+  }
+
+  static buildFromModel(stack: ClientStack, model: ClassModel, options: FetchOptions = {}): Class {
+    const cls = new Class(stack, model);
+    if (options.subscribe) cls.subscribe();
+    return cls;
+  }
+
+  private subscribe(): void {
+    if (this.live) return;
+    this.live = true;
+    this.stopObserving = whileObserved(this, ['model', 'change'], () => this.listen());
+  }
+
+  private listen(): () => void {
+    const prefix = `${this.name}-`;
+    const stop = this.stack.changes.subscribe((change) => {
+      if (change.id === this.name && change.rev !== this.current._rev) {
+        void this.refresh().catch(() => undefined);
+      } else if (change.id.startsWith(prefix)) {
+        this.emit('change', { id: change.id, rev: change.rev, deleted: change.deleted });
+      }
+    });
+    // changes made before we listened are not replayed; catch up with the class document once
+    void this.refresh().catch(() => undefined);
+    return stop;
+  }
+
+  /** Stops following changes (live class objects are stopped by stack.close). */
+  unsubscribe(): void {
+    this.stopObserving?.();
+    this.stopObserving = null;
+    this.live = false;
+  }
+
+  /** Re-reads the class document. */
+  async refresh(): Promise<ClassModel> {
+    const model = await this.stack.storage.get<ClassModel>(this.name);
+    if (model && model._rev !== this.current._rev) {
+      this.current = model;
+      this.stack.classCache.set(model);
+      this.emit('model', model);
+    }
+    return this.current;
+  }
+
+  /**
+   * Applies a change to the stored class document (re-read first, so concurrent edits by
+   * other writers are not lost; one retry on a conflict). Used by Attribute.create and plugins.
+   */
+  async saveModel(change: (model: ClassModel) => ClassModel | Promise<ClassModel>): Promise<ClassModel> {
+    for (let attempt = 0; ; attempt++) {
+      const stored = await this.stack.storage.get<ClassModel>(this.name);
+      if (!stored || stored.active === false) throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named "${this.name}".`);
+      const next = await change(structuredClone(stored));
+      next['~updateTimestamp'] = nowIso(this.stack.clock);
+      try {
+        next._rev = await this.stack.storage.put(next);
+        this.current = next;
+        this.stack.classCache.set(next);
+        this.emit('model', next);
+        return next;
+      } catch (err) {
+        if ((err as { status?: number }).status !== 409 || attempt >= 2) throw err;
+      }
+    }
+  }
+
+  // ---- cards (documents of this class) -----------------------------------------------------
+
+  /** Updates the document named by `_id` or by the primary key in params; creates it otherwise. */
+  async addOrUpdateCard(params: Record<string, unknown>): Promise<Doc> {
+    if (!isPlainObject(params)) throw new DocstackError('DS_DOC_INVALID', 'addOrUpdateCard takes an object of attributes.');
+    const attributes = Object.fromEntries(Object.entries(params).filter(([k]) => !ENGINE_FIELDS.includes(k)));
+    let id = typeof params._id === 'string' ? params._id : null;
+    if (!id && primaryKeyAttributes(this.current).length > 0 && primaryKeyValues(this.current, params)) {
+      id = (await this.getByPrimaryKeys(params))?._id ?? null;
+    }
+    const existing = id ? await this.stack.getDocument(id) : null;
+    if (existing) {
+      const { _id, ...changes } = attributes;
+      return this.stack.updateDoc(existing._id, changes);
+    }
+    return this.stack.createDoc({ ...attributes, '~class': this.name });
+  }
+
+  /** The active document whose primary key equals the given values (from the index, not a scan). */
+  async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
+    const keyAttributes = primaryKeyAttributes(this.current);
+    if (keyAttributes.length === 0) throw new DocstackError('DS_QUERY_INVALID', `The class "${this.name}" has no primary key.`);
+    const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
+    if (missing.length > 0) throw new DocstackError('DS_QUERY_INVALID', `getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+    const values = primaryKeyValues(this.current, params)!;
+    const keyId = keyIdOf(this.name, values);
+    const holds = (doc: Doc | null) => !!doc && claimFor(this.current, doc)?.keyId === keyId;
+    // the owner this stack last saw, read and checked: one read instead of two while it holds
+    const hinted = this.stack.primaryKeys.hint(keyId);
+    if (hinted) {
+      const doc = await this.stack.getDocument(hinted);
+      if (holds(doc)) return doc;
+    }
+    const id = await this.stack.primaryKeys.lookup(this.name, values);
+    if (!id || id === hinted) return null;
+    const doc = await this.stack.getDocument(id);
+    // an entry left stale by a crash never answers for another key
+    return holds(doc) ? doc : null;
+  }
+
+  getCards(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<Doc[]> {
+    return this.stack.findDocuments(this.name, selector, { fields, skip, limit });
+  }
+
+  /** How many active documents of this class match the selector (all without one); see stack.countDocuments. */
+  count(selector?: Selector): Promise<number> {
+    return this.stack.countDocuments(this.name, selector);
+  }
+
+  /** One active document of this class, or null. */
+  async get(id: string): Promise<Doc | null> {
+    const doc = await this.stack.getDocument(id);
+    return doc && doc['~class'] === this.name ? doc : null;
+  }
+
+  async deleteCard(id: string): Promise<Doc> {
+    const doc = await this.get(id);
+    if (!doc) throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active ${this.name} with the id ${JSON.stringify(id)}.`, { details: { id } });
+    return this.stack.deleteDocument(id);
+  }
+
+  /** Resolves true when no other active document has this document's primary key; else DS_UNIQUE_VIOLATION. */
+  async uniqueCheck(doc: Record<string, unknown>): Promise<true> {
+    const claim = claimFor(this.current, { ...doc, _id: typeof doc._id === 'string' ? doc._id : '' } as Doc);
+    if (!claim) return true;
+    const owner = await this.stack.primaryKeys.ownerOf(claim);
+    if (owner) throw uniqueViolation(claim, owner);
+    return true;
+  }
+}
+
+function buildClassModel(name: string, description: string, options: ClassOptions, now: string): ClassModel {
+  if (!isPlainObject(options)) throw new DocstackError('DS_CLASS_INVALID', 'Class options must be an object.', { path: 'options' });
+  const flag = (key: 'simple' | 'ephemeral') => {
+    const v = options[key];
+    if (v !== undefined && typeof v !== 'boolean') throw new DocstackError('DS_CLASS_INVALID', `"${key}" must be true or false.`, { path: key });
+    return v === true;
+  };
+  const tenants = options.tenants ?? [];
+  if (!Array.isArray(tenants) || tenants.some((t) => typeof t !== 'string')) throw new DocstackError('DS_CLASS_INVALID', '"tenants" must be a list of strings.', { path: 'tenants' });
+  for (const key of ['parentClass', 'defaultScope'] as const) {
+    const v = options[key];
+    if (v !== undefined && v !== null && (typeof v !== 'string' || v === '')) throw new DocstackError('DS_CLASS_INVALID', `"${key}" must be a non-empty string or null.`, { path: key });
+  }
+  return {
+    _id: name,
+    '~class': CLASS_META,
+    '~createTimestamp': now,
+    active: true,
+    name,
+    description,
+    parentClass: (options.parentClass as string | null | undefined) ?? null,
+    schema: {},
+    triggers: [],
+    simple: flag('simple'),
+    ephemeral: flag('ephemeral'),
+    tenants: [...tenants],
+    defaultScope: (options.defaultScope as string | null | undefined) ?? null,
+  };
+}
+
+async function checkDefaults(stack: ClientStack, model: ClassModel): Promise<void> {
+  for (const attribute of Object.values(model.schema)) await checkDefaultValue(stack, model, attribute);
+}

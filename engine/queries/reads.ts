@@ -1,0 +1,205 @@
+import { DocstackError } from '../../kernel/errors.js';
+import type { KernelHooks } from '../../kernel/hooks.js';
+import { planFor } from '../../kernel/write-plan.js';
+import type { ClassModel, Doc } from '../../contracts/model.js';
+import { compileSelector, projectFields, type DocMatcher, type RegexEngine, type Selector } from './selector.js';
+import type { ClassNamesIndex } from '../indexes/class-names.js';
+import type { ClientStack } from '../../kernel/stack.js';
+import type { Database } from '../../storage/database.js';
+
+export interface FindOptions {
+  /** Attribute names to return (with `_id`); all when absent. */
+  fields?: string[];
+  skip?: number;
+  limit?: number;
+  includeInactive?: boolean;
+  /** Only documents whose `_id` sorts after this one: a cursor, so a next page does not read the pages before it. */
+  after?: string;
+  /** How `$regex` patterns are compiled: a remote query's read passes a linear-time engine (kernel/linear-regex.ts). */
+  regex?: RegexEngine;
+  /** Checked between pages of the scan: once aborted, the read stops with DS_QUERY_TOO_COSTLY (a remote query's deadline). */
+  signal?: AbortSignal;
+  /**
+   * Awaited between pages of the scan (a remote query's share of the event loop: the server's
+   * pacer); without it a read with a `signal` still gives the loop one turn between pages.
+   */
+  pace?: () => Promise<void>;
+}
+
+export interface GetOptions {
+  includeInactive?: boolean;
+}
+
+const SCAN_PAGE = 500;
+
+/**
+ * The stored documents whose ids start with `prefix` (a class, a domain's relations), raw and
+ * in id order, one page at a time: memory stays bounded, a caller that has enough stops the
+ * scan, and a caller may write between pages (the next page starts after the last id read).
+ */
+export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE, after?: string): AsyncGenerator<Doc[]> {
+  let startkey = after !== undefined && after > prefix ? after : prefix;
+  let skip = 0;
+  for (;;) {
+    const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: pageSize, skip });
+    if (page.rows.length === 0) return;
+    // a cursor id is excluded (it may be a stored document, or a deleted one's id)
+    yield page.rows.filter((row) => row.id !== after).map((row) => row.doc as unknown as Doc).filter(Boolean);
+    if (page.rows.length < pageSize) return;
+    startkey = page.rows[page.rows.length - 1].id;
+    skip = 1;
+  }
+}
+
+/** The stored document (raw: no afterRead), or null when there is none. */
+export async function readRaw<T = Doc>(db: Database, id: string): Promise<T | null> {
+  try {
+    return (await db.get(id)) as unknown as T;
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return null;
+    throw err;
+  }
+}
+
+export function checkFindOptions(options: FindOptions): void {
+  for (const key of ['skip', 'limit'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      throw new DocstackError('DS_QUERY_INVALID', `${key} must be a whole number ≥ 0 (got ${String(value)}).`, { path: key });
+    }
+  }
+  if (options.after !== undefined && typeof options.after !== 'string') {
+    throw new DocstackError('DS_QUERY_INVALID', 'after must be a document id.', { path: 'after' });
+  }
+  if (options.fields !== undefined && (!Array.isArray(options.fields) || options.fields.some((f) => typeof f !== 'string'))) {
+    throw new DocstackError('DS_QUERY_INVALID', 'fields must be a list of attribute names.', { path: 'fields' });
+  }
+}
+
+/**
+ * Reads a class's documents as a key range of allDocs (`<Class>-` … `<Class>-\uffff`), page by
+ * page, so memory stays bounded and a `limit` stops the scan early. Selectors match after
+ * afterRead (they see decrypted values).
+ */
+export async function scanClass(
+  stack: ClientStack,
+  db: Database,
+  hooks: KernelHooks,
+  model: ClassModel,
+  selector: Selector | undefined,
+  options: FindOptions,
+): Promise<Doc[]> {
+  checkFindOptions(options);
+  const match = compileSelector(selector, options.regex);
+  const limit = options.limit ?? Infinity;
+  let toSkip = options.skip ?? 0;
+  const out: Doc[] = [];
+  if (limit === 0) return out;
+  for await (const page of candidatePages(stack, db, hooks, model, selector, options.includeInactive === true, options.after)) {
+    if (options.signal || options.pace) {
+      // a remote read gives the event loop back between pages, so no scan holds it for long
+      // (an index's candidates are already in memory: without this, pages follow as microtasks)
+      await yieldLoop(options.pace);
+      refuseAborted(options.signal, model.name);
+    }
+    const stored = page.filter((doc) => doc['~class'] === model.name && (doc.active !== false || options.includeInactive) && !hooks.hidden.call(doc, { stack, classModel: model }));
+    // a page's documents go through afterRead together: decryption overlaps instead of queueing
+    const afterRead = planFor(hooks, model, 'local').afterRead;
+    const candidates = afterRead ? await Promise.all(stored.map((doc) => afterRead.promise(doc, { stack, classModel: model }))) : stored;
+    const matched = match.regexWork ? await matchYielding(match, candidates, options, model.name) : match(candidates);
+    for (const doc of matched) {
+      if (toSkip > 0) {
+        toSkip--;
+        continue;
+      }
+      out.push(projectFields(doc, options.fields));
+      if (out.length >= limit) return out;
+    }
+  }
+  return out;
+}
+
+/** `$regex` characters scanned between two yields of a remote scan to the event loop. */
+const REGEX_WORK_PER_TURN = 10_000;
+
+/**
+ * Matching with a `$regex` engine (a remote read's): one document at a time (each call bounded
+ * by MAX_REGEX_WORK), giving the event loop back whenever the patterns scanned
+ * REGEX_WORK_PER_TURN characters, and stopping at the deadline.
+ */
+async function matchYielding(match: DocMatcher, docs: Doc[], { signal, pace }: FindOptions, className: string): Promise<Doc[]> {
+  const out: Doc[] = [];
+  let mark = match.regexWork!();
+  for (const doc of docs) {
+    out.push(...match([doc]));
+    if (match.regexWork!() - mark > REGEX_WORK_PER_TURN) {
+      await yieldLoop(pace);
+      refuseAborted(signal, className);
+      mark = match.regexWork!();
+    }
+  }
+  return out;
+}
+
+/** One turn of the event loop, or the caller's pacing (a remote query's share of the loop). */
+function yieldLoop(pace: (() => Promise<void>) | undefined): Promise<void> {
+  return pace ? pace() : new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** A read past its deadline (its signal aborted) stops between two pages, with a coded refusal. */
+export function refuseAborted(signal: AbortSignal | undefined, className: string): void {
+  if (!signal?.aborted) return;
+  throw new DocstackError('DS_QUERY_TOO_COSTLY', `The query over ${className} ran past its deadline and was stopped: narrow the selector (an indexed attribute, _id) or page with a smaller limit.`, {
+    details: { className, reason: 'deadline' },
+  });
+}
+
+/**
+ * The stored documents a find reads: what a findCandidates tap (an index) names, in `_id` order,
+ * else the whole class range.
+ */
+async function* candidatePages(stack: ClientStack, db: Database, hooks: KernelHooks, model: ClassModel, selector: Selector | undefined, includeInactive: boolean, after?: string): AsyncGenerator<Doc[]> {
+  const answer = selector && Object.keys(selector).length > 0 ? await hooks.findCandidates.promise(selector, { stack, classModel: model, includeInactive }) : undefined;
+  if (!answer) return yield* rangePages(db, `${model.name}-`, SCAN_PAGE, after);
+  const docs = answer.docs.filter((d) => after === undefined || d._id > after).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  for (let start = 0; start < docs.length; start += SCAN_PAGE) yield docs.slice(start, start + SCAN_PAGE);
+}
+
+/** One document by id, as a read answers it: null when missing, inactive (unless asked), or hidden; afterRead applied. */
+export async function readDocument(stack: ClientStack, id: string, options: GetOptions): Promise<Doc | null> {
+  const doc = await stack.storage.get(id);
+  if (!doc || (doc.active === false && !options.includeInactive)) return null;
+  const className = doc['~class'];
+  const classModel = typeof className === 'string' ? (stack.classCache.fresh(className) ?? (await stack.classCache.get(className)) ?? undefined) : undefined;
+  const ctx = { stack, ...(classModel ? { classModel } : {}) };
+  if (stack.hooks.hidden.call(doc, ctx)) return null;
+  // a class's plan leaves out afterRead taps with no work for it (no encrypted attribute: no decryption)
+  const afterRead = classModel ? planFor(stack.hooks, classModel, 'local').afterRead : stack.hooks.afterRead;
+  return afterRead ? afterRead.promise(doc, ctx) : doc;
+}
+
+/** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
+export async function findClassDocuments(stack: ClientStack, classNames: ClassNamesIndex, selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
+  const docs: Doc[] = [];
+  for (const name of await classNames.list()) {
+    const doc = await stack.getDocument(name, options);
+    if (doc) docs.push(doc);
+  }
+  const matched = compileSelector(selector, options.regex)(docs).slice(options.skip ?? 0);
+  return matched.slice(0, options.limit ?? matched.length).map((d) => projectFields(d, options.fields));
+}
+
+/** Ids a caller chose must be new (generated ones are random); checked before validation writes anything. */
+export async function refuseTakenIds(db: Database, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  if (new Set(ids).size !== ids.length) {
+    const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+    throw new DocstackError('DS_DOC_EXISTS', `The id "${dup}" appears twice in one batch.`, { path: '_id', details: { id: dup } });
+  }
+  const rows = await db.allDocs({ keys: ids });
+  for (const row of rows.rows) {
+    if ('value' in row && row.value && !row.value.deleted) {
+      throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
+    }
+  }
+}

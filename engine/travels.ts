@@ -1,0 +1,23 @@
+import { isEngineClassName } from '../contracts/model.js';
+import type { ClientStack } from '../kernel/stack.js';
+
+/**
+ * Whether a document leaves the stack when it replicates somewhere other than a docstack node
+ * (a cloud drive, a cloud queue): not `_design`/`_local` ones, not the engine's own class
+ * documents (`class`, `domain`, `~Job`…: each store's system patches write its own), and not
+ * documents of ephemeral classes. A class's flag is read once per checker.
+ */
+export function travelCheck(stack: ClientStack): (id: string) => Promise<boolean> {
+  const ephemeral = new Map<string, boolean>();
+  return async (id) => {
+    if (id.startsWith('_')) return false;
+    const dash = id.indexOf('-');
+    if (dash < 0) return !isEngineClassName(id);
+    const className = id.slice(0, dash);
+    if (!ephemeral.has(className)) {
+      const model = await stack.requireClass(className).catch(() => null);
+      ephemeral.set(className, model?.ephemeral === true);
+    }
+    return ephemeral.get(className) !== true;
+  };
+}

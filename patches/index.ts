@@ -1,7 +1,0 @@
-import { metaModelPatch } from './system/0001-meta-model.js';
-import type { SystemPatch } from './types.js';
-
-export type { SystemPatch } from './types.js';
-
-/** Every system patch, in the order they apply. Append; never reorder or remove. */
-export const SYSTEM_PATCHES: readonly SystemPatch[] = [metaModelPatch];

@@ -1,0 +1,126 @@
+import PouchDB from 'pouchdb-core';
+import { DocstackError } from '../kernel/errors.js';
+import { adapterLoaders } from './storage-adapters.js';
+
+export type AdapterName = 'leveldb' | 'memory' | 'indexeddb';
+export type Database = PouchDB.Database<Record<string, unknown>>;
+
+// pouchdb-core keeps one plugin registry per module instance (PouchDB.defaults() subclasses
+// share it, and their instances miss static plugin members such as replicate), so docstack
+// registers its adapters and plugins on pouchdb-core's PouchDB itself.
+const DocstackPouch = PouchDB;
+
+// Adapters load on first use, from the platform's list (storage-adapters.ts; the browser bundle
+// swaps in storage-adapters.browser.ts): a browser bundle never holds leveldb, a Node process
+// never loads IndexedDB unless asked.
+const loadedAdapters = new Map<AdapterName, Promise<void>>();
+
+function loadAdapter(name: AdapterName): Promise<void> {
+  let loading = loadedAdapters.get(name);
+  if (!loading) {
+    loading = adapterLoaders[name].load().then((mod) => {
+      DocstackPouch.plugin(mod.default);
+    });
+    loading.catch(() => loadedAdapters.delete(name));
+    loadedAdapters.set(name, loading);
+  }
+  return loading;
+}
+
+export interface StorageOptions {
+  name: string;
+  adapter: AdapterName;
+  /** leveldb only: the folder that holds the database folder (default ./data). */
+  dataDir?: string;
+}
+
+/** Where a leveldb stack keeps its files: `<dataDir>/<name>`; memory and IndexedDB: the name. */
+export function storageLocation(options: StorageOptions): string {
+  if (options.adapter !== 'leveldb') return options.name;
+  const dir = (options.dataDir ?? './data').replace(/[\\/]+$/, '');
+  return `${dir}/${options.name}`;
+}
+
+function checkAdapter(options: StorageOptions): void {
+  if (!Object.hasOwn(adapterLoaders, options.adapter)) {
+    throw new DocstackError('DS_STORAGE_ADAPTER_UNKNOWN', `Unknown storage adapter "${String(options.adapter)}"; use "indexeddb", "leveldb" or "memory".`, {
+      details: { adapter: options.adapter },
+    });
+  }
+}
+
+/** Deletes a store for good (the node's reset): close its stack first. */
+export async function destroyStore(options: StorageOptions): Promise<void> {
+  checkAdapter(options);
+  await loadAdapter(options.adapter);
+  await new DocstackPouch(storageLocation(options), { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter }).destroy();
+}
+
+export async function openDatabase(options: StorageOptions): Promise<Database> {
+  checkAdapter(options);
+  const location = storageLocation(options);
+  if (options.adapter === 'indexeddb' && typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'undefined') {
+    throw storageUnavailable(location, 'this environment has no IndexedDB (a private window, a sandboxed frame, or not a browser)');
+  }
+  await loadAdapter(options.adapter);
+  await adapterLoaders[options.adapter].prepare?.(options);
+  const db = new DocstackPouch<Record<string, unknown>>(location, { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter });
+  try {
+    await db.info(); // surfaces open errors (locked folder, bad path, IndexedDB refused) here, not on the first write
+  } catch (err) {
+    const message = String((err as Error)?.message ?? err);
+    if (isQuotaError(err)) throw quotaExceeded(location, err);
+    if (options.adapter === 'indexeddb') throw storageUnavailable(location, `IndexedDB refused to open it (${errorName(err)})`, err);
+    if (/lock/i.test(message)) {
+      throw new DocstackError('DS_STORAGE_LOCKED', `The store ${JSON.stringify(location)} is in use by another process (a running node?); stop it first.`, {
+        details: { location },
+        cause: err,
+      });
+    }
+    throw err;
+  }
+  if (options.adapter === 'indexeddb') translateWriteErrors(db, location);
+  return db;
+}
+
+type Callback = (err: unknown, result?: unknown) => void;
+type WriteMethod = (request: unknown, options: unknown, callback: Callback) => void;
+
+/**
+ * A full origin quota aborts IndexedDB's write transaction: the caller gets DS_STORAGE_QUOTA
+ * instead of PouchDB's bare error (idb_error "QuotaExceededError"). The adapter then closes its
+ * connection, so the message says to open the stack again.
+ */
+function translateWriteErrors(db: Database, location: string): void {
+  const target = db as unknown as Record<'_bulkDocs' | '_putLocal', WriteMethod>;
+  for (const method of ['_bulkDocs', '_putLocal'] as const) {
+    const inner = target[method];
+    if (typeof inner !== 'function') continue;
+    target[method] = function (this: unknown, request, options, callback) {
+      inner.call(this, request, options, (err, result) => callback(err && isQuotaError(err) ? quotaExceeded(location, err) : err, result));
+    };
+  }
+}
+
+function errorName(err: unknown): string {
+  const e = err as { name?: unknown; message?: unknown; reason?: unknown } | null;
+  return [e?.name, e?.message, e?.reason].filter((part) => typeof part === 'string' && part !== '').join(': ') || String(err);
+}
+
+function isQuotaError(err: unknown): boolean {
+  return /quota/i.test(errorName(err));
+}
+
+function quotaExceeded(location: string, cause: unknown): DocstackError {
+  return new DocstackError('DS_STORAGE_QUOTA', `The browser's storage quota for this site is full: this write to ${JSON.stringify(location)} was not stored. Free space (delete data or other stores), then close the stack and open it again.`, {
+    details: { location },
+    cause,
+  });
+}
+
+function storageUnavailable(location: string, why: string, cause?: unknown): DocstackError {
+  return new DocstackError('DS_STORAGE_UNAVAILABLE', `The store ${JSON.stringify(location)} cannot be opened: ${why}.`, {
+    details: { location },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

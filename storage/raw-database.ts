@@ -1,0 +1,22 @@
+import type { Database } from './database.js';
+
+// The PouchDB store under each stack's storage facade. Kernel-private: plugins and the server
+// never import this module (test/package/entry-points.test.ts checks), index.ts does not
+// export it. Tests reach the raw store through test/helpers/stack.ts to forge stored states.
+const databases = new WeakMap<object, Database>();
+
+/** Called once by the storage facade it belongs to. */
+export function bindRawDatabase(storage: object, db: Database): void {
+  databases.set(storage, db);
+}
+
+/**
+ * The raw PouchDB store of a stack — for tests (forging a stored state, reading `_local`
+ * documents, replicating two stores directly) and benchmarks only. Everything else reads and
+ * writes through `stack.storage` and the document pipeline.
+ */
+export function rawDatabase(stack: { readonly storage: object }): Database {
+  const db = databases.get(stack.storage);
+  if (!db) throw new Error('rawDatabase: not a stack opened by this kernel.');
+  return db;
+}

@@ -1,0 +1,19 @@
+import { DocstackError } from '../kernel/errors.js';
+import type { AdapterLoader } from './storage-adapters.js';
+
+/** The browser bundle's adapters: IndexedDB only (leveldb and memory stay out of the bundle). */
+const notInBrowser = (adapter: string): AdapterLoader => ({
+  load: () =>
+    Promise.reject(
+      new DocstackError('DS_STORAGE_UNAVAILABLE', `The ${adapter} adapter is not part of the browser build; use adapter "indexeddb".`, { details: { adapter } }),
+    ),
+});
+
+export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterLoader> = {
+  leveldb: notInBrowser('leveldb'),
+  memory: notInBrowser('memory'),
+  // IndexedDB through pouchdb-adapter-idb (PouchDB's adapter name "idb"): the newer
+  // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
+  // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
+  indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
+};

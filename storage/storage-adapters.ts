@@ -1,0 +1,30 @@
+import type { StorageOptions } from './database.js';
+
+/**
+ * The storage adapters this platform has, each loaded on first use. This file is Node's list;
+ * the browser bundle (scripts/build-browser.mjs) swaps in storage-adapters.browser.ts, so it
+ * never holds leveldb, memdown or node:fs, and a Node process never loads the IndexedDB adapter
+ * unless a stack asks for it.
+ */
+export interface AdapterLoader {
+  load(): Promise<{ default: PouchDB.Plugin }>;
+  /** runs before the store is opened (leveldb: creates the data folder) */
+  prepare?(options: StorageOptions): Promise<void>;
+  /** PouchDB's name of the adapter the plugin adds, when it is not docstack's */
+  pouchAdapter?: string;
+}
+
+export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterLoader> = {
+  leveldb: {
+    load: () => import('pouchdb-adapter-leveldb'),
+    prepare: async (options) => {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(options.dataDir ?? './data', { recursive: true });
+    },
+  },
+  memory: { load: () => import('pouchdb-adapter-memory') },
+  // IndexedDB through pouchdb-adapter-idb (PouchDB's adapter name "idb"): the newer
+  // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
+  // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
+  indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
+};
