@@ -15,7 +15,7 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     const inputs = Object.keys(built.metafile.inputs);
     expect(inputs.some((i) => i.includes('pouchdb-adapter-idb'))).toBe(true);
     expect(inputs.filter((i) => /pouchdb-adapter-(leveldb|memory)|leveldown|memdown|storage-adapters\.ts$/.test(i))).toEqual([]);
-    expect(inputs).toContain('kernel/storage-adapters.browser.ts');
+    expect(inputs).toContain('storage/storage-adapters.browser.ts');
     // values' AES-GCM: WebCrypto in the bundle, never Node's node:crypto version
     expect(inputs).toContain('plugins/encryption/aes-gcm.browser.ts');
     expect(inputs).not.toContain('plugins/encryption/aes-gcm.ts');

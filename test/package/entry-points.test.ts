@@ -36,13 +36,13 @@ describe('the server node uses the engine as a user of the package would', () =>
 
   it('the check sees an offending import (it can fail)', () => {
     const file = join(ROOT, 'server/replication/example.ts');
-    expect(relativeImports(file, "import { claimFor } from '../../engine/indexes/primary-keys.js';")).toEqual(['kernel/indexes/primary-keys.ts']);
+    expect(relativeImports(file, "import { claimFor } from '../../engine/indexes/primary-keys.js';")).toEqual(['engine/indexes/primary-keys.ts']);
     expect(relativeImports(file, "import { createStack } from '../../index.js';")).toEqual(['index.ts']);
   });
 });
 
 /** The store's own modules: the PouchDB store (`Database`, openDatabase) and the test-only accessor. */
-const STORAGE_INTERNALS = new Set(['kernel/storage.ts', 'kernel/raw-database.ts']);
+const STORAGE_INTERNALS = new Set(['storage/database.ts', 'storage/raw-database.ts']);
 
 /** Where a file reaches the raw store: `stack.db` / `KEYS.db`, `{ db } = stack`, or an import of the store's modules. */
 function storageBypasses(file: string, text: string): string[] {
@@ -66,8 +66,8 @@ describe('plugins and the server reach storage only through the facade (stack.st
     expect(storageBypasses(file, 'const rows = await stack.db.allDocs({});')).toEqual(['plugins/acme/index.ts: stack.db']);
     expect(storageBypasses(file, 'const db = container.resolve(KEYS.db);')).toHaveLength(1);
     expect(storageBypasses(file, 'const { db, clock } = this.stack;')).toHaveLength(1);
-    expect(storageBypasses(file, "import type { Database } from '../../storage/database.js';")).toEqual(['plugins/acme/index.ts → kernel/storage.ts']);
-    expect(storageBypasses(file, "import { rawDatabase } from '../../storage/raw-database.js';")).toEqual(['plugins/acme/index.ts → kernel/raw-database.ts']);
+    expect(storageBypasses(file, "import type { Database } from '../../storage/database.js';")).toEqual(['plugins/acme/index.ts → storage/database.ts']);
+    expect(storageBypasses(file, "import { rawDatabase } from '../../storage/raw-database.js';")).toEqual(['plugins/acme/index.ts → storage/raw-database.ts']);
     // the facade itself, and URLs that merely contain /db/, are fine
     expect(storageBypasses(file, "import type { Storage } from '../../storage/facade.js';\nconst url = 'http://host/db/docstack';\nawait stack.storage.get(id);")).toEqual([]);
   });

@@ -57,13 +57,13 @@ describe('the plugin boundary', () => {
       const results: string[] = [];
       for (const name of plugins.keys()) {
         const copy = join(dir, name);
-        for (const folder of ['kernel', 'patches', 'types']) await cp(join(root, folder), join(copy, folder), { recursive: true });
+        for (const folder of ['contracts', 'storage', 'kernel', 'engine', 'kit', 'types']) await cp(join(root, folder), join(copy, folder), { recursive: true });
         const removed = new Set([name, ...dependentsOf(name)]);
         for (const other of plugins.keys()) {
           if (!removed.has(other)) await cp(join(root, 'plugins', other), join(copy, 'plugins', other), { recursive: true });
         }
         await symlink(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
-        const tsconfig = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true, rootDir: '.', paths: {} }, include: ['kernel', 'patches', 'types', 'plugins'] };
+        const tsconfig = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true, rootDir: '.', paths: {} }, include: ['contracts', 'storage', 'kernel', 'engine', 'kit', 'types', 'plugins'] };
         await writeFile(join(copy, 'tsconfig.json'), JSON.stringify(tsconfig));
         await writeFile(join(copy, 'package.json'), JSON.stringify({ type: 'module' }));
         try {
