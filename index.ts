@@ -1,12 +1,12 @@
 /** docstack: the engine. Presets live at `docstack/presets`. */
-export { createStack, getApi, ClientStack, type StackOptions, type StackWith, type WriteOptions } from './kernel/stack.js';
+export { createStack, getApi, ClientStack, type StackOptions, type StackWith, type WriteOptions } from './engine/client-stack.js';
 export type { HeldEntry, IngestOptions, IngestResult } from './engine/ingest/ingest.js';
 export type { HeldReason } from './engine/ingest/ingest-held.js';
 export { bulkDocsLine, type BulkDocsLine } from './engine/ingest/ingest-lines.js';
 export type { DocChangeEvent } from './kernel/pipeline.js';
 export { Class, type FetchOptions } from './engine/model/class.js';
 export { Attribute } from './engine/model/attribute.js';
-export { createError, DocstackError, ERROR_CODES, isDocstackError, registerErrors, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './kernel/errors.js';
+export { createError, DocstackError, ERROR_CODES, isDocstackError, registerErrors, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './contracts/errors.js';
 export { HandlerRegistry, HANDLER_NAME, type AnyHandler, type HandlerLookup } from './kit/handler-registry.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export { KEYS } from './kernel/container.js';
@@ -17,7 +17,7 @@ export type {
 } from './storage/replication.js';
 export { destroyStore, type AdapterName, type StorageOptions } from './storage/database.js';
 export type { AdmitContext, FindCandidates, FindContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, PendingDocs, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
-export { systemClock, type Clock } from './kernel/clock.js';
+export { systemClock, type Clock } from './contracts/clock.js';
 export type { FindOptions, GetOptions } from './engine/queries/reads.js';
 export type { Selector } from './engine/queries/selector.js';
 export * from './contracts/model.js';

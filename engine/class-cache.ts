@@ -1,7 +1,7 @@
 import type { ChangeFeed } from '../storage/change-feed.js';
-import type { Clock } from '../kernel/clock.js';
+import type { Clock } from '../contracts/clock.js';
 import { isEngineClassName, type ClassModel } from '../contracts/model.js';
-import { readRaw } from './queries/reads.js';
+import { readRaw } from '../storage/raw-reads.js';
 import type { Database } from '../storage/database.js';
 
 /** Class documents have no `-` in their id (class names forbid it); documents always do. */

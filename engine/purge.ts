@@ -1,8 +1,18 @@
-import type { ClassCache } from './class-cache.js';
-import { claimFor, type KeyClaim } from './indexes/primary-keys.js';
 import type { Doc } from '../contracts/model.js';
-import { storePurge, type StoreDeps } from '../kernel/pipeline-store.js';
+import type { Database } from '../storage/database.js';
 import type { Storage } from '../storage/facade.js';
+import type { WriteLock } from '../storage/write-lock.js';
+import type { ClassCache } from './class-cache.js';
+import { addDelta, counts, type ClassCounts } from './indexes/class-counts.js';
+import { claimFor, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
+
+/** What purging shares with the other storing paths: the store, its key index, its counters, its write lock. */
+export interface StoreDeps {
+  db: Database;
+  primaryKeys: PrimaryKeyIndex;
+  counts: ClassCounts;
+  lock: WriteLock;
+}
 
 /** Documents read and purged per storage call. */
 const PURGE_CHUNK = 500;
@@ -24,4 +34,40 @@ export async function purgeDocuments(storage: Storage, classCache: ClassCache, s
     purged += await storePurge(store, docs, releases);
   }
   return purged;
+}
+
+/**
+ * Purges documents for good (tombstones) in one bulkDocs call with their key entries and class
+ * counters. A document changed since it was read is not purged (it keeps its key and count);
+ * the others are. Returns how many were purged.
+ */
+async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: number; claim: KeyClaim }[]): Promise<number> {
+  if (docs.length === 0) return 0;
+  return deps.lock(async () => {
+    const keys = await deps.primaryKeys.prepare([], releases);
+    const deltas = new Map<string, number>();
+    for (const doc of docs) addDelta(deltas, doc['~class'], counts(doc), false);
+    const counters = await deps.counts.entries(deltas);
+    const locals = [...keys.writes.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
+    const results = await deps.db.bulkDocs([...locals, ...docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true }))] as never[]);
+    const failedCounters = new Map<string, number>();
+    counters.forEach((c, i) => {
+      const r = results[keys.writes.length + i];
+      deps.counts.stored(c, 'error' in r && r.error ? null : (r as PouchDB.Core.Response).rev);
+      if ('error' in r && r.error) failedCounters.set(c._id.slice('_local/~count/'.length), deltas.get(c._id.slice('_local/~count/'.length))!);
+    });
+    const kept = new Map<string, number>();
+    const restores: object[] = [];
+    let purged = 0;
+    docs.forEach((doc, i) => {
+      const r = results[locals.length + i];
+      if (!('error' in r && r.error)) return void purged++;
+      addDelta(kept, doc['~class'], false, counts(doc));
+      for (const w of keys.writes) if (w.index === i && w.restore) restores.push({ ...w.restore });
+    });
+    if (restores.length > 0) await deps.db.bulkDocs(restores as never[]);
+    for (const [name, d] of failedCounters) kept.set(name, (kept.get(name) ?? 0) + d);
+    if ([...kept.values()].some((d) => d !== 0)) await deps.counts.apply(kept);
+    return purged;
+  });
 }

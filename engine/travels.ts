@@ -1,5 +1,5 @@
 import { isEngineClassName } from '../contracts/model.js';
-import type { ClientStack } from '../kernel/stack.js';
+import type { StackPort } from '../contracts/stack-port.js';
 
 /**
  * Whether a document leaves the stack when it replicates somewhere other than a docstack node
@@ -7,7 +7,7 @@ import type { ClientStack } from '../kernel/stack.js';
  * documents (`class`, `domain`, `~Job`…: each store's system patches write its own), and not
  * documents of ephemeral classes. A class's flag is read once per checker.
  */
-export function travelCheck(stack: ClientStack): (id: string) => Promise<boolean> {
+export function travelCheck(stack: StackPort): (id: string) => Promise<boolean> {
   const ephemeral = new Map<string, boolean>();
   return async (id) => {
     if (id.startsWith('_')) return false;

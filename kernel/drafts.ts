@@ -1,5 +1,5 @@
-import { systemClock, type Clock } from './clock.js';
-import { DocstackError } from './errors.js';
+import { systemClock, type Clock } from '../contracts/clock.js';
+import { DocstackError } from '../contracts/errors.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
 
 /** `<ClassName>-<random>`: a class scan is then an allDocs key range. */

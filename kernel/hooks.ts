@@ -1,157 +1,10 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncWaterfallHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from '../contracts/model.js';
-import type { Selector } from '../engine/queries/selector.js';
-import type { ClientStack } from './stack.js';
+import type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates } from '../contracts/hooks.js';
+import type { Selector } from '../contracts/queries.js';
+import type { StackPort } from '../contracts/stack-port.js';
 
-export type WriteOp = 'create' | 'update' | 'delete';
-export type WriteOrigin = 'local' | 'replication' | 'patch' | 'system';
-
-/**
- * Shared by the documents of one createDocs/updateDoc/deleteDocument call, so plugins can
- * batch their I/O (one foreign-key fetch for a whole batch) and see sibling drafts
- * (primary-key duplicates inside one batch).
- */
-export interface WriteBatch {
-  readonly drafts: readonly Doc[];
-  /** Scratch space keyed by plugin name; lives as long as the call. */
-  readonly scratch: Map<string, unknown>;
-  /**
-   * Documents arriving together with these (stack.ingest: the rest of a peer's batch, or the
-   * held documents retried with them): a foreign key or reference may name one of them.
-   */
-  readonly siblings?: readonly Doc[];
-}
-
-/**
- * Documents a write sees as if they were stored, though they are not yet: a transaction's staged
- * writes while it checks another one. The document as it will be stored (active false: deleted),
- * or undefined when the id is not pending (then the store answers).
- */
-export type PendingDocs = (id: string) => Doc | undefined;
-
-export interface WriteContext {
-  op: WriteOp;
-  classModel: ClassModel;
-  /** The stored document before this write (update and delete). */
-  previous?: Doc;
-  origin: WriteOrigin;
-  /** Set by the server node / auth plugin when a user session makes the write. */
-  session?: unknown;
-  /** Set by the transactions plugin. */
-  transaction?: unknown;
-  /** Set by the transactions plugin while it stages a write: its earlier writes (PendingDocs). */
-  pending?: PendingDocs;
-  stack: ClientStack;
-  batch: WriteBatch;
-  /** Index of this draft in batch.drafts. */
-  index: number;
-  /** 0 for a caller's write; +1 for each write made in reaction to another (see WriteExtras). */
-  depth: number;
-  /**
-   * Attributes whose value a plugin vouches for as stored (the encryption plugin: a ciphertext
-   * it cannot open, kept unchanged or received from a peer): validation leaves them alone.
-   */
-  opaque: Set<string>;
-  /**
-   * True when the pipeline only checks (stack.checkRequests, e.g. Attribute.create trying out
-   * its default stamping first): nothing will be stored, so taps must not cause side effects.
-   */
-  dryRun: boolean;
-}
-
-/** An attribute model being defined: Class.create, Attribute.create, a schema change from a peer. */
-export interface AttributeContext {
-  stack: ClientStack;
-  /** the class the attribute is (to be) part of */
-  classModel: ClassModel;
-  /**
-   * Class names arriving together with this class (stack.ingest: class documents that name
-   * each other, a cycle of foreign keys): they count as existing classes.
-   */
-  arriving?: ReadonlySet<string>;
-}
-
-export interface DefaultValueContext extends AttributeContext {
-  attribute: AttributeModel;
-}
-
-/** A document as a peer sent it to `stack.ingest`: its own `_rev` (and `_revisions`) kept. */
-export type IngestDoc = Record<string, unknown> & { _id: string; _rev?: string; _deleted?: boolean };
-
-/** One document of an ingest, as the `admit` taps see it. */
-export interface IngestItem {
-  readonly doc: IngestDoc;
-  /** the winning stored revision of that id, when there is one */
-  readonly previous?: Doc;
-  /**
-   * Set by a tap that takes charge of a document the kernel has no class for (the domains
-   * plugin: relation documents): the kernel then stores it as it came, unvalidated.
-   */
-  handled: boolean;
-  /**
-   * Set by a tap for a copy of what this replica makes itself (the node: a peer's meta-class
-   * documents): answered as stored (`ok`, with `new_edits: false` only), not stored.
-   */
-  ignored?: boolean;
-  /** Set by a tap: run once the document is stored (the domains plugin reconciles relations: of a relation it handled, of a document a tombstone changed). */
-  onStored?: () => Promise<void>;
-}
-
-/**
- * What a replication run (`stack.sync`) tells the other plugins: `start` with the classes it
- * pulls (null: every class), then `pulled` each time its pull caught up, with the remote's
- * sequence reached and a reader of the remote's `_local` documents (the transactions plugin
- * settles a peer's transactions the remote resolved).
- */
-export type ReplicationStep =
-  | { phase: 'start'; classes: readonly string[] | null }
-  | { phase: 'pulled'; to: unknown; readRemoteLocal(id: string): Promise<unknown> };
-
-/** A document `stack.ingest` refused (not held): what the peer sent and why it was refused. */
-export interface IngestRefusal {
-  readonly doc: unknown;
-  readonly id: string;
-  readonly code: string;
-  readonly reason: string;
-}
-
-export interface AdmitContext {
-  stack: ClientStack;
-  origin: WriteOrigin;
-  /** whatever the caller of ingest passed (the node: who pushed) */
-  session?: unknown;
-  newEdits: boolean;
-  /**
-   * True when a held document is tried again (kernel/ingest-held.ts): it was admitted when it
-   * arrived, and its pusher's session is not kept — taps that judge who pushed skip it.
-   */
-  held?: boolean;
-}
-
-export interface ReadContext {
-  stack: ClientStack;
-  classModel?: ClassModel;
-  /**
-   * True for the document a write returns (createDoc, updateDoc, deleteDocument): the caller's
-   * values plus the stored ones the write kept as they were, which read as any read would.
-   */
-  written?: boolean;
-}
-
-/** A findDocuments read, as the findCandidates taps see it. */
-export interface FindContext {
-  stack: ClientStack;
-  classModel: ClassModel;
-  includeInactive: boolean;
-}
-
-/**
- * A findCandidates tap's answer: every stored document of the class that can match the selector
- * (raw, as stored; a superset is fine), in any order. The kernel still matches the selector.
- */
-export interface FindCandidates {
-  docs: Doc[];
-}
+export type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates };
 
 /**
  * The one typed hook map. Frozen: plugins tap these, they never add hooks of their own.
@@ -160,7 +13,7 @@ export interface FindCandidates {
 export function createHooks() {
   return Object.freeze({
     /** After storage and system patches; taps: ephemeral purge, key loading, schedulers. */
-    onOpen: new AsyncSeriesHook<[ClientStack]>(['stack']),
+    onOpen: new AsyncSeriesHook<[StackPort]>(['stack']),
     /** Waterfall over the draft: defaults, before-triggers, relation staging. */
     beforeValidate: new AsyncSeriesWaterfallHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /**
@@ -172,9 +25,9 @@ export function createHooks() {
      * After a stack.ingest, the documents it refused (awaited before ingest answers): the
      * transactions plugin resolves a transaction whose member was refused here.
      */
-    refused: new AsyncSeriesHook<[readonly IngestRefusal[], ClientStack]>(['refused', 'stack']),
+    refused: new AsyncSeriesHook<[readonly IngestRefusal[], StackPort]>(['refused', 'stack']),
     /** A `stack.sync` starts, or its pull caught up (ReplicationStep): awaited by the sync. */
-    replicating: new AsyncSeriesHook<[ReplicationStep, ClientStack]>(['step', 'stack']),
+    replicating: new AsyncSeriesHook<[ReplicationStep, StackPort]>(['step', 'stack']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */
@@ -211,7 +64,7 @@ export function createHooks() {
     /** Waterfall over a defaultValue being defined: throw to refuse it, return its stored form (validation). */
     defaultValue: new AsyncSeriesWaterfallHook<[unknown, DefaultValueContext]>(['value', 'ctx']),
     /** Before storage closes: stop schedulers, close feeds. */
-    onClose: new AsyncSeriesHook<[ClientStack]>(['stack']),
+    onClose: new AsyncSeriesHook<[StackPort]>(['stack']),
   });
 }
 

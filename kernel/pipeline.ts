@@ -1,15 +1,11 @@
-import type { ChangeFeed } from '../storage/change-feed.js';
-import { DocstackError } from './errors.js';
-import type { KernelHooks, PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin } from './hooks.js';
-import type { ClassCounts } from '../engine/indexes/class-counts.js';
-import { planClaims, type KeyClaim, type PrimaryKeyIndex } from '../engine/indexes/primary-keys.js';
-import type { AttributeTypes } from '../engine/model/attribute-types.js';
+import { DocstackError } from '../contracts/errors.js';
+import type { PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin } from '../contracts/hooks.js';
 import type { ClassModel, Doc } from '../contracts/model.js';
-import type { ClientStack } from './stack.js';
-import { storeWrites } from './pipeline-store.js';
+import type { StackPort } from '../contracts/stack-port.js';
+import type { UnitItem, UnitOfWork, WritePart, WriteShare } from '../contracts/unit-of-work.js';
+import type { KernelHooks } from './hooks.js';
+import { storeUnit, type UnitDeps } from './unit-of-work.js';
 import { planFor, type WritePlan } from './write-plan.js';
-import type { Database } from '../storage/database.js';
-import type { WriteLock } from '../storage/write-lock.js';
 
 export interface WriteRequest {
   op: WriteOp;
@@ -59,45 +55,38 @@ export interface DocChangeEvent {
   doc: Doc;
 }
 
-/**
- * A class whose attributes use a type or config key no loaded plugin defines (an encrypted attribute
- * without the encryption plugin, a reference without domains) is read-only on this stack: its
- * writes are refused rather than stored unsealed or unchecked.
- */
-function refuseMissingCapability(model: ClassModel, types: AttributeTypes): void {
-  for (const attribute of Object.values(model.schema)) {
-    const missing = types.missing(attribute);
-    if (missing) {
-      throw new DocstackError(
-        'DS_CAPABILITY_MISSING',
-        `"${model.name}" is read-only on this stack: its attribute "${attribute.name}" uses "${missing}", which no loaded plugin defines.`,
-        { path: attribute.name, details: { className: model.name, capability: missing } },
-      );
-    }
-  }
-}
-
-interface PipelineDeps {
-  db: Database;
+interface PipelineDeps extends UnitDeps {
   hooks: KernelHooks;
-  primaryKeys: PrimaryKeyIndex;
-  counts: ClassCounts;
-  lock: WriteLock;
-  feed?: ChangeFeed;
-  stack: ClientStack;
+  stack: StackPort;
+  /** tells the stack's listeners (`change`) */
+  announce(event: DocChangeEvent): void;
 }
 
 /**
- * The write pipeline: beforeValidate → validate → beforeWrite → bulkDocs (documents, their
- * primary-key entries and class counters in one call) → afterWrite. A call is all-or-nothing:
- * every draft is validated before anything is stored, and a write-time failure (a concurrent
- * writer) undoes what the call had stored.
+ * The write pipeline: beforeValidate → validate → beforeWrite → bulkDocs (documents and what the
+ * write parts add: the engine's primary-key entries and class counters, in one call) →
+ * afterWrite. A call is all-or-nothing: every draft is validated before anything is stored, and
+ * a write-time failure (a concurrent writer) undoes what the call had stored.
  */
 export class WritePipeline {
+  /** the unit-of-work participants, in the order they were added (kernel.addWritePart) */
+  private readonly parts: WritePart[] = [];
+
   constructor(private readonly deps: PipelineDeps) {}
 
+  /** Adds a participant to every write from now on; a second part of the same name is refused. */
+  addPart(part: WritePart): void {
+    if (!part || typeof part.name !== 'string' || typeof part.begin !== 'function') {
+      throw new DocstackError('DS_PLUGIN_INVALID', 'A write part needs a name and a begin function.');
+    }
+    if (this.parts.some((p) => p.name === part.name)) {
+      throw new DocstackError('DS_PLUGIN_DUPLICATE', `A write part named "${part.name}" is already added.`, { details: { part: part.name } });
+    }
+    this.parts.push(part);
+  }
+
   async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
-    const { drafts, contexts, plans, claims, releases } = await this.prepare(requests, origin, extras, false);
+    const { drafts, contexts, plans, items, shares } = await this.prepare(requests, origin, extras, false);
 
     // a copy only for a class whose beforeWrite taps (encryption) may change what is stored
     const stored: Doc[] = [];
@@ -106,13 +95,8 @@ export class WritePipeline {
       stored.push(beforeWrite ? await beforeWrite.promise({ ...drafts[i] }, contexts[i]) : drafts[i]);
     }
 
-    await storeWrites(
-      this.deps,
-      stored.map((doc, i) => ({ doc, previous: requests[i].previous, className: requests[i].classModel.name, create: requests[i].op === 'create' })),
-      claims,
-      releases,
-      extras.guard,
-    );
+    for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
+    await storeUnit(this.deps, items, shares, extras.guard);
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);
     // a copy: the stored object stays what afterWrite taps see
@@ -123,14 +107,14 @@ export class WritePipeline {
       results.push(afterRead ? await afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result);
     }
     for (let i = 0; i < stored.length; i++) {
-      this.deps.stack.emit('change', {
+      this.deps.announce({
         op: contexts[i].op,
         id: stored[i]._id,
         rev: stored[i]._rev,
         className: requests[i].classModel.name,
         origin,
         doc: results[i],
-      } satisfies DocChangeEvent);
+      });
     }
     for (let i = 0; i < stored.length; i++) await plans[i].afterWrite?.promise([stored[i]], contexts[i]);
     return results;
@@ -144,7 +128,7 @@ export class WritePipeline {
     return (await this.prepare(requests.map((r) => ({ ...r, draft: { ...r.draft } })), origin, extras, true)).drafts;
   }
 
-  /** beforeValidate and validate for every draft, then the primary-key plan. */
+  /** beforeValidate and validate for every draft, then each write part's share and its check. */
   private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
     const { hooks, stack } = this.deps;
     const plans: WritePlan[] = [];
@@ -152,7 +136,7 @@ export class WritePipeline {
     for (const { classModel } of requests) {
       let plan = checked.get(classModel);
       if (!plan) {
-        refuseMissingCapability(classModel, stack.attributeTypes);
+        for (const part of this.parts) part.admit?.(classModel);
         checked.set(classModel, (plan = planFor(hooks, classModel, origin)));
       }
       plans.push(plan);
@@ -184,14 +168,14 @@ export class WritePipeline {
       const validate = plans[i].validate;
       if (piped(i) && validate) await validate.promise(drafts[i], contexts[i]);
     }
-    return { drafts, contexts, plans, ...this.planKeys(requests, drafts) };
-  }
-
-  /** Keys the write claims and gives back, by draft; a duplicate inside the batch is refused. */
-  private planKeys(requests: WriteRequest[], drafts: Doc[]): { claims: { index: number; claim: KeyClaim }[]; releases: { index: number; claim: KeyClaim }[] } {
-    const plan = planClaims(requests.map((r, i) => ({ model: r.classModel, next: r.op === 'delete' ? null : drafts[i], previous: r.previous })));
-    if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
-    const indexOf = new Map(drafts.map((d, i) => [d._id, i]));
-    return { claims: plan.claims, releases: plan.releases.map((claim) => ({ index: indexOf.get(claim.docId) ?? 0, claim })) };
+    const items: UnitItem[] = requests.map((r, i) => ({ doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] }));
+    const work: UnitOfWork = { items, origin, dryRun };
+    const shares: WriteShare[] = [];
+    for (const part of this.parts) {
+      const share = part.begin(work);
+      if (share) shares.push(share);
+    }
+    for (const share of shares) await share.checked?.();
+    return { drafts, contexts, plans, items, shares };
   }
 }

@@ -1,17 +1,18 @@
 import type { AwilixContainer } from 'awilix';
-import { DocstackError, registerErrors, type ErrorFactory } from './errors.js';
-import type { SystemPatch } from '../contracts/patches.js';
-import type { KernelHooks } from './hooks.js';
-import type { AttributeTypeDefinition, ConfigKeyDefinition } from '../engine/model/attribute-types.js';
-import type { ClientStack } from './stack.js';
+import { DocstackError, registerErrors, type ErrorFactory } from '../contracts/errors.js';
+import type { AttributeTypeDefinition, ConfigKeyDefinition } from '../contracts/attribute-types.js';
+import type { StackPort } from '../contracts/stack-port.js';
+import type { WritePart } from '../contracts/unit-of-work.js';
 import type { Storage } from '../storage/facade.js';
+import type { KernelHooks } from './hooks.js';
+import type { SystemPatch } from './patch-types.js';
 
 /** What a plugin's setup receives. */
 export interface Kernel {
   readonly hooks: KernelHooks;
   /** The stack's awilix container (PROXY injection, strict): register services under constant keys. */
   readonly container: AwilixContainer;
-  readonly stack: ClientStack;
+  readonly stack: StackPort;
   /**
    * The store, narrowed (also `stack.storage`): reads by id and range, the engine's own
    * documents (locks, index entries, checkpoints), replication. Documents of user classes are
@@ -28,7 +29,15 @@ export interface Kernel {
   defineAttribute(definition: AttributeTypeDefinition): void;
   /** Defines a config key every attribute type accepts (the encryption plugin's `encrypted`). */
   defineConfigKey(definition: ConfigKeyDefinition): void;
+  /**
+   * Joins every pipeline write from now on (the unit of work, contracts/unit-of-work.ts): the
+   * part's documents go into the write's own bulkDocs calls and are undone with it.
+   */
+  addWritePart(part: WritePart): void;
 }
+
+/** What the layer that opens a stack adds to each plugin's setup context (the engine: attribute types). */
+export type KernelExtension = (plugin: Plugin) => Pick<Kernel, 'defineAttribute' | 'defineConfigKey'>;
 
 /**
  * A plugin: a name, its dependencies, its error codes and a setup that taps hooks and returns
@@ -143,13 +152,16 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
 }
 
 /** The setup context of one plugin: `use` limited to what it declares. */
-export function kernelFor(plugin: Plugin, base: Pick<Kernel, 'hooks' | 'container' | 'stack' | 'storage'>, apiOf: (name: string) => unknown): Kernel {
+export function kernelFor(
+  plugin: Plugin,
+  base: Pick<Kernel, 'hooks' | 'container' | 'stack' | 'storage' | 'addWritePart'>,
+  extend: KernelExtension,
+  apiOf: (name: string) => unknown,
+): Kernel {
   const declared = new Set([...(plugin.requires ?? []), ...(plugin.optional ?? [])]);
-  const types = base.stack.attributeTypes;
   return {
     ...base,
-    defineAttribute: (definition) => types.defineType(definition, plugin.name),
-    defineConfigKey: (definition) => types.defineKey(definition, plugin.name),
+    ...extend(plugin),
     use<Api>(other: Plugin<any, Api, any>): Api | undefined {
       if (!declared.has(other.name)) {
         throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', `The plugin "${plugin.name}" uses "${other.name}" without listing it in requires or optional.`, {

@@ -1,8 +1,8 @@
-import { SYSTEM_PATCHES, type SystemPatch } from '../engine/system-patches/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../contracts/clock.js';
 import { nowIso } from './drafts.js';
-import { DocstackError } from './errors.js';
+import { DocstackError } from '../contracts/errors.js';
 import type { Storage } from '../storage/facade.js';
+import type { SystemPatch } from './patch-types.js';
 
 const RECORD_ID = '_local/~system-patches';
 
@@ -22,7 +22,7 @@ export async function applySystemPatches(
   storage: Storage,
   expectedCount: number | undefined,
   clock: Clock,
-  patches: readonly SystemPatch[] = SYSTEM_PATCHES,
+  patches: readonly SystemPatch[],
 ): Promise<number> {
   const record = await readRecord(storage);
   const done = new Set(record.applied.map((p) => p.id));

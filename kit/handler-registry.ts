@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../contracts/errors.js';
 
 /**
  * Named code that stored models point at: trigger handlers, job handlers. A stored trigger or

@@ -1,4 +1,4 @@
-import type { Clock } from '../kernel/clock.js';
+import type { Clock } from '../contracts/clock.js';
 import type { Database } from './database.js';
 
 export interface ChangeEvent {

@@ -1,8 +1,10 @@
 import PouchDB from 'pouchdb-core';
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../contracts/errors.js';
 import { adapterLoaders } from './storage-adapters.js';
 
-export type AdapterName = 'leveldb' | 'memory' | 'indexeddb';
+import type { AdapterName, StorageOptions } from './options.js';
+
+export type { AdapterName, StorageOptions };
 export type Database = PouchDB.Database<Record<string, unknown>>;
 
 // pouchdb-core keeps one plugin registry per module instance (PouchDB.defaults() subclasses
@@ -27,12 +29,6 @@ function loadAdapter(name: AdapterName): Promise<void> {
   return loading;
 }
 
-export interface StorageOptions {
-  name: string;
-  adapter: AdapterName;
-  /** leveldb only: the folder that holds the database folder (default ./data). */
-  dataDir?: string;
-}
 
 /** Where a leveldb stack keeps its files: `<dataDir>/<name>`; memory and IndexedDB: the name. */
 export function storageLocation(options: StorageOptions): string {

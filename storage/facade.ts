@@ -1,7 +1,7 @@
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../contracts/errors.js';
 import { isEngineClassName, type Doc } from '../contracts/model.js';
 import { bindRawDatabase } from './raw-database.js';
-import { rangePages, readRaw } from '../engine/queries/reads.js';
+import { rangePages, readRaw } from './raw-reads.js';
 import { createReplication, type StorageReplication } from './replication.js';
 import type { Database } from './database.js';
 

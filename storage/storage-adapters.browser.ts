@@ -1,4 +1,4 @@
-import { DocstackError } from '../kernel/errors.js';
+import { DocstackError } from '../contracts/errors.js';
 import type { AdapterLoader } from './storage-adapters.js';
 
 /** The browser bundle's adapters: IndexedDB only (leveldb and memory stay out of the bundle). */

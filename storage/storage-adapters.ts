@@ -1,4 +1,4 @@
-import type { StorageOptions } from './database.js';
+import type { StorageOptions } from './options.js';
 
 /**
  * The storage adapters this platform has, each loaded on first use. This file is Node's list;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import pouchdbFind from 'pouchdb-find';
 import { registerPouchPlugin } from '../../storage/pouch-plugins.js';
 import { rawDatabase } from '../../storage/raw-database.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { READINGS, valueOf } from './data.js';
 
 /** pouchdb-find on the stack's own store: an index on `score` (built outside the timing). */

@@ -1,4 +1,4 @@
-import { readRaw, rangePages } from '../queries/reads.js';
+import { readRaw, rangePages } from '../../storage/raw-reads.js';
 import type { Doc } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
 import { storeKeyOf, type WriteLock } from '../../storage/write-lock.js';

@@ -1,7 +1,7 @@
 import { isClassDocId } from '../class-cache.js';
 import { CLASS_META, SELF_META } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
-import { readRaw } from '../queries/reads.js';
+import { readRaw } from '../../storage/raw-reads.js';
 
 const INDEX_ID = '_local/~index/class-names';
 const CHANGES_PAGE = 1000;

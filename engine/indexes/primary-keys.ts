@@ -1,8 +1,8 @@
-import type { Clock } from '../../kernel/clock.js';
-import { DocstackError } from '../../kernel/errors.js';
+import type { Clock } from '../../contracts/clock.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
-import { readRaw } from '../queries/reads.js';
+import { readRaw } from '../../storage/raw-reads.js';
 
 /**
  * The primary-key index: one `_local` key document per key combination, its `_id` encoding

@@ -1,7 +1,7 @@
 import { holdReason } from './ingest-held.js';
 import { checkClassDocument } from '../model/class-check.js';
 import { isEngineClassName, type ClassModel } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import type { IngestDoc } from '../../kernel/hooks.js';
 
 interface ClassEntry {
@@ -18,7 +18,7 @@ interface ClassEntry {
  * when it waits for something missing, refused otherwise (the caller decides).
  */
 export async function ingestClasses<E extends ClassEntry>(
-  stack: ClientStack,
+  stack: StackPort,
   entries: E[],
   store: (entries: E[]) => Promise<void>,
   fail: (entry: E, err: unknown) => Promise<void>,

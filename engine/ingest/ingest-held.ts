@@ -1,7 +1,7 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { IngestDoc, WriteOrigin } from '../../kernel/hooks.js';
 import { DOMAIN_META } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import type { Storage } from '../../storage/facade.js';
 
 /** What `stack.heldDocuments()` lists and `ingest:held` announces: a peer's document kept aside. */

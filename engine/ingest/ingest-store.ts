@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { IngestDoc } from '../../kernel/hooks.js';
 import { addDelta, type ClassCounts } from '../indexes/class-counts.js';
 import { planClaims, uniqueViolation, type ClaimEntry, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
@@ -6,7 +6,7 @@ import { revisionDelta, settleCounts } from './ingest-counts.js';
 import type { HeldReason } from './ingest-held.js';
 import type { ClassModel, Doc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
 
 /**
@@ -35,7 +35,7 @@ interface StoreParts {
   db: Database;
   primaryKeys: PrimaryKeyIndex;
   counts: ClassCounts;
-  stack: ClientStack;
+  stack: StackPort;
 }
 
 /**

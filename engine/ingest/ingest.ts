@@ -1,5 +1,5 @@
 import type { ClassCache } from '../class-cache.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from '../../kernel/hooks.js';
 import type { ClassCounts } from '../indexes/class-counts.js';
 import type { PrimaryKeyIndex } from '../indexes/primary-keys.js';
@@ -9,7 +9,7 @@ import { answersOf, HeldStore, holdReason, refusedDependents, type HeldEntry, ty
 import { nowIso } from '../../kernel/drafts.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
 import type { Storage } from '../../storage/facade.js';
 import type { WriteLock } from '../../storage/write-lock.js';
@@ -46,7 +46,7 @@ interface IngestDeps {
   primaryKeys: PrimaryKeyIndex;
   counts: ClassCounts;
   lock: WriteLock;
-  stack: ClientStack;
+  stack: StackPort;
   storage: Storage;
   check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<unknown>;
 }

@@ -1,4 +1,4 @@
-import { DocstackError, type ErrorCode } from '../../kernel/errors.js';
+import { DocstackError, type ErrorCode } from '../../contracts/errors.js';
 import type { AttributeContext } from '../../kernel/hooks.js';
 import type { AttributeTypes } from './attribute-types.js';
 import { SYSTEM_FIELDS, type AttributeModel, type ClassModel } from '../../contracts/model.js';

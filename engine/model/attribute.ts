@@ -1,12 +1,18 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { nowIso } from '../../kernel/drafts.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import { normalizeAttribute, type AttributeRuleContext } from './attribute-rules.js';
-import type { Class } from './class.js';
 import type { AttributeConfig, AttributeModel, AttributeType, ClassModel, Doc } from '../../contracts/model.js';
 
 const STAMP_BATCH = 500;
+
+/** What Attribute.create needs of a class object (engine/model/class.ts: Class), named here so the two files do not import each other. */
+export interface AttributeHost {
+  readonly stack: StackPort;
+  readonly name: string;
+  saveModel(change: (model: ClassModel) => ClassModel | Promise<ClassModel>): Promise<ClassModel>;
+}
 
 export class Attribute {
   /**
@@ -15,7 +21,7 @@ export class Attribute {
    * existing active documents, through the pipeline, in batches.
    */
   static async create(
-    classObj: Class,
+    classObj: AttributeHost,
     name: string,
     type: AttributeType | string,
     description?: string,
@@ -65,7 +71,7 @@ export class Attribute {
  * document keeps exactly what documents will receive (JSON, not a Date object).
  */
 /** What the attribute rules need from a stack: its attribute types and the plugins' vetoes. */
-export function ruleContext(stack: ClientStack, classModel: ClassModel, arriving?: ReadonlySet<string>): AttributeRuleContext {
+export function ruleContext(stack: StackPort, classModel: ClassModel, arriving?: ReadonlySet<string>): AttributeRuleContext {
   const more = arriving ? { arriving } : {};
   return {
     classModel,
@@ -76,7 +82,7 @@ export function ruleContext(stack: ClientStack, classModel: ClassModel, arriving
   };
 }
 
-export async function checkDefaultValue(stack: ClientStack, classModel: ClassModel, attribute: AttributeModel): Promise<void> {
+export async function checkDefaultValue(stack: StackPort, classModel: ClassModel, attribute: AttributeModel): Promise<void> {
   if (attribute.defaultValue === undefined) return;
   let value: unknown = attribute.defaultValue;
   {
@@ -93,12 +99,12 @@ export async function checkDefaultValue(stack: ClientStack, classModel: ClassMod
   attribute.defaultValue = JSON.parse(JSON.stringify(value));
 }
 
-async function hasDocuments(stack: ClientStack, model: ClassModel): Promise<boolean> {
+async function hasDocuments(stack: StackPort, model: ClassModel): Promise<boolean> {
   return (await stack.storage.range({ prefix: `${model.name}-`, limit: 1 })).length > 0;
 }
 
 /** Active raw documents of the class that lack the attribute, a page at a time. */
-async function forEachUnstamped(stack: ClientStack, className: string, attribute: AttributeModel, visit: (docs: Doc[]) => Promise<void>): Promise<void> {
+async function forEachUnstamped(stack: StackPort, className: string, attribute: AttributeModel, visit: (docs: Doc[]) => Promise<void>): Promise<void> {
   for await (const page of stack.storage.pages(`${className}-`, STAMP_BATCH)) {
     const docs = page.filter((doc) => doc['~class'] === className && doc.active !== false && doc[attribute.name] === undefined);
     if (docs.length > 0) await visit(docs);

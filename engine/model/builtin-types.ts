@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { AttributeContext } from '../../kernel/hooks.js';
 import { AttributeTypes, type AttributeTypeDefinition, type ConfigKeyRule } from './attribute-types.js';
 import { COMMON_KEYS } from './attribute-rules.js';

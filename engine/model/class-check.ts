@@ -1,8 +1,8 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { checkAttributeName, normalizeAttribute } from './attribute-rules.js';
 import { ruleContext } from './attribute.js';
 import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 
 const CLASS_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const TYPE_NAME = /^[a-z][a-z0-9_]*$/;
@@ -19,7 +19,7 @@ const invalid = (message: string, path?: string): never => {
  * Relaxing changes (an attribute no longer mandatory, a looser type, a removed attribute, a
  * deleted class) are allowed: on a node only an admin's push gets this far (its `admit` tap).
  */
-export async function checkClassDocument(stack: ClientStack, incoming: Record<string, unknown>, previous: ClassModel | null, arriving?: ReadonlySet<string>): Promise<void> {
+export async function checkClassDocument(stack: StackPort, incoming: Record<string, unknown>, previous: ClassModel | null, arriving?: ReadonlySet<string>): Promise<void> {
   if (incoming._deleted === true) return;
   const id = incoming._id as string;
   if (incoming['~class'] !== CLASS_META) invalid(`"${id}" is a class document but its ~class is not "class".`, '~class');
@@ -60,6 +60,6 @@ function refuseBreakingAddition(className: string, next: AttributeModel, before:
   }
 }
 
-async function hasDocuments(stack: ClientStack, className: string): Promise<boolean> {
+async function hasDocuments(stack: StackPort, className: string): Promise<boolean> {
   return (await stack.storage.range({ prefix: `${className}-`, limit: 1 })).length > 0;
 }

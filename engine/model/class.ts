@@ -1,11 +1,11 @@
 import { EventEmitter } from 'events';
 import { nowIso, isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { revNumber } from '../class-cache.js';
 import { whileObserved } from './observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import type { Selector } from '../queries/selector.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
 import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type Doc } from '../../contracts/model.js';
@@ -36,7 +36,7 @@ export class Class extends EventEmitter {
   private stopObserving: (() => void) | null = null;
 
   private constructor(
-    readonly stack: ClientStack,
+    readonly stack: StackPort,
     model: ClassModel,
   ) {
     super();
@@ -57,7 +57,7 @@ export class Class extends EventEmitter {
   }
 
   static async create(
-    stack: ClientStack,
+    stack: StackPort,
     name: string,
     type: string = CLASS_META,
     description = '',
@@ -99,7 +99,7 @@ export class Class extends EventEmitter {
    * creators (two instances of one store) end up with the one class.
    */
   static async ensure(
-    stack: ClientStack,
+    stack: StackPort,
     name: string,
     description: string,
     schema: Record<string, Record<string, unknown>>,
@@ -115,12 +115,12 @@ export class Class extends EventEmitter {
     }
   }
 
-  static async fetch(stack: ClientStack, name: string, options: FetchOptions = {}): Promise<Class> {
+  static async fetch(stack: StackPort, name: string, options: FetchOptions = {}): Promise<Class> {
     const model = await stack.requireClass(name);
     return Class.buildFromModel(stack, model, { subscribe: options.subscribe ?? false });
   }
 
-  static buildFromModel(stack: ClientStack, model: ClassModel, options: FetchOptions = {}): Class {
+  static buildFromModel(stack: StackPort, model: ClassModel, options: FetchOptions = {}): Class {
     const cls = new Class(stack, model);
     if (options.subscribe) cls.subscribe();
     return cls;
@@ -287,6 +287,6 @@ function buildClassModel(name: string, description: string, options: ClassOption
   };
 }
 
-async function checkDefaults(stack: ClientStack, model: ClassModel): Promise<void> {
+async function checkDefaults(stack: StackPort, model: ClassModel): Promise<void> {
   for (const attribute of Object.values(model.schema)) await checkDefaultValue(stack, model, attribute);
 }

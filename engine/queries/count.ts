@@ -2,7 +2,7 @@ import { isPlainObject } from '../../kernel/drafts.js';
 import { claimFor, keyIdOf } from '../indexes/primary-keys.js';
 import { CLASS_META, primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
 import { compileSelector, type Selector } from './selector.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
 import { readRaw } from './reads.js';
 
@@ -13,7 +13,7 @@ import { readRaw } from './reads.js';
  * the documents findDocuments would return (an index plugin's candidates when one answers part
  * of the selector, the class scan otherwise).
  */
-export async function countDocuments(stack: ClientStack, db: Database, model: ClassModel, selector: Selector | undefined): Promise<number> {
+export async function countDocuments(stack: StackPort, db: Database, model: ClassModel, selector: Selector | undefined): Promise<number> {
   compileSelector(selector); // a bad selector is refused on every path, as findDocuments does
   const empty = selector === undefined || Object.keys(selector).length === 0;
   if (model.name === CLASS_META) return (await stack.findDocuments(model.name, selector, { fields: ['_id'] })).length;
@@ -32,7 +32,7 @@ export async function countDocuments(stack: ClientStack, db: Database, model: Cl
 }
 
 /** The class's stored active documents that reads hide (a peer's transaction not whole here yet). */
-export function hiddenIds(stack: ClientStack, model: ClassModel): string[] {
+export function hiddenIds(stack: StackPort, model: ClassModel): string[] {
   return stack.hooks.hiddenIds.isUsed() ? stack.hooks.hiddenIds.call([], model) : [];
 }
 

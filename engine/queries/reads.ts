@@ -1,65 +1,17 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { KernelHooks } from '../../kernel/hooks.js';
 import { planFor } from '../../kernel/write-plan.js';
 import type { ClassModel, Doc } from '../../contracts/model.js';
+import type { FindOptions, GetOptions } from '../../contracts/queries.js';
 import { compileSelector, projectFields, type DocMatcher, type RegexEngine, type Selector } from './selector.js';
 import type { ClassNamesIndex } from '../indexes/class-names.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
+import { rangePages, readRaw, SCAN_PAGE } from '../../storage/raw-reads.js';
 
-export interface FindOptions {
-  /** Attribute names to return (with `_id`); all when absent. */
-  fields?: string[];
-  skip?: number;
-  limit?: number;
-  includeInactive?: boolean;
-  /** Only documents whose `_id` sorts after this one: a cursor, so a next page does not read the pages before it. */
-  after?: string;
-  /** How `$regex` patterns are compiled: a remote query's read passes a linear-time engine (kernel/linear-regex.ts). */
-  regex?: RegexEngine;
-  /** Checked between pages of the scan: once aborted, the read stops with DS_QUERY_TOO_COSTLY (a remote query's deadline). */
-  signal?: AbortSignal;
-  /**
-   * Awaited between pages of the scan (a remote query's share of the event loop: the server's
-   * pacer); without it a read with a `signal` still gives the loop one turn between pages.
-   */
-  pace?: () => Promise<void>;
-}
+export { rangePages, readRaw };
 
-export interface GetOptions {
-  includeInactive?: boolean;
-}
-
-const SCAN_PAGE = 500;
-
-/**
- * The stored documents whose ids start with `prefix` (a class, a domain's relations), raw and
- * in id order, one page at a time: memory stays bounded, a caller that has enough stops the
- * scan, and a caller may write between pages (the next page starts after the last id read).
- */
-export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE, after?: string): AsyncGenerator<Doc[]> {
-  let startkey = after !== undefined && after > prefix ? after : prefix;
-  let skip = 0;
-  for (;;) {
-    const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: pageSize, skip });
-    if (page.rows.length === 0) return;
-    // a cursor id is excluded (it may be a stored document, or a deleted one's id)
-    yield page.rows.filter((row) => row.id !== after).map((row) => row.doc as unknown as Doc).filter(Boolean);
-    if (page.rows.length < pageSize) return;
-    startkey = page.rows[page.rows.length - 1].id;
-    skip = 1;
-  }
-}
-
-/** The stored document (raw: no afterRead), or null when there is none. */
-export async function readRaw<T = Doc>(db: Database, id: string): Promise<T | null> {
-  try {
-    return (await db.get(id)) as unknown as T;
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return null;
-    throw err;
-  }
-}
+export type { FindOptions, GetOptions };
 
 export function checkFindOptions(options: FindOptions): void {
   for (const key of ['skip', 'limit'] as const) {
@@ -82,7 +34,7 @@ export function checkFindOptions(options: FindOptions): void {
  * afterRead (they see decrypted values).
  */
 export async function scanClass(
-  stack: ClientStack,
+  stack: StackPort,
   db: Database,
   hooks: KernelHooks,
   model: ClassModel,
@@ -158,7 +110,7 @@ export function refuseAborted(signal: AbortSignal | undefined, className: string
  * The stored documents a find reads: what a findCandidates tap (an index) names, in `_id` order,
  * else the whole class range.
  */
-async function* candidatePages(stack: ClientStack, db: Database, hooks: KernelHooks, model: ClassModel, selector: Selector | undefined, includeInactive: boolean, after?: string): AsyncGenerator<Doc[]> {
+async function* candidatePages(stack: StackPort, db: Database, hooks: KernelHooks, model: ClassModel, selector: Selector | undefined, includeInactive: boolean, after?: string): AsyncGenerator<Doc[]> {
   const answer = selector && Object.keys(selector).length > 0 ? await hooks.findCandidates.promise(selector, { stack, classModel: model, includeInactive }) : undefined;
   if (!answer) return yield* rangePages(db, `${model.name}-`, SCAN_PAGE, after);
   const docs = answer.docs.filter((d) => after === undefined || d._id > after).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
@@ -166,7 +118,7 @@ async function* candidatePages(stack: ClientStack, db: Database, hooks: KernelHo
 }
 
 /** One document by id, as a read answers it: null when missing, inactive (unless asked), or hidden; afterRead applied. */
-export async function readDocument(stack: ClientStack, id: string, options: GetOptions): Promise<Doc | null> {
+export async function readDocument(stack: StackPort, id: string, options: GetOptions): Promise<Doc | null> {
   const doc = await stack.storage.get(id);
   if (!doc || (doc.active === false && !options.includeInactive)) return null;
   const className = doc['~class'];
@@ -179,7 +131,7 @@ export async function readDocument(stack: ClientStack, id: string, options: GetO
 }
 
 /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
-export async function findClassDocuments(stack: ClientStack, classNames: ClassNamesIndex, selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
+export async function findClassDocuments(stack: StackPort, classNames: ClassNamesIndex, selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
   const docs: Doc[] = [];
   for (const name of await classNames.list()) {
     const doc = await stack.getDocument(name, options);

@@ -1,9 +1,10 @@
 import { filterInMemoryFields, massageSelector } from 'pouchdb-selector-core';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { Doc } from '../../contracts/model.js';
 
-/** A Mango selector (CouchDB's query language), matched in memory by PouchDB's own matcher. */
-export type Selector = Record<string, unknown>;
+import type { PatternMatcher, RegexEngine, Selector } from '../../contracts/queries.js';
+
+export type { PatternMatcher, RegexEngine, Selector };
 
 export type DocMatcher = ((docs: Doc[]) => Doc[]) & {
   /** characters `$regex` patterns have scanned so far (a remote scan yields the event loop by them) */
@@ -16,18 +17,6 @@ export type DocMatcher = ((docs: Doc[]) => Doc[]) & {
  * Past it the query is refused (DS_QUERY_TOO_COSTLY) rather than left to hold the event loop.
  */
 export const MAX_REGEX_WORK = 20_000;
-
-/** A matcher of one compiled pattern: `test` as RegExp's. */
-export interface PatternMatcher {
-  test(text: string): boolean;
-}
-
-/**
- * Compiles a `$regex` pattern for a selector: a matcher, or the reason the pattern is refused.
- * Remote queries use a linear-time engine (kernel/linear-regex.ts: `compileLinear`); without one,
- * `$regex` runs on the JavaScript RegExp, as PouchDB does.
- */
-export type RegexEngine = (pattern: string) => PatternMatcher | string;
 
 /** Massages the selector once, so a class scan pays for it once and not per document. */
 export function compileSelector(selector: Selector | undefined, regex?: RegexEngine): DocMatcher {

@@ -1,5 +1,5 @@
 import { CLASS_META, SELF_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
-import type { SystemPatch } from '../../contracts/patches.js';
+import type { SystemPatch } from '../../kernel/patch-types.js';
 
 export const attr = (name: string, type: AttributeModel['type'], extra: Partial<AttributeModel> = {}): AttributeModel => ({
   name,

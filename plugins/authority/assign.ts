@@ -1,5 +1,5 @@
 import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { SequenceCounters } from './counters.js';
 import { PENDING_FIELD, pendingOf, sequenceAttributes } from './model.js';
 

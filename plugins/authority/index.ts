@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { ClassModel, Doc } from '../../contracts/model.js';
 import { definePlugin } from '../../kernel/plugin.js';

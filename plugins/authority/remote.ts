@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { authenticatedFetch, type SyncAuth } from '../sync/auth.js';
 import type { NumberBlock } from './counters.js';
 

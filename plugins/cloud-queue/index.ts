@@ -1,6 +1,6 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { cloudAuth, DEFAULT_IAM_URL } from './auth.js';
 import { CLOUD_ERRORS, cloudErrorList } from './errors.js';
 import { CloudQueue, type FlushResult } from './queue.js';

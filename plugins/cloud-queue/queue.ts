@@ -1,4 +1,4 @@
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { travelCheck } from '../../engine/travels.js';
 import type { CloudAuth } from './auth.js';
 import { CLOUD_ERRORS } from './errors.js';

@@ -1,5 +1,5 @@
 import type { IngestItem } from '../../kernel/hooks.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { DOMAIN_ERRORS } from './errors.js';
 import { domainDocId, relationPrefix, type RelationDoc } from './model.js';
 import { reconcileDocument, reconcileRelation } from './reconcile.js';

@@ -1,4 +1,4 @@
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { EndIndex } from './end-index.js';
 import type { RelationDoc } from './model.js';
 

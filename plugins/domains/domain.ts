@@ -1,10 +1,10 @@
 import { EventEmitter } from 'events';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { Class } from '../../engine/model/class.js';
 import { DOMAIN_META, type Doc } from '../../contracts/model.js';
 import { whileObserved } from '../../engine/model/observed.js';
 import type { Selector } from '../../engine/queries/selector.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { DOMAIN_NAME, domainDocId, RELATION_KINDS, relationPrefix, type DomainModel, type RelationDoc, type RelationKind } from './model.js';
 import type { DomainRegistry } from './registry.js';
 

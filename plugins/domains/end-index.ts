@@ -1,5 +1,5 @@
-import type { Clock } from '../../kernel/clock.js';
-import { DocstackError } from '../../kernel/errors.js';
+import type { Clock } from '../../contracts/clock.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { Storage } from '../../storage/facade.js';
 import type { End, RelationDoc } from './model.js';
 

@@ -1,5 +1,5 @@
 import { attr, metaClass } from '../../engine/system-patches/0001-meta-model.js';
-import type { SystemPatch } from '../../contracts/patches.js';
+import type { SystemPatch } from '../../kernel/patch-types.js';
 import { CLASS_META, DOMAIN_META } from '../../contracts/model.js';
 
 /**

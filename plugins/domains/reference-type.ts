@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { AttributeTypeDefinition } from '../../engine/model/attribute-types.js';
 import type { AttributeModel } from '../../contracts/model.js';
 import { referenceCheck } from './references.js';

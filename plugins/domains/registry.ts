@@ -1,6 +1,6 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { DOMAIN_META } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { Domain } from './domain.js';
 import type { DomainModel } from './model.js';
 import { RelationStore } from './relations.js';

@@ -1,8 +1,8 @@
 import { nowIso } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { Doc } from '../../contracts/model.js';
 import { compileSelector, projectFields, type Selector } from '../../engine/queries/selector.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { RelationCatchUp } from './catch-up.js';
 import { EndIndex } from './end-index.js';
 import { isSingleEnd, relationPrefix, type DomainModel, type End, type RelationDoc } from './model.js';

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../kernel/plugin.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { DriveAdapter, DriveRetry } from './adapter.js';
 import { DRIVE_ERRORS, driveErrorList } from './errors.js';
 import { DriveReplicator, type DriveSyncOptions, type DriveSyncResult } from './replicate.js';

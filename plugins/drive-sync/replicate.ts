@@ -1,5 +1,5 @@
-import { isDocstackError } from '../../kernel/errors.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { isDocstackError } from '../../contracts/errors.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { travelCheck } from '../../engine/travels.js';
 import type { DriveAdapter, DriveCursor, DriveRetry } from './adapter.js';
 import { DRIVE_ERRORS } from './errors.js';

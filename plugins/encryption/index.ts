@@ -2,7 +2,7 @@ import { encryptedKey, isEncrypted } from './encrypted-key.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { tapWhen } from '../../kernel/write-plan.js';
 import type { ClassModel } from '../../contracts/model.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { Keyring, KEYRING_CLASS } from './keyring.js';
 import { rotateScope, type RotationProgress } from './rotation.js';
 import { encryptedAttributes, PlainCache, Sealer, scopeOf } from './sealing.js';

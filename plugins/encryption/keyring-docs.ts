@@ -1,5 +1,5 @@
 import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { Wrapped } from './crypto.js';
 
 export const KEYRING_CLASS = '~Keyring';

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { isEncrypted } from './encrypted-key.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { deriveKek, fromBase64, PBKDF2_ITERATIONS, randomBytes, toBase64, unwrapKey, unwrapWithPrivateKey, wrapForPublicKey, wrapKey } from './crypto.js';
 import { checkScopeName, type Keyring } from './keyring.js';
 

@@ -1,4 +1,4 @@
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { EPHEMERAL_ERRORS, ephemeralErrorList } from './errors.js';
 

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { DocstackError } from '../../contracts/errors.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { JobHandlerRegistry } from './handlers.js';
 import { exists, type JobStore } from './job-store.js';
 import { checkJobName, checkParams, normalizeJob } from './model.js';

@@ -1,5 +1,5 @@
 import { Class } from '../../engine/model/class.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { DEFAULT_BACKOFF_MS, MAX_DELAY_MS, MAX_RETRIES } from './model.js';
 import { JOB_CLASS, JOB_PLATFORMS, RUN_CLASS, RUN_STATUSES, RUN_TRIGGERS } from './types.js';
 

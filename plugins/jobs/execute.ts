@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { JobContext, JobHandler } from './types.js';
 
 export interface Outcome {

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { createJobsApi } from './api.js';
 import { ensureJobClasses } from './classes.js';

@@ -1,5 +1,5 @@
-import { DocstackError, isDocstackError } from '../../kernel/errors.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { DocstackError, isDocstackError } from '../../contracts/errors.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { JOB_NAME } from './model.js';
 import { JOB_CLASS, type JobDoc, type JobModel } from './types.js';
 

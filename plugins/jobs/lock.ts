@@ -1,4 +1,4 @@
-import type { Clock } from '../../kernel/clock.js';
+import type { Clock } from '../../contracts/clock.js';
 import type { Storage } from '../../storage/facade.js';
 
 const PREFIX = '_local/~job-lock/';

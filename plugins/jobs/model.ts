@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { DocstackError } from '../../contracts/errors.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { parseSchedule } from './cron.js';
 import type { JobHandlerRegistry } from './handlers.js';
 import { JOB_PLATFORMS, type JobModel, type JobPlatform } from './types.js';

@@ -1,5 +1,5 @@
 import { nowIso } from '../../kernel/drafts.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { RUN_CLASS, type JobRunDoc } from './types.js';
 
 const PAGE = 100;

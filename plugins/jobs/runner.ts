@@ -1,6 +1,6 @@
 import { nowIso } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { DocstackError } from '../../contracts/errors.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { execute, failure, type Outcome } from './execute.js';
 import type { JobHandlerRegistry } from './handlers.js';
 import type { JobStore } from './job-store.js';

@@ -1,5 +1,5 @@
 import type { Cron } from 'croner';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { parseSchedule } from './cron.js';
 import type { JobStore } from './job-store.js';
 import type { RunStore } from './run-store.js';

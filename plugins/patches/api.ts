@@ -1,5 +1,5 @@
-import { DocstackError } from '../../kernel/errors.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { DocstackError } from '../../contracts/errors.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { PATCH_ERRORS } from './errors.js';
 import type { PatchHandlerRegistry } from './handlers.js';
 import { checkPatch, compareVersions, contentOf, PATCH_CLASS, patchId, type Patch, type PatchDoc } from './model.js';

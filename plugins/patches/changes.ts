@@ -3,7 +3,7 @@ import { checkDefaultValue, ruleContext } from '../../engine/model/attribute.js'
 import { normalizeAttribute } from '../../engine/model/attribute-rules.js';
 import { Class } from '../../engine/model/class.js';
 import { CLASS_META, DOMAIN_META, type ClassModel, type Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { Domain } from '../domains/domain.js';
 import type { DomainRegistry } from '../domains/registry.js';
 import { runDocumentPass, type DocumentPass } from './documents.js';

@@ -1,7 +1,7 @@
 import { nowIso, updateDraft } from '../../kernel/drafts.js';
 import type { Doc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { PatchStateStore, RunState } from './state.js';
 
 /** Documents per batch: one page read, one pipeline call, two small `_local` writes. */

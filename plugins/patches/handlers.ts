@@ -1,7 +1,7 @@
 import type { AwilixContainer } from 'awilix';
 import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
 import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 
 /** Container key of the per-stack registry of migrate handlers. */
 export const PATCH_HANDLERS = 'patchHandlers';

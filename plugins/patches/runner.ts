@@ -1,6 +1,6 @@
 import { nowIso } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import { DocstackError } from '../../contracts/errors.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { DomainRegistry } from '../domains/registry.js';
 import { applyChange } from './changes.js';
 import { PATCH_ERRORS } from './errors.js';

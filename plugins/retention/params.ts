@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { CLASS_META, DOMAIN_META } from '../../contracts/model.js';
 
 export type SweepMode = 'deactivate' | 'purge';

@@ -1,8 +1,8 @@
 import { deleteDraft, nowIso } from '../../kernel/drafts.js';
-import { isDocstackError } from '../../kernel/errors.js';
+import { isDocstackError } from '../../contracts/errors.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { ClassModel, Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { RUN_CLASS, type JobContext } from '../jobs/index.js';
 import { checkSweepParams, type SweepParams } from './params.js';
 

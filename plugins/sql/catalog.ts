@@ -1,5 +1,5 @@
 import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { DomainRegistry } from '../domains/registry.js';
 import type { DomainModel } from '../domains/model.js';
 import { SQL_ERRORS } from './errors.js';

@@ -1,5 +1,5 @@
 import { createDraft, deleteDraft, nowIso, updateDraft } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { Doc, NewDoc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { AlaSQL, Node } from './alasql.js';

@@ -1,5 +1,5 @@
 import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { DomainRegistry } from '../domains/registry.js';
 import { loadAlasql, type AlaSQL, type Node } from './alasql.js';
 import { resolveTable, type TableInfo } from './catalog.js';

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { ConfigKeyDefinition } from '../../engine/model/attribute-types.js';
 import { isIndexed, kindOf } from './catalog.js';
 

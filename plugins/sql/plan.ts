@@ -1,4 +1,4 @@
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { TableInfo } from './catalog.js';
 import type { ClassIndex } from './indexes/class-index.js';
 import type { IndexSet } from './indexes/index-set.js';

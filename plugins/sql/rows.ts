@@ -1,5 +1,5 @@
 import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { planFor } from '../../kernel/write-plan.js';
 import type { TableInfo } from './catalog.js';
 import { SQL_ERRORS } from './errors.js';

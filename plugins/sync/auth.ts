@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { networkError } from './errors.js';
 
 /** A failed login at the remote node: DS_SYNC_LOGIN, with the HTTP status in details. */

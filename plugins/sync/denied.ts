@@ -1,4 +1,4 @@
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { SyncDirection, SyncRefusal } from './status.js';
 
 const DENIED_ID = '_local/~sync/denied';

@@ -1,4 +1,4 @@
-import { createError, DocstackError } from '../../kernel/errors.js';
+import { createError, DocstackError } from '../../contracts/errors.js';
 
 /** The error codes of the sync plugin (docs/errors.md). */
 export const SYNC_ERRORS = {

@@ -1,6 +1,6 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { isEngineClassName } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 
 /** What a sync carries: every document, or the asked classes plus ids. */
 export interface SyncScope {

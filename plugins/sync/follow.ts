@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'events';
-import type { DocstackError } from '../../kernel/errors.js';
+import type { DocstackError } from '../../contracts/errors.js';
 import { isExpectedRefusal, refusalOf, type DeniedRecords } from './denied.js';
 import { toSyncError } from './errors.js';
 import { isEachPeersOwnClassDoc } from '../../engine/class-cache.js';

@@ -1,4 +1,4 @@
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { isEachPeersOwnClassDoc } from '../../engine/class-cache.js';
 
 const STATE_ID = '_local/~sync/state';

@@ -1,5 +1,5 @@
 import PouchDB from 'pouchdb-core';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { authenticatedFetch, type Fetch, type SyncAuth, type SyncSessions } from './auth.js';
 import { networkError } from './errors.js';
 import type { MaybeHeldLine } from './status.js';

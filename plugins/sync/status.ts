@@ -1,4 +1,4 @@
-import type { DocstackError } from '../../kernel/errors.js';
+import type { DocstackError } from '../../contracts/errors.js';
 
 export type SyncDirection = 'push' | 'pull';
 

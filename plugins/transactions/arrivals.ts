@@ -1,6 +1,6 @@
 import type { IngestItem, IngestRefusal } from '../../kernel/hooks.js';
 import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { TX_ERRORS } from './errors.js';
 import { generation, stampOf, UP_LISTED, type TxStamp } from './stamp.js';
 

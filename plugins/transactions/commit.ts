@@ -1,8 +1,8 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
 import type { Doc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { stampsFor } from './stamp.js';

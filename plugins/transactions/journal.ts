@@ -1,6 +1,6 @@
 import type { KeyClaim } from '../../engine/indexes/primary-keys.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import type { Doc } from '../../contracts/model.js';
 
 export const JOURNAL_ID = '_local/~tx/journal';

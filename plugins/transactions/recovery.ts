@@ -1,6 +1,6 @@
 import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
 import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { writtenBy, type Journal, type JournalDoc } from './journal.js';
 
 export interface RecoveryReport {

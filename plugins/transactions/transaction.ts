@@ -1,11 +1,11 @@
 import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
 import type { WriteOp } from '../../kernel/hooks.js';
 import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
 import { checkFindOptions, type FindOptions, type GetOptions } from '../../engine/queries/reads.js';
 import { compileSelector, projectFields, type Selector } from '../../engine/queries/selector.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { TxClass } from './tx-class.js';

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { primaryKeyValues } from '../../engine/indexes/primary-keys.js';
 import { isPlainObject } from '../../kernel/drafts.js';
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';

@@ -1,7 +1,7 @@
 import { nowIso } from '../../kernel/drafts.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import { Class } from '../../engine/model/class.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 
 /** The system class of failure records: one document per failed after-trigger. */
 export const TRIGGER_FAILURE_CLASS = '~TriggerFailure';

@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { tapWhen } from '../../kernel/write-plan.js';
 import { triggerErrorList } from './errors.js';
@@ -7,7 +7,7 @@ import { ensureFailureClass } from './failures.js';
 import { createTriggerCheck, type TriggerCheck, type TriggerModel } from './model.js';
 import type { Class } from '../../engine/model/class.js';
 import type { ClassModel } from '../../contracts/model.js';
-import { getApi } from '../../kernel/stack.js';
+import { getApi } from '../../engine/client-stack.js';
 import { TRIGGER_HANDLERS, TriggerHandlerRegistry } from './registry.js';
 import { refuseTooDeep, runAfterTriggers, runBeforeTriggers } from './run.js';
 

@@ -1,7 +1,7 @@
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
-import type { ClientStack } from '../../kernel/stack.js';
-import { getApi } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
+import { getApi } from '../../engine/client-stack.js';
 import { jobsPlugin } from '../jobs/index.js';
 import type { TriggerModel } from './model.js';
 

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { WriteOp } from '../../kernel/hooks.js';
 import type { Class } from '../../engine/model/class.js';
 
 /** Checks a trigger model for a class and returns it normalised. */
 export type TriggerCheck = (classModel: ClassModel, trigger: Record<string, unknown>) => Promise<TriggerModel>;
 import type { ClassModel } from '../../contracts/model.js';
-import type { ClientStack } from '../../kernel/stack.js';
+import type { ClientStack } from '../../engine/client-stack.js';
 import { TRIGGER_FAILURE_CLASS } from './failures.js';
 import { requireJob } from './jobs.js';
 import type { TriggerHandlerRegistry } from './registry.js';

@@ -2,7 +2,7 @@ import type { AwilixContainer } from 'awilix';
 import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
 import type { WriteOp, WriteOrigin } from '../../kernel/hooks.js';
 import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
-import type { ClientStack, WriteOptions } from '../../kernel/stack.js';
+import type { ClientStack, WriteOptions } from '../../engine/client-stack.js';
 import type { TriggerModel } from './model.js';
 
 /** Container key of the per-stack handler registry (a TriggerHandlerRegistry). */

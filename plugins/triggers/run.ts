@@ -1,8 +1,8 @@
 import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { Doc } from '../../contracts/model.js';
-import type { WriteOptions } from '../../kernel/stack.js';
+import type { WriteOptions } from '../../engine/client-stack.js';
 import { reportFailure, TRIGGER_FAILURE_CLASS } from './failures.js';
 import { startJob } from './jobs.js';
 import type { TriggerModel } from './model.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ErrorCode } from '../../kernel/errors.js';
+import type { ErrorCode } from '../../contracts/errors.js';
 import type { AttributeTypes } from '../../engine/model/attribute-types.js';
 import { enumValues, type AttributeModel } from '../../contracts/model.js';
 import { dateCheck } from './dates.js';

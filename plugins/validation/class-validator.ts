@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { DocstackError } from '../../kernel/errors.js';
+import { DocstackError } from '../../contracts/errors.js';
 import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { AttributeTypes } from '../../engine/model/attribute-types.js';
 import { attributeSchema } from './attribute-schema.js';

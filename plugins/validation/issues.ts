@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { DocstackError, type ErrorCode } from '../../kernel/errors.js';
+import { DocstackError, type ErrorCode } from '../../contracts/errors.js';
 import { enumValues, type AttributeModel } from '../../contracts/model.js';
 
 const TYPE_LABELS: Record<string, string> = {

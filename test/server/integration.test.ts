@@ -51,7 +51,7 @@ describe('the node end to end (createServerNode, real login, stock PouchDB)', ()
     const { token } = await login(url);
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     await fetch(`${url}/api/private/create-class/Tag`, { method: 'POST', headers: auth, body: JSON.stringify({ schema: { code: { type: 'string', primaryKey: true } } }) });
-    const server = (node as unknown as { openStack: import('../../kernel/stack.js').ClientStack }).openStack;
+    const server = (node as unknown as { openStack: import('../../engine/client-stack.js').ClientStack }).openStack;
     await server.createDoc({ '~class': 'Tag', code: 'red' });
     const now = new Date().toISOString();
     const res = await fetch(`${url}/db/docstack/_bulk_docs`, {

@@ -1,5 +1,5 @@
 import type { ClassModel, Doc } from '../../../contracts/model.js';
-import type { ClientStack } from '../../../kernel/stack.js';
+import type { ClientStack } from '../../../engine/client-stack.js';
 import { isIndexed } from '../catalog.js';
 import type { SqlStore } from '../store.js';
 import { ClassIndex } from './class-index.js';

@@ -1,0 +1,269 @@
+import { asValue } from 'awilix';
+import { DocstackError } from '../contracts/errors.js';
+import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from '../contracts/model.js';
+import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
+import type { Database } from '../storage/database.js';
+import { writeLockFor } from '../storage/write-lock.js';
+import { KEYS } from '../kernel/container.js';
+import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
+import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
+import type { Plugin, PluginEntry, PluginMembers } from '../kernel/plugin.js';
+import { StackCore, type StackOptions, type WriteOptions } from '../kernel/stack.js';
+import { ClassCache } from './class-cache.js';
+import { ClassCounts } from './indexes/class-counts.js';
+import { ClassNamesIndex } from './indexes/class-names.js';
+import { PrimaryKeyIndex } from './indexes/primary-keys.js';
+import { Ingestor, type HeldEntry, type IngestOptions, type IngestResult } from './ingest/ingest.js';
+import { kernelAttributeTypes } from './model/builtin-types.js';
+import { Class } from './model/class.js';
+import { purgeDocuments, type StoreDeps } from './purge.js';
+import { countDocuments } from './queries/count.js';
+import { findClassDocuments, readDocument, refuseTakenIds, scanClass } from './queries/reads.js';
+import { SYSTEM_PATCHES } from './system-patches/index.js';
+import { capabilitiesPart } from './write-parts/capabilities.js';
+import { classCountsPart } from './write-parts/class-counts.js';
+import { primaryKeysPart } from './write-parts/primary-keys.js';
+
+export type { StackOptions, WriteOptions };
+
+declare module '../contracts/stack-port.js' {
+  /** Hook contexts and plugins see the engine's stack (contracts/stack-port.ts). */
+  interface StackPort extends ClientStack {}
+}
+
+/**
+ * A document database on one PouchDB store: the plugin kernel (hooks, container) and the
+ * document pipeline. Open it with `createStack` (or `ClientStack.create`); close it with `close`.
+ */
+export class ClientStack extends StackCore {
+  readonly classCache: ClassCache;
+  readonly primaryKeys: PrimaryKeyIndex;
+  readonly classNames: ClassNamesIndex;
+  /** each class's count of active documents (one `_local` counter per class) */
+  readonly classCounts: ClassCounts;
+  /** what every storing path shares: the store, its key index and counters, and its queue for read-then-write sections */
+  readonly #store: StoreDeps;
+  readonly #db: Database;
+  private readonly ingestor: Ingestor;
+  private readonly liveClasses = new Map<string, Promise<Class>>();
+  /** the attribute types and config keys this stack knows: the engine's and its plugins' */
+  readonly attributeTypes = kernelAttributeTypes();
+
+  private constructor(name: string, options: StackOptions, db: Database) {
+    super(name, options, db);
+    this.#db = db;
+    const lock = writeLockFor(db); // the same queue as the pipeline's (one per store)
+    this.classCache = new ClassCache(db, this.changes, this.clock);
+    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock);
+    this.classNames = new ClassNamesIndex(db);
+    this.classCounts = new ClassCounts(db, lock);
+    this.#store = { db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock };
+    // the engine's own share of every write: capability check, key entries, counters (in that order)
+    this.pipeline.addPart(capabilitiesPart(this.attributeTypes));
+    this.pipeline.addPart(primaryKeysPart(this.primaryKeys));
+    this.pipeline.addPart(classCountsPart(this.classCounts));
+    this.ingestor = new Ingestor({
+      ...this.#store,
+      hooks: this.hooks,
+      classCache: this.classCache,
+      stack: this,
+      storage: this.storage,
+      check: (requests, origin, extras) => this.pipeline.check(requests, origin, extras),
+    });
+    for (const [key, value] of [[KEYS.classCache, this.classCache], [KEYS.primaryKeys, this.primaryKeys]] as const) this.container.register(key, asValue(value));
+  }
+
+  /** Opens a stack (createStack is the typed way): storage, plugins, system patches, onOpen. */
+  static create(name: string, options: Omit<StackOptions, 'name'> & { name?: string }): Promise<ClientStack> {
+    let stack: ClientStack;
+    return StackCore.openWith({ ...options, name }, {
+      make: (db, full) => (stack = new ClientStack(name, full, db)),
+      patches: SYSTEM_PATCHES,
+      // the class model owns attribute types: a plugin defines its own through its setup context
+      extend: (plugin) => ({
+        defineAttribute: (definition) => stack.attributeTypes.defineType(definition, plugin.name),
+        defineConfigKey: (definition) => stack.attributeTypes.defineKey(definition, plugin.name),
+      }),
+    });
+  }
+
+  // ---- classes ----------------------------------------------------------------------------
+
+  /** The active class model, or DS_CLASS_NOT_FOUND. */
+  async requireClass(name: string): Promise<ClassModel> {
+    this.assertOpen();
+    const model = typeof name === 'string' ? await this.classCache.get(name) : null;
+    const isClassDoc = model && (model['~class'] === CLASS_META || model['~class'] === SELF_META);
+    if (!model || !isClassDoc || model.active === false) {
+      throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
+    }
+    return model;
+  }
+
+  /** A live class object (follows changes by other writers), shared per name; `fresh` re-reads. */
+  async getClass(name: string, fresh = false): Promise<Class> {
+    this.assertOpen();
+    let live = this.liveClasses.get(name);
+    if (live && fresh) {
+      this.classCache.invalidate(name);
+      await (await live).refresh();
+      return live;
+    }
+    if (!live) {
+      live = Class.fetch(this, name, { subscribe: true });
+      this.liveClasses.set(name, live);
+      live.catch(() => this.liveClasses.delete(name));
+    }
+    return live;
+  }
+
+  /** A class object without a subscription: the model as it is now. */
+  async getClassSnapshot(name: string): Promise<Class> {
+    return Class.fetch(this, name, { subscribe: false });
+  }
+
+  /** Names of the active classes, meta-classes included. */
+  async listClasses(): Promise<string[]> {
+    this.assertOpen();
+    return this.classNames.list();
+  }
+
+  // ---- documents ---------------------------------------------------------------------------
+
+  async createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
+    const [created] = await this.createDocs([options.id === undefined ? doc : { ...doc, _id: options.id }], options);
+    return created;
+  }
+
+  /** All or nothing: every document is validated before any is stored. */
+  async createDocs(docs: NewDoc[], options: WriteOptions = {}): Promise<Doc[]> {
+    this.assertOpen();
+    if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'createDocs takes an array of documents.');
+    const now = nowIso(this.clock);
+    const requests: WriteRequest[] = [];
+    const chosenIds: string[] = [];
+    const models = new Map<string, ClassModel>(); // one class lookup per class per call
+    for (const input of docs) {
+      const doc = requireObject(input, 'A document');
+      const className = classNameOf(doc);
+      let model = models.get(className);
+      if (!model) models.set(className, (model = await this.requireClass(className)));
+      const draft = createDraft(doc, model, undefined, now);
+      if (doc._id !== undefined) chosenIds.push(draft._id);
+      requests.push({ op: 'create', draft, classModel: model });
+    }
+    await refuseTakenIds(this.#db, chosenIds);
+    return this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
+  }
+
+  async updateDoc(id: string, changes: Record<string, unknown>, options: WriteOptions = {}): Promise<Doc> {
+    this.assertOpen();
+    const previous = await this.requireActive(id);
+    const model = await this.requireClass(previous['~class']);
+    const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso(this.clock));
+    const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
+    return updated;
+  }
+
+  /** Soft delete: the document stays, with `active: false`, and reads skip it by default. */
+  async deleteDocument(id: string, options: WriteOptions = {}): Promise<Doc> {
+    this.assertOpen();
+    const previous = await this.requireActive(id);
+    const model = await this.requireClass(previous['~class']);
+    const [deleted] = await this.pipeline.write(
+      [{ op: 'delete', draft: deleteDraft(previous, nowIso(this.clock)), previous, classModel: model }],
+      options.origin ?? 'local',
+      extrasOf(options),
+    );
+    return deleted;
+  }
+
+  /** One document by id, or null (also for an inactive one, unless includeInactive). */
+  async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
+    this.assertOpen();
+    if (typeof id !== 'string' || id === '') return null;
+    return readDocument(this, id, options);
+  }
+
+  /** Documents of a class matching a Mango selector, in `_id` order. */
+  async findDocuments(className: string, selector?: Selector, options: FindOptions = {}): Promise<Doc[]> {
+    const model = await this.requireClass(className);
+    if (model.name === CLASS_META) return findClassDocuments(this, this.classNames, selector, options);
+    return scanClass(this, this.#db, this.hooks, model, selector, options);
+  }
+
+  /**
+   * How many active documents of the class match the selector (all of them without one): the
+   * class's counter for a whole class (constant time, no document read), the primary-key index
+   * for a selector naming a whole key, an index plugin's candidates (findCandidates) else.
+   */
+  async countDocuments(className: string, selector?: Selector): Promise<number> {
+    const model = await this.requireClass(className);
+    return countDocuments(this, this.#db, model, selector);
+  }
+
+  private async requireActive(id: string): Promise<Doc> {
+    const previous = typeof id === 'string' && id !== '' ? await this.storage.get(id) : null;
+    if (!previous || previous.active === false || typeof previous['~class'] !== 'string') {
+      throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
+    }
+    return previous;
+  }
+
+  /**
+   * Removes documents from storage for good (a real delete, not `active: false`), with their
+   * primary-key entries: for ephemeral classes and retention purges. No hooks run; the
+   * documents are gone, not changed. Returns how many were removed.
+   */
+  async purgeDocuments(ids: string[]): Promise<number> {
+    this.assertOpen();
+    return purgeDocuments(this.storage, this.classCache, this.#store, ids);
+  }
+
+  /**
+   * Stores documents a peer made, with their revisions (`newEdits: false` by default): each is
+   * admitted (the `admit` hook: the node's authorization), validated as a write of its origin,
+   * its primary key claimed, then stored as it came and announced (`change`, afterWrite). The
+   * one path for replicated documents (the node's endpoint, `stack.sync`). A refused document
+   * gets its own result line; one waiting for something not here yet is held (heldDocuments).
+   */
+  async ingest(docs: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
+    this.assertOpen();
+    if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'ingest takes an array of documents.');
+    return this.ingestor.ingest(docs, options);
+  }
+
+  /** The peers' documents held here, waiting for a class, a document, a domain (docs/replication.md). */
+  heldDocuments(): Promise<HeldEntry[]> {
+    this.assertOpen();
+    return this.ingestor.heldDocuments();
+  }
+
+  protected stopLayer(): void {
+    for (const live of this.liveClasses.values()) live.then((c) => c.unsubscribe(), () => undefined);
+    this.liveClasses.clear();
+    this.classCache.close();
+  }
+}
+
+/** A stack opened with the plugins P: ClientStack plus the members those plugins add. */
+export type StackWith<P extends readonly PluginEntry[]> = ClientStack & PluginMembers<P>;
+
+/**
+ * Opens a stack: storage, plugins (in requirement order), system patches, then onOpen taps.
+ * Its type carries the members of the plugins given (`stack.sync` only with the sync plugin).
+ */
+export async function createStack<const P extends readonly PluginEntry[] = []>(options: Omit<StackOptions, 'plugins'> & { plugins?: P }): Promise<StackWith<P>> {
+  if (!options || typeof options !== 'object') {
+    throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'createStack needs an options object with name and adapter.');
+  }
+  return (await ClientStack.create(options.name, options)) as StackWith<P>;
+}
+
+/**
+ * The API of a plugin on a stack, typed by the plugin object; undefined when the stack does not
+ * load a plugin of that name. `getApi(stack, jobsPlugin)?.run('nightly')`.
+ */
+export function getApi<Api>(stack: ClientStack, plugin: Plugin<any, Api, any>): Api | undefined {
+  return stack.apiOf(plugin.name) as Api | undefined;
+}

@@ -1,0 +1,56 @@
+import type { UnitDoc, WritePart } from '../../contracts/unit-of-work.js';
+import { planClaims, uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+
+/**
+ * The primary-key entries of a write, as a unit-of-work part: the keys it claims and gives back
+ * are planned once every draft is validated (a duplicate inside the batch refuses it, dry runs
+ * too), read under the write lock (a key a live document owns refuses it before anything is
+ * stored), and stored in the documents' own bulkDocs calls; undone with them.
+ */
+export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
+  return {
+    name: 'primary-keys',
+    begin(work) {
+      let claims: { index: number; claim: KeyClaim }[] = [];
+      let releases: { index: number; claim: KeyClaim }[] = [];
+      const byItem = new Map<number, KeyEntryWrite[]>();
+      let chunk: KeyEntryWrite[] = [];
+      const written: { write: KeyEntryWrite; rev: string }[] = [];
+      return {
+        checked() {
+          const { items } = work;
+          const plan = planClaims(items.map((item) => ({ model: item.classModel, next: item.op === 'delete' ? null : item.doc, previous: item.previous })));
+          if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
+          const indexOf = new Map(items.map((item, i) => [item.doc._id, i]));
+          claims = plan.claims;
+          releases = plan.releases.map((claim) => ({ index: indexOf.get(claim.docId) ?? 0, claim }));
+        },
+        async prepare() {
+          if (claims.length === 0 && releases.length === 0) return;
+          const keys = await index.prepare(claims, releases);
+          if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
+          for (const write of keys.writes) byItem.set(write.index, [...(byItem.get(write.index) ?? []), write]);
+        },
+        docs(start, end) {
+          chunk = [];
+          if (byItem.size > 0) for (let i = start; i < end; i++) chunk.push(...(byItem.get(i) ?? []));
+          return chunk.map((write) => write.entry as unknown as UnitDoc);
+        },
+        stored(results) {
+          let lost: Error | undefined;
+          results.forEach((result, i) => {
+            if (!result.error) written.push({ write: chunk[i], rev: result.rev! });
+            else if (chunk[i].claim) lost ??= uniqueViolation(chunk[i].claim!, '(a concurrent writer)');
+          });
+          return lost;
+        },
+        async undo() {
+          return written.map(({ write, rev }) => (write.claim ? { _id: write.entry._id, _rev: rev, _deleted: true } : ({ ...write.restore! } as unknown as UnitDoc)));
+        },
+        async done() {
+          for (const { write } of written) index.remember(write.entry._id, write.claim ? write.claim.docId : null);
+        },
+      };
+    },
+  };
+}
