@@ -2,8 +2,9 @@ import type { EventEmitter } from 'events';
 import type { KeyObject } from 'node:crypto';
 import type { SqlBudget } from '../plugins.config.js';
 import type { ClientStack } from '../index.js';
-import type { Caller } from './authorization/caller.js';
-import type { TenantLease, TenantStacks } from './tenants/stacks.js';
+
+// The server's bottom layer: the shapes every server folder shares (config, keys, logger, caller,
+// tenant leases, NodeContext). Types only, importing nothing from server/, so any module may use it.
 
 /** Everything the server node reads from its environment, resolved once at start. */
 export interface ServerConfig {
@@ -101,13 +102,35 @@ export interface NodeContext {
    * The node's tenant stacks (server/tenants): `lease(tenant)` opens one lazily and lends it to a
    * request; absent in contexts built without tenants (tests that mount one router).
    */
-  tenants?: TenantStacks;
+  tenants?: TenantLeases;
   /**
    * The stack a request of this caller may use for `tenant`, lent until `release()`: refuses a
    * tenant the caller is not a member of (DS_AUTHZ_TENANT, 403) or that the model does not
    * declare (DS_TENANT_NOT_FOUND). For routes scoped to a tenant.
    */
   stackFor?(tenant: string, caller: Caller): Promise<TenantLease>;
+}
+
+/** Who makes a request, as the authorization rules see it (server/authorization/caller.ts builds it). */
+export interface Caller {
+  /** the `~User` document id ('' for no session) */
+  userId: string;
+  username: string;
+  admin: boolean;
+  /** the tenants the user is a member of (server/tenants); an admin reaches every tenant */
+  tenants: readonly string[];
+}
+
+/** A tenant stack lent to one request: `release()` when the answer is sent. */
+export interface TenantLease {
+  stack: ClientStack;
+  release(): void;
+}
+
+/** What routes need of the node's tenant stacks (server/tenants/stacks.ts implements it). */
+export interface TenantLeases {
+  /** the open stack of a declared tenant, lent until `release()`; DS_TENANT_NOT_FOUND for any other name */
+  lease(tenant: string): Promise<TenantLease>;
 }
 
 /** Set on res.locals by the auth middleware for authenticated requests. */

@@ -1,15 +1,8 @@
 import type { Response } from 'express';
-import type { AuthLocals } from '../context.js';
+import type { AuthLocals, Caller } from '../context.js';
 
-/** Who makes a request, as the authorization rules see it. */
-export interface Caller {
-  /** the `~User` document id ('' for no session) */
-  userId: string;
-  username: string;
-  admin: boolean;
-  /** the tenants the user is a member of (server/tenants); an admin reaches every tenant */
-  tenants: readonly string[];
-}
+// Caller lives in server/context.ts (the bottom layer) so context never imports authorization.
+export type { Caller };
 
 /** The caller of an authenticated request (set on res.locals by the session check). */
 export function callerOf(res: Response): Caller {

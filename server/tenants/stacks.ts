@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { type ClientStack, createStack, DocstackError, type PluginEntry } from '../../index.js';
+import type { TenantLease, TenantLeases } from '../context.js';
 import { admitTenantPushes } from './admission.js';
 import { tenantDataDir, tenantStoreName } from './names.js';
 import { copySchemaDocs, declaredTenants, tenantSchemaIds } from './schema.js';
@@ -32,18 +33,12 @@ interface Entry {
   closing: Promise<void> | null;
 }
 
-/** A tenant stack lent to one request: `release()` when the answer is sent. */
-export interface TenantLease {
-  stack: ClientStack;
-  release(): void;
-}
-
 /**
  * The node's tenant stacks: one stack per tenant, each on its own store, opened on first use,
  * closed when idle and when more than `maxOpen` are open (least recently used first, never one
  * a request is using). A node with 1,000 tenants holds at most `maxOpen` open stores.
  */
-export class TenantStacks {
+export class TenantStacks implements TenantLeases {
   private readonly entries = new Map<string, Entry>();
   private stopped = false;
   private unsubscribe: (() => void) | null = null;
