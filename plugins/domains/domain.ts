@@ -6,7 +6,18 @@ import { whileObserved } from '../../engine/model/observed.js';
 import type { Selector } from '../../engine/queries/selector.js';
 import type { ClientStack } from '../../engine/client-stack.js';
 import { DOMAIN_NAME, domainDocId, RELATION_KINDS, relationPrefix, type DomainModel, type RelationDoc, type RelationKind } from './model.js';
-import type { DomainRegistry } from './registry.js';
+import type { RelationStore } from './relations.js';
+
+/**
+ * What a domain needs of its stack's registry (DomainRegistry fits it): named here so this file
+ * need not import registry.ts, which builds Domain objects.
+ */
+export interface DomainHost {
+  readonly relations: RelationStore;
+  find(name: string): Promise<DomainModel | null>;
+  use(model: DomainModel): Domain;
+  forget(): void;
+}
 
 /**
  * A domain: a typed relation between a source class and a target class with a cardinality
@@ -19,7 +30,7 @@ export class Domain extends EventEmitter {
 
   constructor(
     readonly stack: ClientStack,
-    private readonly registry: DomainRegistry,
+    private readonly registry: DomainHost,
     readonly model: DomainModel,
   ) {
     super();
@@ -125,8 +136,8 @@ function idOf(document: Doc | string): string {
 }
 
 /** The stack's domain registry (registered by the domains plugin), or a clear error. */
-function domainRegistryOf(stack: ClientStack): DomainRegistry {
-  const registry = (stack as unknown as { domains?: DomainRegistry }).domains;
+function domainRegistryOf(stack: ClientStack): DomainHost {
+  const registry = (stack as unknown as { domains?: DomainHost }).domains;
   if (!registry) throw new DocstackError('DS_DOMAIN_NOT_FOUND', 'This stack does not load the domains plugin.');
   return registry;
 }

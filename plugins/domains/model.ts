@@ -1,4 +1,4 @@
-import { DOMAIN_META, type Doc } from '../../contracts/model.js';
+import { DOMAIN_META, type AttributeModel, type Doc } from '../../contracts/model.js';
 
 export const RELATION_KINDS = ['1:1', '1:N', 'N:1', 'N:N'] as const;
 export type RelationKind = (typeof RELATION_KINDS)[number];
@@ -66,3 +66,9 @@ export function referenceEnd(domain: Pick<DomainModel, 'relation' | 'sourceClass
       return null;
   }
 }
+
+/** A reference attribute: the id of the document at the other end of a relation of `domain`. */
+export type ReferenceAttribute = AttributeModel & { type: 'reference'; domain: string };
+
+/** The domain a reference attribute names (its `domain` key, checked when it was defined). */
+export const domainOf = (attribute: AttributeModel): string => (attribute as ReferenceAttribute).domain;

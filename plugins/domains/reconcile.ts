@@ -1,6 +1,5 @@
 import type { ClassModel, Doc } from '../../contracts/model.js';
-import { isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End, type RelationDoc } from './model.js';
-import { domainOf } from './reference-type.js';
+import { domainOf, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End, type RelationDoc } from './model.js';
 import { referencesOf } from './references.js';
 import type { DomainRegistry } from './registry.js';
 

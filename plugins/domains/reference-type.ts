@@ -1,14 +1,10 @@
 import { DocstackError } from '../../contracts/errors.js';
 import type { AttributeTypeDefinition } from '../../engine/model/attribute-types.js';
-import type { AttributeModel } from '../../contracts/model.js';
+import { domainOf } from './model.js';
 import { referenceCheck } from './references.js';
 import type { DomainRegistry } from './registry.js';
 
-/** A reference attribute: the id of the document at the other end of a relation of `domain`. */
-export type ReferenceAttribute = AttributeModel & { type: 'reference'; domain: string };
-
-/** The domain a reference attribute names (its `domain` key, checked when it was defined). */
-export const domainOf = (attribute: AttributeModel): string => (attribute as ReferenceAttribute).domain;
+export type { ReferenceAttribute } from './model.js';
 
 /**
  * The `reference` attribute type is this plugin's: it keeps the relation in step with the

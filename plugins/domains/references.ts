@@ -1,9 +1,8 @@
 import { DocstackError } from '../../contracts/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
-import { domainDocId, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
+import { domainDocId, domainOf, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
 import type { DomainRegistry } from './registry.js';
-import { domainOf } from './reference-type.js';
 
 const referenceAttributes = new WeakMap<ClassModel, AttributeModel[]>();
 

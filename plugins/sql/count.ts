@@ -2,7 +2,7 @@ import type { FindContext } from '../../kernel/hooks.js';
 import { isPlainObject } from '../../kernel/drafts.js';
 import type { Selector } from '../../engine/queries/selector.js';
 import { classTable, type TableInfo } from './catalog.js';
-import type { SqlDeps } from './engine.js';
+import type { SqlDeps } from './prepare.js';
 import { intersect, isKey, point, type Key, type Range } from './ranges.js';
 
 /** The Mango operators an index range says exactly (for values of the column's kind). */

@@ -4,7 +4,7 @@ import type { Doc, NewDoc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { AlaSQL, Node } from './alasql.js';
 import { classTable, resolveTable, SYSTEM_COLUMNS, type TableInfo } from './catalog.js';
-import { prepare, refuseKind, type SqlDeps, type WriteResult } from './engine.js';
+import { prepare, refuseKind, type SqlDeps, type WriteResult } from './prepare.js';
 import { SQL_ERRORS } from './errors.js';
 import { guard } from './guard.js';
 import { runWithin, type SqlLimits } from './budget.js';

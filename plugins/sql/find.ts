@@ -2,7 +2,7 @@ import type { FindCandidates, FindContext } from '../../kernel/hooks.js';
 import { isPlainObject } from '../../kernel/drafts.js';
 import type { Selector } from '../../engine/queries/selector.js';
 import { classTable, type TableInfo } from './catalog.js';
-import type { SqlDeps } from './engine.js';
+import type { SqlDeps } from './prepare.js';
 import { planAccess } from './plan.js';
 import type { Conditions } from './pushdown.js';
 import { intersect, isKey, point, type Range } from './ranges.js';

@@ -1,10 +1,21 @@
 import { DocstackError } from '../../contracts/errors.js';
 import { primaryKeyValues } from '../../engine/indexes/primary-keys.js';
 import { isPlainObject } from '../../kernel/drafts.js';
-import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
+import { primaryKeyAttributes, type ClassModel, type Doc, type NewDoc } from '../../contracts/model.js';
 import type { FindOptions } from '../../engine/queries/reads.js';
 import type { Selector } from '../../engine/queries/selector.js';
-import type { Transaction } from './transaction.js';
+
+/**
+ * The transaction's document methods a TxClass calls (Transaction has them): named here so this
+ * file need not import transaction.ts, which builds TxClass objects.
+ */
+export interface TxDocuments {
+  getDocument(id: string): Promise<Doc | null>;
+  findDocuments(className: string, selector?: Selector, options?: FindOptions): Promise<Doc[]>;
+  createDoc(doc: NewDoc): Promise<Doc>;
+  updateDoc(id: string, changes: Record<string, unknown>): Promise<Doc>;
+  deleteDocument(id: string): Promise<Doc>;
+}
 
 /** Fields of a card that addOrUpdateCard leaves to the engine (as Class.addOrUpdateCard does). */
 const ENGINE_FIELDS = ['_id', '_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active', '~tx'];
@@ -15,7 +26,7 @@ const ENGINE_FIELDS = ['_id', '_rev', '~class', '~createTimestamp', '~updateTime
  */
 export class TxClass {
   constructor(
-    private readonly tx: Transaction,
+    private readonly tx: TxDocuments,
     readonly model: ClassModel,
   ) {}
 

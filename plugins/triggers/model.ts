@@ -3,30 +3,17 @@ import { isPlainObject } from '../../kernel/drafts.js';
 import { DocstackError } from '../../contracts/errors.js';
 import type { WriteOp } from '../../kernel/hooks.js';
 import type { Class } from '../../engine/model/class.js';
-
-/** Checks a trigger model for a class and returns it normalised. */
-export type TriggerCheck = (classModel: ClassModel, trigger: Record<string, unknown>) => Promise<TriggerModel>;
 import type { ClassModel } from '../../contracts/model.js';
 import type { ClientStack } from '../../engine/client-stack.js';
 import { TRIGGER_FAILURE_CLASS } from './failures.js';
 import { requireJob } from './jobs.js';
 import type { TriggerHandlerRegistry } from './registry.js';
+import type { TriggerModel } from './types.js';
 
-/**
- * A trigger as stored in its class document's `triggers` (normalised: every field present but
- * the one of handler / job that is not used). It names code, it never carries any.
- */
-export type TriggerModel = {
-  name: string;
-  description: string;
-  when: 'before' | 'after';
-  on: WriteOp[];
-  handler?: string;
-  job?: string;
-  params: Record<string, unknown>;
-  order: number;
-  enabled: boolean;
-};
+export type { TriggerModel } from './types.js';
+
+/** Checks a trigger model for a class and returns it normalised. */
+export type TriggerCheck = (classModel: ClassModel, trigger: Record<string, unknown>) => Promise<TriggerModel>;
 
 const TRIGGER_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 const OPS = ['create', 'update', 'delete'] as const;

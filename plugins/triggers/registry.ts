@@ -3,7 +3,7 @@ import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.j
 import type { WriteOp, WriteOrigin } from '../../kernel/hooks.js';
 import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
 import type { ClientStack, WriteOptions } from '../../engine/client-stack.js';
-import type { TriggerModel } from './model.js';
+import type { TriggerModel } from './types.js';
 
 /** Container key of the per-stack handler registry (a TriggerHandlerRegistry). */
 export const TRIGGER_HANDLERS = 'triggerHandlers';

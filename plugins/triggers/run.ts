@@ -5,7 +5,7 @@ import type { Doc } from '../../contracts/model.js';
 import type { WriteOptions } from '../../engine/client-stack.js';
 import { reportFailure, TRIGGER_FAILURE_CLASS } from './failures.js';
 import { startJob } from './jobs.js';
-import type { TriggerModel } from './model.js';
+import type { TriggerModel } from './types.js';
 import type { TriggerContext, TriggerHandler, TriggerHandlerRegistry, TriggerWriteApi, TriggerWriteOptions } from './registry.js';
 
 /** Fields the engine owns: a before-trigger may change attributes, never these. */
