@@ -1,3 +1,4 @@
+import { reactionWrite } from '../../kit/reaction-write.js';
 import { isPlainObject } from '../../kernel/drafts.js';
 import { DocstackError } from '../../contracts/errors.js';
 import type { WriteContext } from '../../kernel/hooks.js';
@@ -37,13 +38,8 @@ export function refuseTooDeep(ctx: WriteContext, maxDepth: number): void {
 }
 
 function writeApi(ctx: WriteContext): TriggerWriteApi {
-  const nested = <O extends TriggerWriteOptions>(options?: O): O & WriteOptions => ({
-    // a trigger's writes belong to the same session and transaction as the write that started it
-    ...(ctx.session !== undefined ? { session: ctx.session } : {}),
-    ...(ctx.transaction !== undefined ? { transaction: ctx.transaction } : {}),
-    ...(options as O),
-    depth: ctx.depth + 1,
-  });
+  // a trigger's writes belong to the same session and transaction as the write that started it
+  const nested = <O extends TriggerWriteOptions>(options?: O): O & WriteOptions => reactionWrite(ctx, options);
   const { stack } = ctx;
   return {
     createDoc: (doc, options) => stack.createDoc(doc, nested(options)),
