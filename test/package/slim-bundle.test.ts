@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { buildBrowser, GZIP_BUDGET, SLIM_GZIP_BUDGET } from '../../scripts/build-browser.mjs';
 
@@ -47,5 +48,15 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(built.slimGzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
     // the check can fail: the full bundle holds the codes the slim one must not
     expect(built.gzipped).toBeGreaterThan(built.slimGzipped);
+  }, 60_000);
+
+  it('is what a bundler resolves for docstack/slim under the browser condition', async () => {
+    await buildBrowser({ quiet: true });
+    const app = await mkdtemp(join(tmpdir(), 'docstack-slim-app-'));
+    await mkdir(join(app, 'node_modules'));
+    await symlink(root, join(app, 'node_modules', 'docstack'), 'dir');
+    await writeFile(join(app, 'app.js'), "import { createStack, slim } from 'docstack/slim';\nexport default [createStack, slim];\n");
+    const result = await esbuild.build({ absWorkingDir: app, entryPoints: ['app.js'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    expect(Object.keys(result.metafile.inputs).filter((i) => i !== 'app.js')).toEqual([expect.stringMatching(/dist\/browser\/docstack-slim\.js$/)]);
   }, 60_000);
 });
