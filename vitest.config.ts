@@ -7,9 +7,11 @@ export default defineConfig({
     alias: [
       { find: /^docstack\/presets$/, replacement: fileURLToPath(new URL('./plugins.config.ts', import.meta.url)) },
       { find: /^docstack\/browser$/, replacement: fileURLToPath(new URL('./browser.ts', import.meta.url)) },
+      { find: /^docstack\/slim$/, replacement: fileURLToPath(new URL('./browser-slim.ts', import.meta.url)) },
       { find: /^docstack\/sql$/, replacement: fileURLToPath(new URL('./plugins/sql/index.ts', import.meta.url)) },
       { find: /^docstack\/server$/, replacement: fileURLToPath(new URL('./server/node.ts', import.meta.url)) },
       { find: /^docstack\/drive-sync$/, replacement: fileURLToPath(new URL('./plugins/drive-sync/index.ts', import.meta.url)) },
+      { find: /^docstack\/plugins\/([a-z-]+)$/, replacement: fileURLToPath(new URL('./plugins/$1/index.ts', import.meta.url)) },
       { find: /^docstack\/cloud-queue$/, replacement: fileURLToPath(new URL('./plugins/cloud-queue/index.ts', import.meta.url)) },
       { find: /^docstack$/, replacement: fileURLToPath(new URL('./index.ts', import.meta.url)) },
     ],

@@ -80,7 +80,7 @@ interface RegisteredCode extends ErrorSpec {
   owner: string;
 }
 
-/** Every code known in this process: the kernel's, then each plugin's as its module loads. */
+/** Every code known in this process: the kernel's, then each plugin's as a stack is set up with it. */
 const registry = new Map<string, RegisteredCode>(Object.entries(ERROR_CODES).map(([code, spec]) => [code, { ...spec, owner: 'kernel' }]));
 
 /** Every registered code with its description, status and owner (the kernel or a plugin). */
@@ -130,9 +130,11 @@ export interface ErrorFactory<C extends string = string> extends ErrorSpec {
 }
 
 /**
- * Defines (and registers) an error code: a plugin lists the factories in `definePlugin({ errors })`
- * and throws with them. The code is `PREFIX_AREA_WHAT` in capitals (e.g. `ACME_AUDIT_FULL`); the
- * status is what an HTTP route answers when the error reaches it (default 400).
+ * Defines an error code: a plugin lists the factories in `definePlugin({ errors })` and throws
+ * with them. The code is `PREFIX_AREA_WHAT` in capitals (e.g. `ACME_AUDIT_FULL`); the status is
+ * what an HTTP route answers when the error reaches it (default 400). Defining registers
+ * nothing (a module of factories has no import-time effect, so a bundle drops the codes of a
+ * plugin it does not hold): the plugin's codes are registered when a stack is set up with it.
  */
 export function createError<const C extends string>(code: C, description: string, options: { status?: number } = {}): ErrorFactory<C> {
   if (!CODE_PATTERN.test(code)) {
@@ -142,24 +144,29 @@ export function createError<const C extends string>(code: C, description: string
   if (!Number.isInteger(status) || status < 400 || status > 599) {
     throw new DocstackError('DS_PLUGIN_INVALID', `The status of ${code} must be an HTTP error status (got ${String(status)}).`, { details: { code } });
   }
+  refuseOtherMeaning(code, description, status);
+  // the factory's errors carry its status themselves: right before (and without) registration
+  const factory = ((message?: string, opts: DocstackErrorOptions = {}) => new DocstackError(code, message ?? description, { status, ...opts })) as ErrorFactory<C>;
+  return Object.assign(factory, { code, description, status }) as ErrorFactory<C>;
+}
+
+function refuseOtherMeaning(code: string, description: string, status: number): void {
   const known = registry.get(code);
   if (known && (known.description !== description || known.status !== status)) {
     throw new DocstackError('DS_PLUGIN_INVALID', `The error code ${code} is already defined by ${known.owner} with another meaning.`, { details: { code, owner: known.owner } });
   }
-  if (!known) registry.set(code, { description, status, owner: 'unassigned' });
-  const factory = ((message?: string, opts: DocstackErrorOptions = {}) => new DocstackError(code, message ?? description, opts)) as ErrorFactory<C>;
-  return Object.assign(factory, { code, description, status }) as ErrorFactory<C>;
 }
 
-/** Records which plugin owns codes (definePlugin calls this with the plugin's `errors`). */
+/** Registers the codes an owner defines (the kernel does it for each plugin of a stack, at set-up). */
 export function registerErrors(factories: readonly ErrorFactory[], owner: string): void {
   for (const factory of factories) {
     const known = registry.get(factory.code);
-    if (known && known.owner !== 'unassigned' && known.owner !== owner) {
+    if (known && known.owner !== owner) {
       throw new DocstackError('DS_PLUGIN_INVALID', `The error code ${factory.code} belongs to ${known.owner}; ${owner} cannot define it too.`, {
         details: { code: factory.code, owner: known.owner },
       });
     }
+    refuseOtherMeaning(factory.code, factory.description, factory.status);
     registry.set(factory.code, { description: factory.description, status: factory.status, owner });
   }
 }

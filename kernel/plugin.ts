@@ -67,11 +67,14 @@ export interface Plugin<Options = any, Api = unknown, Members extends object = {
 /** A preset entry: a plugin, a plugin with options, or `false` to switch one off inline. */
 export type PluginEntry = Plugin | readonly [Plugin, unknown] | false | null | undefined;
 
-/** Identity at runtime (it registers the plugin's error codes); types the plain object. */
+/**
+ * Identity at runtime (it checks the patch ids); types the plain object. The plugin's error
+ * codes are registered when a stack is set up with it (resolvePlugins), not here: defining a
+ * plugin has no effect a bundle must keep, so an unused plugin is left out of it.
+ */
 export function definePlugin<Options = undefined, Api = void, Members extends object = {}>(
   plugin: Plugin<Options, Api, Members>,
 ): Plugin<Options, Api, Members> {
-  if (plugin.errors) registerErrors(plugin.errors, plugin.name);
   for (const patch of plugin.patches ?? []) {
     if (!patch.id.startsWith(`${plugin.name}/`)) {
       throw new DocstackError('DS_PLUGIN_INVALID', `The patch "${patch.id}" of ${plugin.name} must have an id starting with "${plugin.name}/".`, {
@@ -100,6 +103,7 @@ export interface ResolvedPlugin {
 /**
  * Normalises a preset into set-up order: `false` entries dropped, duplicates and missing
  * requirements refused, and every plugin after the plugins it requires or uses (stable otherwise).
+ * Registers each plugin's error codes (a code another owner holds is refused).
  */
 export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[] {
   const byName = new Map<string, ResolvedPlugin>();
@@ -118,6 +122,7 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
     }
     byName.set(plugin.name, { plugin, options });
   }
+  for (const { plugin } of byName.values()) if (plugin.errors) registerErrors(plugin.errors, plugin.name);
   for (const { plugin } of byName.values()) {
     for (const required of plugin.requires ?? []) {
       if (!byName.has(required)) {

@@ -1,5 +1,6 @@
 // The browser bundle: dist/browser/docstack.js (+ .map), one ESM file holding the engine and the
-// browser preset (entry browser.ts), built by esbuild straight from the TypeScript sources.
+// browser preset (entry browser.ts), built by esbuild straight from the TypeScript sources; beside
+// it docstack-sql.js (the same plus SQL) and docstack-slim.js (the engine and the slim preset).
 // `npm run build` runs it after tsc (scripts/start.mjs); the browser tests and the browser bench
 // call buildBrowser() themselves. The build fails when a Node built-in is left in the bundle or
 // when the bundle is over its gzipped size budget.
@@ -12,8 +13,18 @@ import * as esbuild from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The browser preset's budget: 150 kB gzipped (issue 9), without the SQL plugin. */
+/**
+ * The browser preset's budget, without the SQL plugin: the aim is 150 kB gzipped (issues 9 and
+ * 27); it is 160 kB while zod's classic API (≈ 23 kB gzipped, validation and triggers) is in it.
+ */
 export const GZIP_BUDGET = 160 * 1024;
+
+/**
+ * The slim preset's budget (engine + validation, docstack-slim.js). The aim is 70 kB gzipped
+ * (issue 27); it measures 90 kB (88 kB for an app that imports createStack and slim alone): zod's classic API is 23 kB of it, the PouchDB core and its
+ * IndexedDB adapter 27 kB, tapable 5 kB, awilix 3 kB (docs/browser.md#bundle-size).
+ */
+export const SLIM_GZIP_BUDGET = 92 * 1024;
 
 /** Cuts plugins.config.ts's import of the SQL plugin (docstack.js exports no preset that names it). */
 const withoutSql = {
@@ -75,6 +86,7 @@ export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), min
   const builds = entry ? [{ name: 'docstack', entry, cutSql: false }] : [
     { name: 'docstack', entry: join(root, 'browser.ts'), cutSql: true },
     { name: 'docstack-sql', entry: join(root, 'browser-sql.ts'), cutSql: false },
+    { name: 'docstack-slim', entry: join(root, 'browser-slim.ts'), cutSql: true },
   ];
   const results = await Promise.all(builds.map((b) => esbuild.build({
     absWorkingDir: root,
@@ -119,10 +131,15 @@ export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), min
   const gzipped = gzipSync(code, { level: 9 }).length;
   const sqlCode = codeOf.get(relative(root, join(outdir, 'docstack-sql.js')));
   const sqlGzipped = sqlCode ? gzipSync(sqlCode, { level: 9 }).length : 0;
+  const slimCode = codeOf.get(relative(root, join(outdir, 'docstack-slim.js')));
+  const slimGzipped = slimCode ? gzipSync(slimCode, { level: 9 }).length : 0;
   const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
-  if (!quiet) console.log(`docstack: ${relative(root, outfile)} ${kb(bytes)}, ${kb(gzipped)} gzipped (budget ${kb(GZIP_BUDGET)}); docstack-sql.js (the same with the SQL plugin) ${kb(sqlGzipped)} gzipped`);
+  if (!quiet) {
+    console.log(`docstack: ${relative(root, outfile)} ${kb(bytes)}, ${kb(gzipped)} gzipped (budget ${kb(GZIP_BUDGET)}); docstack-sql.js (the same with the SQL plugin) ${kb(sqlGzipped)} gzipped; docstack-slim.js (the slim preset) ${kb(slimGzipped)} gzipped (budget ${kb(SLIM_GZIP_BUDGET)})`);
+  }
   if (gzipped > GZIP_BUDGET) throw new Error(`docstack: the browser bundle is ${kb(gzipped)} gzipped, over its ${kb(GZIP_BUDGET)} budget`);
-  return { outfile, bytes, gzipped, sqlGzipped, metafile: result.metafile };
+  if (slimGzipped > SLIM_GZIP_BUDGET) throw new Error(`docstack: the slim bundle is ${kb(slimGzipped)} gzipped, over its ${kb(SLIM_GZIP_BUDGET)} budget`);
+  return { outfile, bytes, gzipped, sqlGzipped, slimGzipped, slimCode, metafile: result.metafile };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
-import { authorityPlugin, DocstackError, getApi, isPlainObject, type AuthorityApi, type ClientStack } from '../../index.js';
+import { DocstackError, getApi, isPlainObject, type ClientStack } from '../../index.js';
+import { authorityPlugin, type AuthorityApi } from '../../plugins.config.js';
 import { authorize, callerOf, canRead, classifyWrite } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';

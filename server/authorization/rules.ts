@@ -1,4 +1,5 @@
-import { type ClassModel, DocstackError, isSealed } from '../../index.js';
+import { type ClassModel, DocstackError } from '../../index.js';
+import { isSealed } from '../../plugins.config.js';
 import type { Caller } from './caller.js';
 import { META_CLASS_IDS, type WriteSubject } from './subjects.js';
 

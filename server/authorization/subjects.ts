@@ -1,4 +1,5 @@
-import { CLASS_META, DOMAIN_META, isClassDocId, isTravellingKeyringId, KEYRING_CLASS, PATCH_CLASS, SELF_META } from '../../index.js';
+import { CLASS_META, DOMAIN_META, isClassDocId, SELF_META } from '../../index.js';
+import { isTravellingKeyringId, KEYRING_CLASS, PATCH_CLASS } from '../../plugins.config.js';
 
 /**
  * What a written document is, for authorization. Decided from the id, the incoming `~class`

@@ -1,4 +1,4 @@
-import { isTravellingKeyringId, PATCH_CLASS } from '../../index.js';
+import { isTravellingKeyringId, PATCH_CLASS } from '../../plugins.config.js';
 import type { Caller } from './caller.js';
 
 /**

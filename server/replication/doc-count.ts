@@ -1,4 +1,5 @@
-import { isTravellingKeyringId, PATCH_CLASS, type ClientStack } from '../../index.js';
+import { type ClientStack } from '../../index.js';
+import { isTravellingKeyringId, PATCH_CLASS } from '../../plugins.config.js';
 import type { Caller } from '../authorization/index.js';
 import { isServerPrivateId } from '../authorization/visibility.js';
 

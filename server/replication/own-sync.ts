@@ -1,4 +1,5 @@
-import { DocstackError, getApi, isTravellingKeyringId, syncPlugin, type ClientStack } from '../../index.js';
+import { DocstackError, getApi, type ClientStack } from '../../index.js';
+import { isTravellingKeyringId, syncPlugin } from '../../plugins.config.js';
 import { findUser, publicUser } from '../auth/users.js';
 import type { Caller } from '../authorization/index.js';
 import { isServerPrivateId } from '../authorization/visibility.js';

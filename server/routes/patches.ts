@@ -1,5 +1,6 @@
 import express from 'express';
-import { DocstackError, getApi, patchesPlugin } from '../../index.js';
+import { DocstackError, getApi } from '../../index.js';
+import { patchesPlugin } from '../../plugins.config.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';

@@ -1,4 +1,5 @@
-import { type ClientStack, DOMAIN_META, isEngineClassName, PATCH_CLASS } from '../../index.js';
+import { type ClientStack, DOMAIN_META, isEngineClassName } from '../../index.js';
+import { PATCH_CLASS } from '../../plugins.config.js';
 
 /**
  * The tenants the class model declares: the union of the `tenants` of the default stack's

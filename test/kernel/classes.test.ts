@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, createStack, DocstackError, validationPlugin } from '../../index.js';
+import { Attribute, Class, createStack, DocstackError } from '../../index.js';
+import { validationPlugin } from '../../plugins/validation/index.js';
 import { VERIFY_AFTER_MS } from '../../engine/class-cache.js';
 import { ManualClock } from '../helpers/clock.js';
 import { kernelStack, refusal, track, uniqueName, userClasses } from '../helpers/stack.js';

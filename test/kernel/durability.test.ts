@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, validationPlugin } from '../../index.js';
+import { Class, createStack } from '../../index.js';
+import { validationPlugin } from '../../plugins/validation/index.js';
 import { refusal, tempDir, track, uniqueName, userClasses } from '../helpers/stack.js';
 
 describe('leveldb durability', () => {

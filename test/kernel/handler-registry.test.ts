@@ -4,26 +4,9 @@
  * which must refuse the same things with the same codes.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  addTrigger,
-  Class,
-  createStack,
-  definePlugin,
-  DocstackError,
-  getApi,
-  HANDLER_NAME,
-  HandlerRegistry,
-  JOB_HANDLERS,
-  jobsPlugin,
-  registeredErrors,
-  registerJobHandler,
-  registerTriggerHandler,
-  TRIGGER_HANDLERS,
-  triggersPlugin,
-  type AnyHandler,
-  type ClientStack,
-  type PluginEntry,
-} from '../../index.js';
+import { Class, createStack, definePlugin, DocstackError, getApi, HANDLER_NAME, HandlerRegistry, registeredErrors, type AnyHandler, type ClientStack, type PluginEntry } from '../../index.js';
+import { addTrigger, registerTriggerHandler, TRIGGER_HANDLERS, triggersPlugin } from '../../plugins/triggers/index.js';
+import { JOB_HANDLERS, jobsPlugin, registerJobHandler } from '../../plugins/jobs/index.js';
 import { browser } from '../../plugins.config.js';
 import { browserWithout, expectRefused, track } from '../helpers/stack.js';
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createStack, definePlugin, DocstackError, getApi, jobsPlugin, KEYS, validationPlugin, withPlugin, withoutPlugins, type Plugin, type PluginEntry } from '../../index.js';
+import { createStack, definePlugin, DocstackError, getApi, KEYS, withPlugin, withoutPlugins, type Plugin, type PluginEntry } from '../../index.js';
+import { jobsPlugin } from '../../plugins/jobs/index.js';
+import { validationPlugin } from '../../plugins/validation/index.js';
 import { browser, server } from '../../plugins.config.js';
 import { browserWithout, rawDb, refusal, track, uniqueName } from '../helpers/stack.js';
 

@@ -41,12 +41,12 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     expect(String(failure.message)).toMatch(/Buffer/);
   }, 60_000);
 
-  it('is what a bundler resolves for docstack/browser, and for docstack and docstack/presets under the browser condition', async () => {
+  it('is what a bundler resolves for docstack/browser, and for docstack, docstack/presets and docstack/plugins/<name> under the browser condition', async () => {
     await buildBrowser({ quiet: true });
     const app = await mkdtemp(join(tmpdir(), 'docstack-app-'));
     await mkdir(join(app, 'node_modules'));
     await symlink(root, join(app, 'node_modules', 'docstack'), 'dir');
-    await writeFile(join(app, 'app.js'), "import { createStack } from 'docstack/browser';\nimport { browser } from 'docstack/presets';\nimport { Class } from 'docstack';\nexport default [createStack, browser, Class];\n");
+    await writeFile(join(app, 'app.js'), "import { createStack } from 'docstack/browser';\nimport { browser } from 'docstack/presets';\nimport { Class } from 'docstack';\nimport { syncPlugin } from 'docstack/plugins/sync';\nexport default [createStack, browser, Class, syncPlugin];\n");
     const result = await esbuild.build({ absWorkingDir: app, entryPoints: ['app.js'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
     const packageInputs = Object.keys(result.metafile.inputs).filter((i) => i !== 'app.js');
     expect(packageInputs).toHaveLength(1);

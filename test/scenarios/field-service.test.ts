@@ -7,7 +7,8 @@
  * document in its own batch, in the changes feed's order).
  */
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, createStack, Domain } from '../../index.js';
+import { Attribute, Class, createStack } from '../../index.js';
+import { Domain } from '../../plugins/domains/index.js';
 import { browser } from '../../plugins.config.js';
 import { track, uniqueName } from '../helpers/stack.js';
 import { ADMIN, testNode } from '../server/node-helpers.js';

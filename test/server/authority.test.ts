@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, getApi, syncPlugin } from '../../index.js';
+import { Class, createStack, getApi } from '../../index.js';
+import { syncPlugin } from '../../plugins/sync/index.js';
 import { browser } from '../../plugins.config.js';
 import { createUser } from '../../server/auth/index.js';
 import { track, uniqueName } from '../helpers/stack.js';

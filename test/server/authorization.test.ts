@@ -7,7 +7,8 @@ import type { ClientStack } from '../../index.js';
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Class, getApi, jobsPlugin } from '../../index.js';
+import { Class, getApi } from '../../index.js';
+import { jobsPlugin } from '../../plugins/jobs/index.js';
 import { createUser } from '../../server/auth/index.js';
 import type { ServerNode } from '../../server/node.js';
 import { fileNode, login } from './node-helpers.js';

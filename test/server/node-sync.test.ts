@@ -8,7 +8,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Class, DocstackError, getApi, syncPlugin, type ClientStack } from '../../index.js';
+import { Class, DocstackError, getApi, type ClientStack } from '../../index.js';
+import { syncPlugin } from '../../plugins/sync/index.js';
 import type { SyncRefusal } from '../../plugins/sync/index.js';
 import { memoryStack } from '../helpers/stack.js';
 import type { ServerStack } from '../../plugins.config.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getApi, patchesPlugin } from '../../index.js';
+import { getApi } from '../../index.js';
+import { patchesPlugin } from '../../plugins/patches/index.js';
 import { createUser } from '../../server/auth/index.js';
 import { ADMIN, call, login, startHarness, type Harness } from './auth-harness.js';
 

@@ -7,7 +7,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Class, registerJobHandler, type ClientStack } from '../../index.js';
+import { Class, type ClientStack } from '../../index.js';
+import { registerJobHandler } from '../../plugins/jobs/index.js';
 import type { ServerStack } from '../../plugins.config.js';
 import { createUser } from '../../server/auth/index.js';
 import { SECRETS, type SecretReader } from '../../server/node.js';

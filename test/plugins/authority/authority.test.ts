@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, getApi, authorityPlugin, isPending } from '../../../index.js';
+import { Class, createStack, getApi } from '../../../index.js';
+import { authorityPlugin, isPending } from '../../../plugins/authority/index.js';
 import { browser, server } from '../../../plugins.config.js';
 import { track, uniqueName } from '../../helpers/stack.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, Domain } from '../../../index.js';
+import { Class, createStack } from '../../../index.js';
+import { Domain } from '../../../plugins/domains/index.js';
 import { browser, type BrowserStack } from '../../../plugins.config.js';
 import { expectRefused, memoryStack, rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createStack, definePlugin, domainsPlugin, validationPlugin } from '../../../index.js';
+import { createStack, definePlugin } from '../../../index.js';
+import { domainsPlugin } from '../../../plugins/domains/index.js';
+import { validationPlugin } from '../../../plugins/validation/index.js';
 import { kernelStack, refusal, tempDir, track, uniqueName } from '../../helpers/stack.js';
 
 describe('the domain meta-class is the domains plugin\'s own system patch', () => {

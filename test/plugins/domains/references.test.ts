@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, createStack, Domain, definePlugin, domainsPlugin } from '../../../index.js';
+import { Attribute, Class, createStack, definePlugin } from '../../../index.js';
+import { Domain, domainsPlugin } from '../../../plugins/domains/index.js';
 import { browser } from '../../../plugins.config.js';
 import { expectRefused, memoryStack, track, uniqueName } from '../../helpers/stack.js';
 

@@ -5,7 +5,8 @@
  * concurrent owner changes on a 1:N target leave ONE active relation on every replica.
  */
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, Domain, type ClientStack } from '../../../index.js';
+import { Attribute, Class, type ClientStack } from '../../../index.js';
+import { Domain } from '../../../plugins/domains/index.js';
 import { memoryStack } from '../../helpers/stack.js';
 
 type Stack = Awaited<ReturnType<typeof memoryStack>>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Class, compareVersions, registerPatchHandler, type Patch, type PatchFailedEvent, type PatchProgressEvent } from '../../../index.js';
+import { Class } from '../../../index.js';
+import { compareVersions, registerPatchHandler, type Patch, type PatchFailedEvent, type PatchProgressEvent } from '../../../plugins/patches/index.js';
 import { memoryStack, refusal } from '../../helpers/stack.js';
 
 const notes = (version: string, changes: Patch['changes']): Patch => ({ target: 'notes-app', version, changes });

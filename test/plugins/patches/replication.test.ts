@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStack, definePlugin, getApi, patchesPlugin, registerPatchHandler, type ClientStack, type Patch } from '../../../index.js';
+import { createStack, definePlugin, getApi, type ClientStack } from '../../../index.js';
+import { patchesPlugin, registerPatchHandler, type Patch } from '../../../plugins/patches/index.js';
 import { browser } from '../../../plugins.config.js';
 import { memoryStack, rawDb, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { startNode, TOKEN, type TestNode } from '../sync/harness.js';

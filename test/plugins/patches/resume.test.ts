@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, definePlugin, registerPatchHandler, type Doc, type PatchFailedEvent, type PluginEntry } from '../../../index.js';
+import { Class, createStack, definePlugin, type Doc, type PluginEntry } from '../../../index.js';
+import { registerPatchHandler, type PatchFailedEvent } from '../../../plugins/patches/index.js';
 import { browser, type BrowserStack } from '../../../plugins.config.js';
 import { tempDir, track, uniqueName } from '../../helpers/stack.js';
 

@@ -95,7 +95,7 @@ describe('sql: the language over classes', () => {
 
   it('a relation domain is a table (sourceId, targetId)', async () => {
     const { q, stack, ids } = await setup();
-    const { Domain } = await import('../../../index.js');
+    const { Domain } = await import('../../../plugins/domains/index.js');
     const knows = await Domain.create(stack, null, 'Knows', 'domain', 'N:N', 'Customer', 'Customer');
     await knows.addRelation(ids.ann, ids.bob);
     await knows.addRelation(ids.ann, ids.dee);

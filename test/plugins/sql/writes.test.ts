@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addTrigger, Class, createStack, definePlugin, registerTriggerHandler } from '../../../index.js';
+import { Class, createStack, definePlugin } from '../../../index.js';
+import { addTrigger, registerTriggerHandler } from '../../../plugins/triggers/index.js';
 import type { WriteResult } from '../../../plugins/sql/index.js';
 import { browserWithSql } from '../../../plugins.config.js';
 import { expectRefused, testAdapter, track, uniqueName } from '../../helpers/stack.js';
@@ -90,7 +91,7 @@ describe('sql: INSERT, UPDATE and DELETE through the document pipeline', () => {
   it('relation domains are read-only here: their API writes them', async () => {
     const stack = await sqlStack();
     await shop(stack);
-    const { Domain } = await import('../../../index.js');
+    const { Domain } = await import('../../../plugins/domains/index.js');
     await Domain.create(stack, null, 'Knows', 'domain', 'N:N', 'Customer', 'Customer');
     await expectRefused(stack.sql("DELETE FROM Knows WHERE sourceId = 'x'"), 'DS_SQL_REFUSED');
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DocstackError, getApi, syncPlugin } from '../../../index.js';
+import { DocstackError, getApi } from '../../../index.js';
+import { syncPlugin } from '../../../plugins/sync/index.js';
 import type { SyncRefusal, SyncStatus } from '../../../plugins/sync/index.js';
 import { rawDb } from '../../helpers/stack.js';
 import { nodeAndClient, TOKEN, type TestNode } from './harness.js';

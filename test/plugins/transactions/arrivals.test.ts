@@ -5,7 +5,8 @@
  * survives a reopen. docs/transactions.md#across-replication.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, getApi, transactionsPlugin, type ClientStack, type Doc } from '../../../index.js';
+import { Class, createStack, getApi, type ClientStack, type Doc } from '../../../index.js';
+import { transactionsPlugin } from '../../../plugins/transactions/index.js';
 import { browserWithSql } from '../../../plugins.config.js';
 import { memoryStack, rawDb, track, uniqueName } from '../../helpers/stack.js';
 

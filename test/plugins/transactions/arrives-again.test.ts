@@ -7,7 +7,8 @@
  * docs/transactions.md#across-replication.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, getApi, transactionsPlugin, type ClientStack, type Doc } from '../../../index.js';
+import { Class, getApi, type ClientStack, type Doc } from '../../../index.js';
+import { transactionsPlugin } from '../../../plugins/transactions/index.js';
 import type { BrowserStack } from '../../../plugins.config.js';
 import { memoryStack } from '../../helpers/stack.js';
 

@@ -3,7 +3,8 @@
  * what it finds, then runs transactions of 10 documents (9 items of one batch + the counter)
  * until it is killed. Run: node --import tsx crash-child.ts <dataDir> <name> <run> <lastBegun|->
  */
-import { createStack, getApi, transactionsPlugin } from '../../../index.js';
+import { createStack, getApi } from '../../../index.js';
+import { transactionsPlugin } from '../../../plugins/transactions/index.js';
 import { browser } from '../../../plugins.config.js';
 
 const COUNTER_ID = 'Counter-main';

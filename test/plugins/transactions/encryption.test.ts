@@ -1,6 +1,6 @@
 /** Encrypted attributes through a transaction: checked and read as plaintext inside, sealed when stored. */
 import { describe, expect, it } from 'vitest';
-import { isSealed } from '../../../index.js';
+import { isSealed } from '../../../plugins/encryption/index.js';
 import { memoryStack, rawDb } from '../../helpers/stack.js';
 import { PASSPHRASE, secretClasses } from '../encryption/setup.js';
 

@@ -4,7 +4,8 @@
  * were is rolled forward; claims of transactions that never committed are released.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, getApi, transactionsPlugin, type Doc } from '../../../index.js';
+import { Class, createStack, getApi, type Doc } from '../../../index.js';
+import { transactionsPlugin } from '../../../plugins/transactions/index.js';
 import { browser } from '../../../plugins.config.js';
 import { rawDb, track, uniqueName } from '../../helpers/stack.js';
 

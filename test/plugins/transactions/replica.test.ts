@@ -5,7 +5,9 @@
  * resolved — on the node (its document API, SQL) and on a fresh client pulling from it.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, getApi, syncPlugin, transactionsPlugin, type ClientStack, type Transaction } from '../../../index.js';
+import { Class, createStack, getApi, type ClientStack } from '../../../index.js';
+import { syncPlugin } from '../../../plugins/sync/index.js';
+import { transactionsPlugin, type Transaction } from '../../../plugins/transactions/index.js';
 import { browser, type BrowserStack } from '../../../plugins.config.js';
 import { createUser } from '../../../server/auth/index.js';
 import type { ServerStack } from '../../../plugins.config.js';

@@ -3,7 +3,9 @@
  * keys held for the transaction's lifetime, optimistic conflicts re-run the function.
  */
 import { describe, expect, it } from 'vitest';
-import { addTrigger, Class, getApi, registerTriggerHandler, transactionsPlugin } from '../../../index.js';
+import { Class, getApi } from '../../../index.js';
+import { addTrigger, registerTriggerHandler } from '../../../plugins/triggers/index.js';
+import { transactionsPlugin } from '../../../plugins/transactions/index.js';
 import { memoryStack, refusal } from '../../helpers/stack.js';
 
 async function setup() {

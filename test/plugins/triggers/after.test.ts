@@ -4,7 +4,8 @@
  * the write or failing the caller. Writes they start are depth-limited.
  */
 import { describe, expect, it } from 'vitest';
-import { addTrigger, Class, definePlugin, DocstackError, type Doc } from '../../../index.js';
+import { Class, definePlugin, DocstackError, type Doc } from '../../../index.js';
+import { addTrigger } from '../../../plugins/triggers/index.js';
 import { registerTriggerHandler, TRIGGER_FAILURE_CLASS } from '../../../plugins/triggers/index.js';
 import { expectRefused } from '../../helpers/stack.js';
 import { triggerStack } from './setup.js';

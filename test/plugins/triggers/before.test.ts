@@ -3,7 +3,8 @@
  * stored), run in order, and only for the operations they name.
  */
 import { describe, expect, it } from 'vitest';
-import { addTrigger, DocstackError } from '../../../index.js';
+import { DocstackError } from '../../../index.js';
+import { addTrigger } from '../../../plugins/triggers/index.js';
 import { registerTriggerHandler } from '../../../plugins/triggers/index.js';
 import { expectRefused } from '../../helpers/stack.js';
 import { triggerStack } from './setup.js';

@@ -1,5 +1,6 @@
 import { expect, it, vi } from 'vitest';
-import { addTrigger, Class, definePlugin } from '../../../index.js';
+import { Class, definePlugin } from '../../../index.js';
+import { addTrigger } from '../../../plugins/triggers/index.js';
 import { registerJobHandler } from '../../../plugins/jobs/index.js';
 import type { TriggerFailedEvent } from '../../../plugins/triggers/index.js';
 import { browserWithout, memoryStack } from '../../helpers/stack.js';

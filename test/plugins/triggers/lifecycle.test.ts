@@ -4,7 +4,8 @@
  * removing, replicated writes, and triggers that start jobs.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { removeTrigger, addTrigger, Class, createError, createStack, definePlugin, DocstackError, registeredErrors, registerTriggerHandler, setTriggerEnabled, TRIGGER_FAILURE_CLASS, triggersPlugin, type ClassModel, type PluginEntry, type TriggerFailedEvent } from '../../../index.js';
+import { Class, createError, createStack, definePlugin, DocstackError, registeredErrors, type ClassModel, type PluginEntry } from '../../../index.js';
+import { removeTrigger, addTrigger, registerTriggerHandler, setTriggerEnabled, TRIGGER_FAILURE_CLASS, triggersPlugin, type TriggerFailedEvent } from '../../../plugins/triggers/index.js';
 import { expectRefused, tempDir, track, uniqueName } from '../../helpers/stack.js';
 import { preset, presetWithout, triggerStack } from './setup.js';
 

@@ -3,7 +3,8 @@
  * duplicate, simple class, no plugin), each leaving the stored class document as it was.
  */
 import { describe, expect, it } from 'vitest';
-import { removeTrigger, addTrigger, Class, definePlugin, type ClassModel, type ClientStack, type ErrorCode } from '../../../index.js';
+import { Class, definePlugin, type ClassModel, type ClientStack, type ErrorCode } from '../../../index.js';
+import { removeTrigger, addTrigger } from '../../../plugins/triggers/index.js';
 import { registerTriggerHandler, triggersPlugin } from '../../../plugins/triggers/index.js';
 import { expectRefused, memoryStack } from '../../helpers/stack.js';
 import { preset, presetWithout, triggerStack } from './setup.js';

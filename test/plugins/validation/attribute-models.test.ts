@@ -5,7 +5,8 @@
  * are in test/kernel/attributes.test.ts, run with no plugin.
  */
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, Domain } from '../../../index.js';
+import { Attribute, Class } from '../../../index.js';
+import { Domain } from '../../../plugins/domains/index.js';
 import { classDoc, refusedAttribute, refusedClass, schemaCases } from '../../helpers/attribute-cases.js';
 import { expectRefused, memoryStack } from '../../helpers/stack.js';
 

@@ -3,7 +3,8 @@
  * sync plugin), all of one user unlocking one passphrase, and one sync round of a client against
  * the node, with what it moved, what it was refused and how it failed.
  */
-import { createStack, getApi, type DeniedPush } from '../../../index.js';
+import { createStack, getApi } from '../../../index.js';
+import { type DeniedPush } from '../../../plugins/sync/index.js';
 import { browser, type BrowserStack } from '../../../plugins.config.js';
 import { syncPlugin } from '../../../plugins/sync/index.js';
 

@@ -9,7 +9,8 @@
  * - domain `assignedTo`, N:1 Visit → Technician: a visit has at most one technician; the
  *   `technician` reference attribute lives on the source class (docs/domains.md placement table).
  */
-import { Attribute, Class, Domain, type ClientStack } from '../../../index.js';
+import { Attribute, Class, type ClientStack } from '../../../index.js';
+import { Domain } from '../../../plugins/domains/index.js';
 
 export const DOMAIN = 'assignedTo';
 export const APP_CLASSES = ['Customer', 'Site', 'Technician', 'Visit'] as const;

@@ -1,0 +1,62 @@
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { buildBrowser, GZIP_BUDGET, SLIM_GZIP_BUDGET } from '../../scripts/build-browser.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Code of a plugin the slim preset leaves out: its error codes, its files. */
+const FOREIGN_CODES = ['DS_SYNC_', 'DS_TX_', 'DS_JOB_', 'DS_TRIGGER_', 'DS_ENCRYPTION_', 'DS_DOMAIN_', 'DS_PATCH_', 'DS_SQL_', 'DS_EPHEMERAL_'];
+const isForeignPlugin = (input: string) => /^plugins\//.test(input) && !input.startsWith('plugins/validation/');
+
+describe('the slim preset (the engine and the validation plugin) in a browser bundle', () => {
+  it('an app importing createStack and slim keeps no other plugin, within the slim budget', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'docstack-slim-'));
+    const entry = join(dir, 'app.ts');
+    await writeFile(entry, [
+      `import { createStack } from ${JSON.stringify(join(root, 'index.ts'))};`,
+      `import { slim } from ${JSON.stringify(join(root, 'plugins.config.ts'))};`,
+      "export const open = (name: string) => createStack({ name, adapter: 'indexeddb', plugins: slim });",
+    ].join('\n'));
+    // the browser build's own setup (IndexedDB adapter, no Node built-in), with this entry
+    const built = await buildBrowser({ outdir: dir, quiet: true, entry });
+    const output = Object.values(built.metafile.outputs).find((o) => o.entryPoint !== undefined)!;
+    const kept = Object.keys(output.inputs);
+    expect(kept).toContain('plugins/validation/index.ts');
+    expect(kept).toContain('storage/storage-adapters.browser.ts');
+    expect(kept.filter(isForeignPlugin)).toEqual([]);
+    expect(kept.filter((i) => /node_modules\/(croner|re2js|alasql|pouchdb-replication|pouchdb-adapter-http)\//.test(i))).toEqual([]);
+    const code = await readFile(built.outfile, 'utf8');
+    expect(FOREIGN_CODES.filter((prefix) => code.includes(prefix))).toEqual([]);
+    expect(code).toContain('DS_VALIDATION_MANDATORY');
+    expect(built.gzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
+    expect(built.gzipped).toBeLessThan(GZIP_BUDGET / 1.5);
+  }, 60_000);
+
+  it('dist/browser/docstack-slim.js (docstack/slim) holds the engine, validation and slim, within its budget', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'docstack-slim-dist-'));
+    const built = await buildBrowser({ outdir: out, quiet: true });
+    const slimOutput = Object.entries(built.metafile.outputs).find(([file]) => file.endsWith('/docstack-slim.js'))![1];
+    expect(slimOutput.exports).toEqual(expect.arrayContaining(['createStack', 'Class', 'DocstackError', 'validationPlugin', 'slim']));
+    expect(slimOutput.exports).not.toContain('syncPlugin');
+    expect(Object.keys(slimOutput.inputs).filter(isForeignPlugin)).toEqual([]);
+    expect(FOREIGN_CODES.filter((prefix) => built.slimCode!.includes(prefix))).toEqual([]);
+    expect(built.slimGzipped).toBeGreaterThan(0);
+    expect(built.slimGzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
+    // the check can fail: the full bundle holds the codes the slim one must not
+    expect(built.gzipped).toBeGreaterThan(built.slimGzipped);
+  }, 60_000);
+
+  it('is what a bundler resolves for docstack/slim under the browser condition', async () => {
+    await buildBrowser({ quiet: true });
+    const app = await mkdtemp(join(tmpdir(), 'docstack-slim-app-'));
+    await mkdir(join(app, 'node_modules'));
+    await symlink(root, join(app, 'node_modules', 'docstack'), 'dir');
+    await writeFile(join(app, 'app.js'), "import { createStack, slim } from 'docstack/slim';\nexport default [createStack, slim];\n");
+    const result = await esbuild.build({ absWorkingDir: app, entryPoints: ['app.js'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    expect(Object.keys(result.metafile.inputs).filter((i) => i !== 'app.js')).toEqual([expect.stringMatching(/dist\/browser\/docstack-slim\.js$/)]);
+  }, 60_000);
+});
