@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^docstack\/presets$/, replacement: fileURLToPath(new URL('./plugins.config.ts', import.meta.url)) },
+      { find: /^docstack\/plugin-kit$/, replacement: fileURLToPath(new URL('./kit/index.ts', import.meta.url)) },
       { find: /^docstack\/browser$/, replacement: fileURLToPath(new URL('./browser.ts', import.meta.url)) },
       { find: /^docstack\/slim$/, replacement: fileURLToPath(new URL('./browser-slim.ts', import.meta.url)) },
       { find: /^docstack\/sql$/, replacement: fileURLToPath(new URL('./plugins/sql/index.ts', import.meta.url)) },

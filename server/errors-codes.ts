@@ -1,4 +1,5 @@
-import { createError, registerErrors } from '../index.js';
+import { createError } from '../index.js';
+import { registerErrors } from '../kit/index.js';
 
 /**
  * The error codes of the server node (docs/errors.md): every answer that is not a success

@@ -1,4 +1,5 @@
-import { createError, registerErrors } from '../index.js';
+import { createError } from '../index.js';
+import { registerErrors } from '../kit/index.js';
 
 /**
  * The error codes of the node's surface defences (issue 26): cross-site requests, content types,

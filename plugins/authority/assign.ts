@@ -1,7 +1,6 @@
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { SequenceCounters } from './counters.js';
 import { PENDING_FIELD, pendingOf, sequenceAttributes } from './model.js';
+import type { ClientStack, Doc } from '../../index.js';
 
 /** The session of the node's own assignment writes: the sequence rules let it set the numbers. */
 export const ASSIGNING = Object.freeze({ authority: 'assign' as const });

@@ -1,4 +1,4 @@
-import type { Storage } from '../../storage/facade.js';
+import type { Storage } from '../../index.js';
 
 /** A block of numbers the node handed out: `first` to `last`, both included. */
 export interface NumberBlock {

@@ -1,4 +1,4 @@
-import { createError } from '../../contracts/errors.js';
+import { createError } from '../../index.js';
 
 /** The error codes of the authority plugin: sequences and unique attributes (docs/errors.md). */
 export const AUTHORITY_ERRORS = {

@@ -1,14 +1,11 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { WriteContext } from '../../kernel/hooks.js';
-import type { ClassModel, Doc } from '../../contracts/model.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import { tapWhen } from '../../kernel/write-plan.js';
 import { ASSIGNING, PendingAssigner } from './assign.js';
 import { SequenceCounters, type NumberBlock } from './counters.js';
 import { AUTHORITY_ERRORS, authorityErrorList } from './errors.js';
 import { claimedAttributes, isPending, PENDING_FIELD, pendingOf, SEQUENCE_NAME, sequenceAttributes, sequenceKey, uniqueKey } from './model.js';
 import { AuthorityRemote, type ClaimAnswer, type ConnectOptions } from './remote.js';
 import { claimOf, claimsOf, ROUTE_HOLD_MS, UniqueIndex, uniqueRefusal } from './unique-index.js';
+import { type ClassModel, definePlugin, type Doc, DocstackError, type WriteContext } from '../../index.js';
+import { tapWhen } from '../../kit/index.js';
 
 export { isPending, pendingOf, PENDING_FIELD, type ClaimAnswer, type ConnectOptions, type NumberBlock };
 

@@ -1,6 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { ConfigKeyDefinition } from '../../engine/model/attribute-types.js';
-import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
+import { type AttributeModel, type ClassModel, type ConfigKeyDefinition, type Doc, DocstackError } from '../../index.js';
 
 /** The document field listing the attributes whose number the node is still to assign. */
 export const PENDING_FIELD = '~pending';

@@ -1,6 +1,6 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { authenticatedFetch, type SyncAuth } from '../sync/auth.js';
+import { authenticatedFetch, type SyncAuth } from '../sync/index.js';
 import type { NumberBlock } from './counters.js';
+import { DocstackError } from '../../index.js';
 
 export interface ConnectOptions {
   /** the node: its origin (`http://127.0.0.1:5000`) or its database URL (`…/db/docstack`) */

@@ -1,8 +1,5 @@
-import type { Clock } from '../../contracts/clock.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { ClassModel, Doc } from '../../contracts/model.js';
-import type { Storage } from '../../storage/facade.js';
 import { claimedAttributes } from './model.js';
+import { type ClassModel, type Clock, type Doc, DocstackError, type Storage } from '../../index.js';
 
 /**
  * The index of unique values, built like the kernel's primary-key index

@@ -1,4 +1,4 @@
-import { createError } from '../../contracts/errors.js';
+import { createError } from '../../index.js';
 
 /** The error codes of the cloud-queue plugin (docs/errors.md). */
 export const CLOUD_ERRORS = {

@@ -1,9 +1,7 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { cloudAuth, DEFAULT_IAM_URL } from './auth.js';
 import { CLOUD_ERRORS, cloudErrorList } from './errors.js';
 import { CloudQueue, type FlushResult } from './queue.js';
+import { type ClientStack, definePlugin, DocstackError } from '../../index.js';
 
 export { DEFAULT_IAM_URL, type CloudCredentials } from './auth.js';
 export type { FlushResult } from './queue.js';

@@ -1,7 +1,7 @@
-import type { ClientStack } from '../../engine/client-stack.js';
-import { travelCheck } from '../../engine/travels.js';
 import type { CloudAuth } from './auth.js';
 import { CLOUD_ERRORS } from './errors.js';
+import type { ClientStack } from '../../index.js';
+import { travelCheck } from '../../kit/index.js';
 
 export const CHECKPOINT_ID = '_local/~cloud-queue';
 

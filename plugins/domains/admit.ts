@@ -1,9 +1,8 @@
-import type { IngestItem } from '../../kernel/hooks.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { DOMAIN_ERRORS } from './errors.js';
 import { domainDocId, relationPrefix, type RelationDoc } from './model.js';
 import { reconcileDocument, reconcileRelation } from './reconcile.js';
 import type { DomainRegistry } from './registry.js';
+import type { ClientStack, IngestItem } from '../../index.js';
 
 /**
  * The `admit` tap for relation documents a peer sends (they have a `~domain`, no `~class`):

@@ -1,6 +1,6 @@
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { EndIndex } from './end-index.js';
 import type { RelationDoc } from './model.js';
+import type { ClientStack } from '../../index.js';
 
 const CHECKPOINT_ID = '_local/~index/relations';
 const PAGE = 1000;

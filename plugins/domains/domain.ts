@@ -1,12 +1,8 @@
 import { EventEmitter } from 'events';
-import { DocstackError } from '../../contracts/errors.js';
-import { Class } from '../../engine/model/class.js';
-import { DOMAIN_META, type Doc } from '../../contracts/model.js';
-import { whileObserved } from '../../engine/model/observed.js';
-import type { Selector } from '../../engine/queries/selector.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { DOMAIN_NAME, domainDocId, RELATION_KINDS, relationPrefix, type DomainModel, type RelationDoc, type RelationKind } from './model.js';
 import type { RelationStore } from './relations.js';
+import { Class, type ClientStack, type Doc, DocstackError, DOMAIN_META, type Selector } from '../../index.js';
+import { whileObserved } from '../../kit/index.js';
 
 /**
  * What a domain needs of its stack's registry (DomainRegistry fits it): named here so this file

@@ -1,7 +1,5 @@
-import type { Clock } from '../../contracts/clock.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { Storage } from '../../storage/facade.js';
 import type { End, RelationDoc } from './model.js';
+import { type Clock, DocstackError, type Storage } from '../../index.js';
 
 /** One relation at one end: the relation's id and the document at the other end. */
 export interface EndEntry {

@@ -1,13 +1,13 @@
-import { definePlugin } from '../../kernel/plugin.js';
 import { admitRelation } from './admit.js';
 import { domainMetaClassPatch } from './meta-class-patch.js';
 import type { Domain } from './domain.js';
 import { followReferences, referencesOf, validateReferences } from './references.js';
-import { tapWhen } from '../../kernel/write-plan.js';
 import { referenceType } from './reference-type.js';
 import { domainErrorList } from './errors.js';
 import { reconcileDocument } from './reconcile.js';
 import { DomainRegistry } from './registry.js';
+import { definePlugin } from '../../index.js';
+import { tapWhen } from '../../kit/index.js';
 
 
 /** Runs after the validation plugin's checks: a reference is checked once its value is valid. */
@@ -47,5 +47,6 @@ export const domainsPlugin = definePlugin({
 });
 
 export { Domain } from './domain.js';
-export type { DomainModel, RelationDoc, RelationKind } from './model.js';
+export { relationPrefix, type DomainModel, type RelationDoc, type RelationKind } from './model.js';
+export type { DomainRegistry } from './registry.js';
 export type { ReferenceAttribute } from './reference-type.js';

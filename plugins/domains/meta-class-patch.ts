@@ -1,6 +1,5 @@
-import { attr, metaClass } from '../../engine/system-patches/0001-meta-model.js';
-import type { SystemPatch } from '../../kernel/patch-types.js';
-import { CLASS_META, DOMAIN_META } from '../../contracts/model.js';
+import { CLASS_META, DOMAIN_META, type SystemPatch } from '../../index.js';
+import { attr, metaClass } from '../../kit/index.js';
 
 /**
  * The `domain` meta-class belongs to this plugin: a stack without domains has no domain

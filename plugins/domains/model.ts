@@ -1,4 +1,4 @@
-import { DOMAIN_META, type AttributeModel, type Doc } from '../../contracts/model.js';
+import { type AttributeModel, type Doc, DOMAIN_META } from '../../index.js';
 
 export const RELATION_KINDS = ['1:1', '1:N', 'N:1', 'N:N'] as const;
 export type RelationKind = (typeof RELATION_KINDS)[number];

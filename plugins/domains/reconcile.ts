@@ -1,7 +1,7 @@
-import type { ClassModel, Doc } from '../../contracts/model.js';
 import { domainOf, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End, type RelationDoc } from './model.js';
 import { referencesOf } from './references.js';
 import type { DomainRegistry } from './registry.js';
+import type { ClassModel, Doc } from '../../index.js';
 
 /**
  * What replicas settle, each time a peer's relation or a peer's revision of a document arrives,

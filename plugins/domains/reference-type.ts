@@ -1,8 +1,7 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { AttributeTypeDefinition } from '../../engine/model/attribute-types.js';
 import { domainOf } from './model.js';
 import { referenceCheck } from './references.js';
 import type { DomainRegistry } from './registry.js';
+import { type AttributeTypeDefinition, DocstackError } from '../../index.js';
 
 export type { ReferenceAttribute } from './model.js';
 

@@ -1,8 +1,6 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { WriteContext } from '../../kernel/hooks.js';
-import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
 import { domainDocId, domainOf, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
 import type { DomainRegistry } from './registry.js';
+import { type AttributeModel, type ClassModel, type Doc, DocstackError, type WriteContext } from '../../index.js';
 
 const referenceAttributes = new WeakMap<ClassModel, AttributeModel[]>();
 

@@ -1,9 +1,7 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { DOMAIN_META } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { Domain } from './domain.js';
 import type { DomainModel } from './model.js';
 import { RelationStore } from './relations.js';
+import { type ClientStack, DocstackError, DOMAIN_META } from '../../index.js';
 
 /** How long the list of domains is trusted before it is read again (other writers may add domains). */
 export const DOMAIN_LIST_TTL_MS = 1000;

@@ -1,11 +1,8 @@
-import { nowIso } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { Doc } from '../../contracts/model.js';
-import { compileSelector, projectFields, type Selector } from '../../engine/queries/selector.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { RelationCatchUp } from './catch-up.js';
 import { EndIndex } from './end-index.js';
 import { isSingleEnd, relationPrefix, type DomainModel, type End, type RelationDoc } from './model.js';
+import { type ClientStack, type Doc, DocstackError, type Selector } from '../../index.js';
+import { compileSelector, nowIso, projectFields } from '../../kit/index.js';
 
 export interface RelationEvent {
   op: 'add' | 'remove';

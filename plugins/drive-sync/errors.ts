@@ -1,4 +1,4 @@
-import { createError } from '../../contracts/errors.js';
+import { createError } from '../../index.js';
 
 /** The error codes of the drive-sync plugin (docs/errors.md). */
 export const DRIVE_ERRORS = {

@@ -1,8 +1,7 @@
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { DriveAdapter, DriveRetry } from './adapter.js';
 import { DRIVE_ERRORS, driveErrorList } from './errors.js';
 import { DriveReplicator, type DriveSyncOptions, type DriveSyncResult } from './replicate.js';
+import { type ClientStack, definePlugin } from '../../index.js';
 
 export type { DriveAdapter, DriveCursor, DriveFile, DriveFileRef, DriveRetry } from './adapter.js';
 export type { DriveSyncOptions, DriveSyncResult } from './replicate.js';

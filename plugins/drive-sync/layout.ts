@@ -1,4 +1,4 @@
-import type { RevisionDoc } from '../../storage/replication.js';
+import type { RevisionDoc } from '../../index.js';
 
 /**
  * The drive's layout: one file per document, `<encoded id>.json`, holding the leaf revisions of

@@ -1,9 +1,8 @@
-import { isDocstackError } from '../../contracts/errors.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import { travelCheck } from '../../engine/travels.js';
 import type { DriveAdapter, DriveCursor, DriveRetry } from './adapter.js';
 import { DRIVE_ERRORS } from './errors.js';
 import { fileNameOf, isDocFileName, mergeLeaves, parseDocFile, sameLeaves, serializeDocFile, type Leaf } from './layout.js';
+import { type ClientStack, isDocstackError } from '../../index.js';
+import { travelCheck } from '../../kit/index.js';
 
 export interface DriveSyncOptions {
   adapter: DriveAdapter;

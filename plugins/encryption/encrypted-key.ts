@@ -1,6 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { ConfigKeyDefinition } from '../../engine/model/attribute-types.js';
-import type { AttributeModel } from '../../contracts/model.js';
+import { type AttributeModel, type ConfigKeyDefinition, DocstackError } from '../../index.js';
 
 /** Is this attribute stored sealed (`encrypted: true`, a config key this plugin defines)? */
 export const isEncrypted = (attribute: AttributeModel): boolean => attribute.encrypted === true;

@@ -1,14 +1,12 @@
 import { encryptedKey, isEncrypted } from './encrypted-key.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import { tapWhen } from '../../kernel/write-plan.js';
-import type { ClassModel } from '../../contracts/model.js';
-import { DocstackError } from '../../contracts/errors.js';
 import { Keyring, KEYRING_CLASS } from './keyring.js';
 import { rotateScope, type RotationProgress } from './rotation.js';
 import { encryptedAttributes, PlainCache, Sealer, scopeOf } from './sealing.js';
 import { encryptionErrorList } from './errors.js';
 import { isSealed } from './sealed.js';
 import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
+import { type ClassModel, definePlugin, DocstackError } from '../../index.js';
+import { tapWhen } from '../../kit/index.js';
 
 export interface KeyringApi {
   /** Is a passphrase-opened keyring held in memory? */

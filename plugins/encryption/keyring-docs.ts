@@ -1,6 +1,5 @@
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { Wrapped } from './crypto.js';
+import type { ClientStack, Doc } from '../../index.js';
 
 export const KEYRING_CLASS = '~Keyring';
 /** Every keyring document's id starts with this; the rest is random (`newKeyringId`). */

@@ -1,9 +1,7 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { Class } from '../../engine/model/class.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { deriveKekFrom, fromBase64, generateDataKey, generateWrappingKey, newKid, passphraseKey, PBKDF2_ITERATIONS, randomBytes, toBase64, unwrapKey, wrapKey, type Wrapped } from './crypto.js';
 import { KEYRING_CLASS, LEGACY_KEYRING_ID, newKeyringId, primaryOrder, readKeyrings, type KeyringDoc, type ScopeEntry, type StoredKeyring } from './keyring-docs.js';
 import { mergeIntoPrimary, STACK_KEY_LABEL, scopeKeyLabel } from './keyring-merge.js';
+import { Class, type ClientStack, DocstackError } from '../../index.js';
 
 export { KEYRING_CLASS, type KeyringDoc, type ScopeEntry } from './keyring-docs.js';
 export const DEFAULT_SCOPE = 'default';

@@ -1,11 +1,8 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { ClassModel, Doc } from '../../contracts/model.js';
 import { isSealed } from './sealed.js';
-import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { generateDataKey } from './crypto.js';
 import type { Keyring } from './keyring.js';
 import { encryptedAttributes } from './sealing.js';
+import { type ClassModel, type ClientStack, type Doc, DocstackError, type WriteRequest } from '../../index.js';
 
 export interface RotationProgress {
   scope: string;

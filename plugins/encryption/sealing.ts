@@ -1,10 +1,8 @@
-import { DocstackError } from '../../contracts/errors.js';
 import { isEncrypted } from './encrypted-key.js';
-import type { WriteContext } from '../../kernel/hooks.js';
-import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
 import { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';
 import { decryptText, encryptJson, randomIvs } from './crypto.js';
 import { DEFAULT_SCOPE, type Keyring } from './keyring.js';
+import { type AttributeModel, type ClassModel, type Doc, DocstackError, type WriteContext } from '../../index.js';
 
 const encryptedOf = new WeakMap<ClassModel, AttributeModel[]>();
 

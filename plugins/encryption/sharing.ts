@@ -1,6 +1,6 @@
-import { DocstackError } from '../../contracts/errors.js';
 import { deriveKek, fromBase64, PBKDF2_ITERATIONS, randomBytes, toBase64, unwrapKey, unwrapWithPrivateKey, wrapForPublicKey, wrapKey } from './crypto.js';
 import { checkScopeName, type Keyring } from './keyring.js';
+import { DocstackError } from '../../index.js';
 
 /**
  * A scope's keys wrapped for one recipient — by a passphrase agreed with them, or by their

@@ -1,4 +1,4 @@
-import { createError } from '../../contracts/errors.js';
+import { createError } from '../../index.js';
 
 /** The error codes of the ephemeral plugin (docs/errors.md). */
 export const EPHEMERAL_ERRORS = {

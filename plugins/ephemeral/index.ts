@@ -1,6 +1,5 @@
-import type { ClientStack } from '../../engine/client-stack.js';
-import { definePlugin } from '../../kernel/plugin.js';
 import { EPHEMERAL_ERRORS, ephemeralErrorList } from './errors.js';
+import { type ClientStack, definePlugin } from '../../index.js';
 
 const PURGE_CHUNK = 500;
 

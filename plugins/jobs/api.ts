@@ -1,12 +1,11 @@
-import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { JobHandlerRegistry } from './handlers.js';
 import { exists, type JobStore } from './job-store.js';
 import { checkJobName, checkParams, normalizeJob } from './model.js';
 import type { RunStore } from './run-store.js';
 import type { JobRunner } from './runner.js';
 import type { JobDoc, JobsApi, RunOptions } from './types.js';
+import { type ClientStack, DocstackError } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 
 export interface ApiDeps {
   stack: ClientStack;

@@ -1,7 +1,6 @@
-import { Class } from '../../engine/model/class.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { DEFAULT_BACKOFF_MS, MAX_DELAY_MS, MAX_RETRIES } from './model.js';
 import { JOB_CLASS, JOB_PLATFORMS, RUN_CLASS, RUN_STATUSES, RUN_TRIGGERS } from './types.js';
+import { Class, type ClientStack } from '../../index.js';
 
 /**
  * The system classes of the jobs plugin. Jobs and runs are ordinary documents: they replicate,

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { DocstackError } from '../../contracts/errors.js';
+import { DocstackError } from '../../index.js';
 
 /**
  * A job schedule, parsed by croner (never by hand). Used only as a calculator: the scheduler

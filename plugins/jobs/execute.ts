@@ -1,6 +1,6 @@
-import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
 import type { JobContext, JobHandler } from './types.js';
+import { DocstackError } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 
 export interface Outcome {
   status: 'SUCCESS' | 'FAILURE' | 'TIMEOUT';

@@ -1,7 +1,7 @@
 import { asValue } from 'awilix';
-import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
-import type { Kernel } from '../../kernel/plugin.js';
 import type { HandlerOptions, JobHandler } from './types.js';
+import type { Kernel } from '../../index.js';
+import { HandlerRegistry, handlerRegistryOf } from '../../kit/index.js';
 
 /** Container key of the stack's job handler registry (a `JobHandlerRegistry`). */
 export const JOB_HANDLERS = 'jobHandlers';

@@ -1,5 +1,3 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { definePlugin } from '../../kernel/plugin.js';
 import { createJobsApi } from './api.js';
 import { ensureJobClasses } from './classes.js';
 import { createHandlerRegistry } from './handlers.js';
@@ -10,6 +8,7 @@ import { JobRunner } from './runner.js';
 import { Scheduler } from './scheduler.js';
 import { jobErrorList } from './errors.js';
 import type { JobsApi } from './types.js';
+import { definePlugin, DocstackError } from '../../index.js';
 
 export { JOB_HANDLERS, JobHandlerRegistry, registerJobHandler } from './handlers.js';
 export * from './types.js';

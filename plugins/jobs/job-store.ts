@@ -1,7 +1,6 @@
-import { DocstackError, isDocstackError } from '../../contracts/errors.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { JOB_NAME } from './model.js';
 import { JOB_CLASS, type JobDoc, type JobModel } from './types.js';
+import { type ClientStack, DocstackError, isDocstackError } from '../../index.js';
 
 /** Optional fields of a job: an update that leaves one out clears it. */
 const OPTIONAL = ['schedule', 'timeout', 'description'] as const;

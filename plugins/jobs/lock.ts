@@ -1,5 +1,4 @@
-import type { Clock } from '../../contracts/clock.js';
-import type { Storage } from '../../storage/facade.js';
+import type { Clock, Storage } from '../../index.js';
 
 const PREFIX = '_local/~job-lock/';
 /**

@@ -1,9 +1,8 @@
-import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { parseSchedule } from './cron.js';
 import type { JobHandlerRegistry } from './handlers.js';
 import { JOB_PLATFORMS, type JobModel, type JobPlatform } from './types.js';
+import { type ClientStack, DocstackError } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 
 /**
  * Job names are the primary key of `~Job` and part of run-record ids and lock ids, so they

@@ -1,6 +1,6 @@
-import { nowIso } from '../../kernel/drafts.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { RUN_CLASS, type JobRunDoc } from './types.js';
+import type { ClientStack } from '../../index.js';
+import { nowIso } from '../../kit/index.js';
 
 const PAGE = 100;
 export const DEFAULT_RUNS_LIMIT = 100;

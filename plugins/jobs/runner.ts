@@ -1,6 +1,3 @@
-import { nowIso } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { execute, failure, type Outcome } from './execute.js';
 import type { JobHandlerRegistry } from './handlers.js';
 import type { JobStore } from './job-store.js';
@@ -8,6 +5,8 @@ import type { JobLocks, Lease } from './lock.js';
 import { checkParams, MAX_DELAY_MS } from './model.js';
 import type { RunStore } from './run-store.js';
 import type { FinalStatus, JobDoc, JobFinishedEvent, JobRunDoc, JobStartedEvent, RunTrigger } from './types.js';
+import { type ClientStack, DocstackError } from '../../index.js';
+import { nowIso } from '../../kit/index.js';
 
 export interface RunRequest {
   trigger: RunTrigger;

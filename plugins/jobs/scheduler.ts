@@ -1,10 +1,10 @@
 import type { Cron } from 'croner';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { parseSchedule } from './cron.js';
 import type { JobStore } from './job-store.js';
 import type { RunStore } from './run-store.js';
 import type { JobRunner } from './runner.js';
 import type { JobDoc, JobTickEvent } from './types.js';
+import type { ClientStack } from '../../index.js';
 
 export interface SchedulerDeps {
   stack: ClientStack;

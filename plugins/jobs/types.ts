@@ -1,6 +1,5 @@
+import type { ClientStack, Doc } from '../../index.js';
 /** Types and constants shared by the files of the jobs plugin (and by job plugins). */
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 
 export const JOB_CLASS = '~Job';
 export const RUN_CLASS = '~JobRun';

@@ -1,10 +1,9 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { PATCH_ERRORS } from './errors.js';
 import type { PatchHandlerRegistry } from './handlers.js';
 import { checkPatch, compareVersions, contentOf, PATCH_CLASS, patchId, type Patch, type PatchDoc } from './model.js';
 import { newestApplied, type PatchRunner } from './runner.js';
 import type { AppliedPatch, FailedTarget, PatchStateStore } from './state.js';
+import { type ClientStack, DocstackError } from '../../index.js';
 
 /** A patch present on this replica but not applied here yet. */
 export interface PendingPatch {

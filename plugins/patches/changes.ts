@@ -1,15 +1,10 @@
-import { Attribute } from '../../engine/model/attribute.js';
-import { checkDefaultValue, ruleContext } from '../../engine/model/attribute.js';
-import { normalizeAttribute } from '../../engine/model/attribute-rules.js';
-import { Class } from '../../engine/model/class.js';
-import { CLASS_META, DOMAIN_META, type ClassModel, type Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import { Domain } from '../domains/domain.js';
-import type { DomainRegistry } from '../domains/registry.js';
+import { Domain, type DomainRegistry } from '../domains/index.js';
 import { runDocumentPass, type DocumentPass } from './documents.js';
 import { PATCH_ERRORS } from './errors.js';
 import type { PatchHandlerRegistry } from './handlers.js';
 import type { Patch, PatchChange } from './model.js';
+import { Attribute, Class, CLASS_META, type ClassModel, type ClientStack, type Doc, DOMAIN_META } from '../../index.js';
+import { checkDefaultValue, normalizeAttribute, ruleContext } from '../../kit/index.js';
 
 export interface ChangeContext {
   stack: ClientStack;

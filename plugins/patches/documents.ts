@@ -1,8 +1,6 @@
-import { nowIso, updateDraft } from '../../kernel/drafts.js';
-import type { Doc } from '../../contracts/model.js';
-import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { PatchStateStore, RunState } from './state.js';
+import type { ClientStack, Doc, WriteRequest } from '../../index.js';
+import { nowIso, updateDraft } from '../../kit/index.js';
 
 /** Documents per batch: one page read, one pipeline call, two small `_local` writes. */
 export const BATCH = 500;

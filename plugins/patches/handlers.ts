@@ -1,7 +1,6 @@
 import type { AwilixContainer } from 'awilix';
-import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
+import type { ClientStack, Doc } from '../../index.js';
+import { HandlerRegistry, handlerRegistryOf } from '../../kit/index.js';
 
 /** Container key of the per-stack registry of migrate handlers. */
 export const PATCH_HANDLERS = 'patchHandlers';

@@ -1,6 +1,4 @@
 import { asValue } from 'awilix';
-import { definePlugin } from '../../kernel/plugin.js';
-import { tapWhen } from '../../kernel/write-plan.js';
 import { domainsPlugin } from '../domains/index.js';
 import { PatchesApi } from './api.js';
 import { patchErrorList } from './errors.js';
@@ -9,6 +7,8 @@ import { patchClassPatch } from './meta-class-patch.js';
 import { PATCH_CLASS } from './model.js';
 import { PatchRunner } from './runner.js';
 import { PatchStateStore } from './state.js';
+import { definePlugin } from '../../index.js';
+import { tapWhen } from '../../kit/index.js';
 
 /**
  * Versioned patches: `{ target, version, changes }` stored as replicated documents with a fixed

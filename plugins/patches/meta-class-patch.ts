@@ -1,7 +1,6 @@
-import { attr, metaClass } from '../../engine/system-patches/0001-meta-model.js';
-import type { SystemPatch } from '../../kernel/patch-types.js';
-import { CLASS_META } from '../../contracts/model.js';
 import { PATCH_CLASS } from './model.js';
+import { CLASS_META, type SystemPatch } from '../../index.js';
+import { attr, metaClass } from '../../kit/index.js';
 
 /**
  * The `~Patch` class belongs to this plugin: its documents are the versioned patches, which

@@ -1,5 +1,5 @@
-import { isPlainObject } from '../../kernel/drafts.js';
 import { PATCH_ERRORS } from './errors.js';
+import { isPlainObject } from '../../kit/index.js';
 
 /** The system class whose documents are the patches (one per target and version). */
 export const PATCH_CLASS = '~Patch';

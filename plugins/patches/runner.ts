@@ -1,12 +1,11 @@
-import { nowIso } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import type { DomainRegistry } from '../domains/registry.js';
+import type { DomainRegistry } from '../domains/index.js';
 import { applyChange } from './changes.js';
 import { PATCH_ERRORS } from './errors.js';
 import type { PatchHandlerRegistry } from './handlers.js';
 import { compareVersions, PATCH_CLASS, patchId, type PatchDoc } from './model.js';
 import type { AppliedPatch, PatchStateStore, RunState } from './state.js';
+import { type ClientStack, DocstackError } from '../../index.js';
+import { nowIso } from '../../kit/index.js';
 
 /** `patch:progress`: a change over documents moved on. */
 export interface PatchProgressEvent {

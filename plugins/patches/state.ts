@@ -1,4 +1,4 @@
-import type { Storage } from '../../storage/facade.js';
+import type { Storage } from '../../index.js';
 
 const STATE_ID = '_local/~patches';
 

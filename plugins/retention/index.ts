@@ -1,7 +1,7 @@
-import { definePlugin } from '../../kernel/plugin.js';
 import { registerJobHandler } from '../jobs/index.js';
 import { checkSweepParams } from './params.js';
 import { sweep } from './sweep.js';
+import { definePlugin } from '../../index.js';
 
 export { checkSweepParams, DEFAULT_BATCH_SIZE, type SweepMode, type SweepParams } from './params.js';
 export type { SweepResult } from './sweep.js';

@@ -1,6 +1,5 @@
-import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import { CLASS_META, DOMAIN_META } from '../../contracts/model.js';
+import { CLASS_META, DocstackError, DOMAIN_META } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 
 export type SweepMode = 'deactivate' | 'purge';
 

@@ -1,10 +1,7 @@
-import { deleteDraft, nowIso } from '../../kernel/drafts.js';
-import { isDocstackError } from '../../contracts/errors.js';
-import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClassModel, Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { RUN_CLASS, type JobContext } from '../jobs/index.js';
 import { checkSweepParams, type SweepParams } from './params.js';
+import { type ClassModel, type ClientStack, type Doc, isDocstackError, type WriteRequest } from '../../index.js';
+import { deleteDraft, nowIso } from '../../kit/index.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,8 +1,6 @@
-import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import type { DomainRegistry } from '../domains/registry.js';
-import type { DomainModel } from '../domains/model.js';
+import type { DomainModel, DomainRegistry } from '../domains/index.js';
 import { SQL_ERRORS } from './errors.js';
+import { type AttributeModel, CLASS_META, type ClassModel, type ClientStack } from '../../index.js';
 
 /** How a column's values compare: only a condition whose value has the same kind is pushed down. */
 export type ValueKind = 'number' | 'string' | 'boolean' | 'other';

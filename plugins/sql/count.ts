@@ -1,9 +1,8 @@
-import type { FindContext } from '../../kernel/hooks.js';
-import { isPlainObject } from '../../kernel/drafts.js';
-import type { Selector } from '../../engine/queries/selector.js';
 import { classTable, type TableInfo } from './catalog.js';
 import type { SqlDeps } from './prepare.js';
 import { intersect, isKey, point, type Key, type Range } from './ranges.js';
+import type { FindContext, Selector } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 
 /** The Mango operators an index range says exactly (for values of the column's kind). */
 const RANGES: Record<string, (v: unknown) => Range> = {

@@ -1,7 +1,3 @@
-import { createDraft, deleteDraft, nowIso, updateDraft } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { Doc, NewDoc } from '../../contracts/model.js';
-import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { AlaSQL, Node } from './alasql.js';
 import { classTable, resolveTable, SYSTEM_COLUMNS, type TableInfo } from './catalog.js';
 import { prepare, refuseKind, type SqlDeps, type WriteResult } from './prepare.js';
@@ -9,6 +5,8 @@ import { SQL_ERRORS } from './errors.js';
 import { guard } from './guard.js';
 import { runWithin, type SqlLimits } from './budget.js';
 import { cleanRows } from './rows.js';
+import { type Doc, DocstackError, type NewDoc, type WriteRequest } from '../../index.js';
+import { createDraft, deleteDraft, nowIso, updateDraft } from '../../kit/index.js';
 
 type Yy = Record<string, new (p: object) => Node>;
 const yyOf = (alasql: AlaSQL) => (alasql as unknown as { yy: Yy }).yy;

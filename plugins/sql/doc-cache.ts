@@ -1,4 +1,4 @@
-import type { Doc } from '../../contracts/model.js';
+import type { Doc } from '../../index.js';
 
 /**
  * Stored documents by id and revision, the most recently used kept (a bounded LRU). A revision

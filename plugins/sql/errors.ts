@@ -1,4 +1,4 @@
-import { createError } from '../../contracts/errors.js';
+import { createError } from '../../index.js';
 
 /** The error codes of the sql plugin (docs/errors.md, docs/sql.md). */
 export const SQL_ERRORS = {

@@ -1,12 +1,11 @@
-import type { FindCandidates, FindContext } from '../../kernel/hooks.js';
-import { isPlainObject } from '../../kernel/drafts.js';
-import type { Selector } from '../../engine/queries/selector.js';
 import { classTable, type TableInfo } from './catalog.js';
 import type { SqlDeps } from './prepare.js';
 import { planAccess } from './plan.js';
 import type { Conditions } from './pushdown.js';
 import { intersect, isKey, point, type Range } from './ranges.js';
 import { readDocs } from './read.js';
+import type { FindCandidates, FindContext, Selector } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 
 const OPERATORS: Record<string, (v: unknown) => Range | null> = {
   $eq: (v) => (isKey(v) ? point(v) : null),

@@ -1,4 +1,3 @@
-import { definePlugin } from '../../kernel/plugin.js';
 import { domainsPlugin } from '../domains/index.js';
 import type { AlaSQL } from './alasql.js';
 import { NO_BUDGET, runSql, type PlanRow, type SqlDeps, type SqlRunOptions, type WriteResult } from './engine.js';
@@ -7,11 +6,12 @@ import { sqlErrorList } from './errors.js';
 import { countMatches } from './count.js';
 import { findCandidates } from './find.js';
 import { indexedKey } from './indexed-key.js';
-import { tapWhen } from '../../kernel/write-plan.js';
 import { IndexSet, indexedAttributes, type IndexProgress } from './indexes/index-set.js';
 import type { Row } from './rows.js';
 import { SqlStore } from './store.js';
 import { DocCache } from './doc-cache.js';
+import { definePlugin } from '../../index.js';
+import { tapWhen } from '../../kit/index.js';
 
 const DEFAULT_CACHE = 20_000;
 
@@ -81,7 +81,7 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
 
 export { REMOTE_BUDGET };
 /** RE2's linear-time matching (what LIKE runs on): a server matches remote `$regex` with it too */
-export { compileLinear } from '../../engine/queries/linear-regex.js';
+export {  compileLinear  } from '../../kit/index.js';
 /** alasql, loaded now (a server loads it at start: its first load holds the event loop) */
 export { loadAlasql } from './alasql.js';
 export type { IndexProgress, PlanRow, Row, SqlBudget, SqlRunOptions, WriteResult };

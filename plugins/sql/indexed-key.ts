@@ -1,6 +1,5 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { ConfigKeyDefinition } from '../../engine/model/attribute-types.js';
 import { isIndexed, kindOf } from './catalog.js';
+import { type ConfigKeyDefinition, DocstackError } from '../../index.js';
 
 /**
  * `indexed: true` on a scalar attribute: the sql plugin keeps a secondary index of its values

@@ -1,6 +1,6 @@
-import { compileLinear, MAX_PATTERN, type LinearRegex } from '../../engine/queries/linear-regex.js';
 import type { AlaSQL } from './alasql.js';
 import { SQL_ERRORS } from './errors.js';
+import { compileLinear, type LinearRegex, MAX_PATTERN } from '../../kit/index.js';
 
 /**
  * SQL LIKE in linear time, with alasql's semantics. alasql (utils.like) turns a pattern into a

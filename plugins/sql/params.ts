@@ -1,6 +1,6 @@
 import type { Node } from './alasql.js';
-import { isPlainObject } from '../../kernel/drafts.js';
 import { SQL_ERRORS } from './errors.js';
+import { isPlainObject } from '../../kit/index.js';
 
 /** The parameters as alasql reads them: positional values by index, named ones (and literals) by key. */
 export type BoundParams = unknown[] & Record<string, unknown>;

@@ -1,9 +1,9 @@
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { TableInfo } from './catalog.js';
 import type { ClassIndex } from './indexes/class-index.js';
 import type { IndexSet } from './indexes/index-set.js';
 import type { Conditions } from './pushdown.js';
 import { isPoint, type Key, type Range } from './ranges.js';
+import type { ClientStack } from '../../index.js';
 
 export type AccessPath = 'primary-key' | `index:${string}` | 'id-range' | 'scan';
 

@@ -1,7 +1,5 @@
 // Reading and planning a statement, apart from runSql: dml.ts uses them and runSql (engine.ts) uses dml.ts.
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import type { DomainRegistry } from '../domains/registry.js';
+import type { DomainRegistry } from '../domains/index.js';
 import { loadAlasql, type AlaSQL, type Node } from './alasql.js';
 import { resolveTable, type TableInfo } from './catalog.js';
 import { useColumns } from './columns.js';
@@ -21,6 +19,7 @@ import { refuseSealed, toRows, type Row } from './rows.js';
 import { chargeRows, refuseAborted, refuseEstimated, type SqlBudget, type SqlLimits } from './budget.js';
 import { installLinearLike } from './like.js';
 import type { SqlStore } from './store.js';
+import type { ClientStack, Doc } from '../../index.js';
 
 export interface SqlDeps {
   stack: ClientStack;

@@ -1,12 +1,11 @@
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import { relationPrefix } from '../domains/model.js';
+import { relationPrefix } from '../domains/index.js';
 import type { TableInfo } from './catalog.js';
 import type { Access } from './plan.js';
 import { compareKeys, contains, isPoint, type Key } from './ranges.js';
 import type { DocCache } from './doc-cache.js';
 import type { ClassIndex } from './indexes/class-index.js';
 import type { SqlStore } from './store.js';
+import type { ClientStack, Doc } from '../../index.js';
 
 /**
  * The stored documents an access path names, raw, of the table only (class or domain), active

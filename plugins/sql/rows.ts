@@ -1,8 +1,7 @@
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import { planFor } from '../../kernel/write-plan.js';
 import type { TableInfo } from './catalog.js';
 import { SQL_ERRORS } from './errors.js';
+import type { ClientStack, Doc } from '../../index.js';
+import { planFor } from '../../kit/index.js';
 
 export type Row = Record<string, unknown>;
 

@@ -1,5 +1,4 @@
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
+import type { ClientStack, Doc } from '../../index.js';
 
 /** A sequence of the store's changes feed (a number on leveldb and memory). */
 export type Seq = number | string;

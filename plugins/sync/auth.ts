@@ -1,5 +1,5 @@
-import { DocstackError } from '../../contracts/errors.js';
 import { networkError } from './errors.js';
+import { DocstackError } from '../../index.js';
 
 /** A failed login at the remote node: DS_SYNC_LOGIN, with the HTTP status in details. */
 export class SyncLoginError extends DocstackError {

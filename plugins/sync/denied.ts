@@ -1,5 +1,5 @@
-import type { ClientStack } from '../../engine/client-stack.js';
 import type { SyncDirection, SyncRefusal } from './status.js';
+import type { ClientStack } from '../../index.js';
 
 const DENIED_ID = '_local/~sync/denied';
 

@@ -1,4 +1,4 @@
-import { createError, DocstackError } from '../../contracts/errors.js';
+import { createError, DocstackError } from '../../index.js';
 
 /** The error codes of the sync plugin (docs/errors.md). */
 export const SYNC_ERRORS = {

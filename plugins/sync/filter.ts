@@ -1,6 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { isEngineClassName } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
+import { type ClientStack, DocstackError, isEngineClassName } from '../../index.js';
 
 /** What a sync carries: every document, or the asked classes plus ids. */
 export interface SyncScope {

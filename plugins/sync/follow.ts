@@ -1,10 +1,10 @@
 import type { EventEmitter } from 'events';
-import type { DocstackError } from '../../contracts/errors.js';
 import { isExpectedRefusal, refusalOf, type DeniedRecords } from './denied.js';
 import { toSyncError } from './errors.js';
-import { isEachPeersOwnClassDoc } from '../../engine/class-cache.js';
 import type { PendingCounter } from './pending.js';
 import type { StatusTracker, SyncDirection, SyncResult } from './status.js';
+import type { DocstackError } from '../../index.js';
+import { isEachPeersOwnClassDoc } from '../../kit/index.js';
 
 /** PouchDB's Sync: an emitter and a promise, with its two Replications. */
 export type PouchSync = EventEmitter & PromiseLike<unknown> & { cancel(): void; push: EventEmitter; pull: EventEmitter };

@@ -1,5 +1,5 @@
-import type { ClientStack } from '../../engine/client-stack.js';
-import { isEachPeersOwnClassDoc } from '../../engine/class-cache.js';
+import type { ClientStack } from '../../index.js';
+import { isEachPeersOwnClassDoc } from '../../kit/index.js';
 
 const STATE_ID = '_local/~sync/state';
 

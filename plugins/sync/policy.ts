@@ -1,6 +1,6 @@
-import type { IngestResult } from '../../engine/ingest/ingest.js';
 import { pullSelector, pushFilter, type SyncScope } from './filter.js';
 import type { SyncOptions } from './options.js';
+import type { IngestResult } from '../../index.js';
 
 /**
  * What a stack's syncs keep to themselves and how they authorize what they pull. A server

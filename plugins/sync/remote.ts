@@ -1,8 +1,8 @@
 import PouchDB from 'pouchdb-core';
-import { DocstackError } from '../../contracts/errors.js';
 import { authenticatedFetch, type Fetch, type SyncAuth, type SyncSessions } from './auth.js';
 import { networkError } from './errors.js';
 import type { MaybeHeldLine } from './status.js';
+import { DocstackError } from '../../index.js';
 
 /** What the sync learns from the remote's answers, beside what PouchDB's replicator reports. */
 export interface RemoteObserver {

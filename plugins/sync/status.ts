@@ -1,4 +1,4 @@
-import type { DocstackError } from '../../contracts/errors.js';
+import type { DocstackError } from '../../index.js';
 
 export type SyncDirection = 'push' | 'pull';
 

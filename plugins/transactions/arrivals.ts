@@ -1,8 +1,6 @@
-import type { IngestItem, IngestRefusal } from '../../kernel/hooks.js';
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { TX_ERRORS } from './errors.js';
 import { generation, stampOf, UP_LISTED, type TxStamp } from './stamp.js';
+import type { ClientStack, Doc, IngestItem, IngestRefusal } from '../../index.js';
 
 const ARRIVALS_ID = '_local/~tx/arrivals';
 /** How many transactions not pending here the documents owing them are remembered for (see `owed`). */

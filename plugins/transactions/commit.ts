@@ -1,12 +1,9 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
-import type { Doc } from '../../contracts/model.js';
-import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { stampsFor } from './stamp.js';
 import { Transaction } from './transaction.js';
+import { type ClientStack, type Doc, DocstackError, type WriteRequest } from '../../index.js';
+import { claimFor, type KeyClaim } from '../../kit/index.js';
 
 export interface TransactionOptions {
   /** how many times the function is run again after a conflict at commit (default 3) */

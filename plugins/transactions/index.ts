@@ -1,5 +1,3 @@
-import { definePlugin } from '../../kernel/plugin.js';
-import { tapWhen } from '../../kernel/write-plan.js';
 import { Arrivals, INCOMPLETE_ID, type IncompleteTransaction, type PendingTransaction } from './arrivals.js';
 import { runTransaction, type TransactionOptions } from './commit.js';
 import { txErrorList } from './errors.js';
@@ -7,6 +5,8 @@ import { Journal } from './journal.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import type { Transaction } from './transaction.js';
 import { plainStamp, stampOf } from './stamp.js';
+import { definePlugin } from '../../index.js';
+import { tapWhen } from '../../kit/index.js';
 
 export { DEFAULT_RETRIES, type TransactionOptions } from './commit.js';
 export type { Transaction } from './transaction.js';

@@ -1,7 +1,5 @@
-import type { KeyClaim } from '../../engine/indexes/primary-keys.js';
-import type { WriteRequest } from '../../kernel/pipeline.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import type { Doc } from '../../contracts/model.js';
+import type { ClientStack, Doc, WriteRequest } from '../../index.js';
+import type { KeyClaim } from '../../kit/index.js';
 
 export const JOURNAL_ID = '_local/~tx/journal';
 

@@ -1,7 +1,6 @@
-import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
-import type { Doc } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { writtenBy, type Journal, type JournalDoc } from './journal.js';
+import type { ClientStack, Doc } from '../../index.js';
+import { claimFor, type KeyClaim } from '../../kit/index.js';
 
 export interface RecoveryReport {
   /** the transaction found half-committed, and what became of it */

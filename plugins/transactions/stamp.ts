@@ -1,4 +1,4 @@
-import type { Doc } from '../../contracts/model.js';
+import type { Doc } from '../../index.js';
 
 /**
  * The `~tx` field of a document (docs/transactions.md#across-replication). A revision written by

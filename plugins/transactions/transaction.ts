@@ -1,14 +1,8 @@
-import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
-import type { WriteOp } from '../../kernel/hooks.js';
-import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
-import { checkFindOptions, type FindOptions, type GetOptions } from '../../engine/queries/reads.js';
-import { compileSelector, projectFields, type Selector } from '../../engine/queries/selector.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { TxClass } from './tx-class.js';
+import { type ClassModel, type ClientStack, type Doc, DocstackError, type FindOptions, type GetOptions, type NewDoc, type Selector, type WriteOp } from '../../index.js';
+import { checkFindOptions, claimFor, classNameOf, compileSelector, createDraft, deleteDraft, type KeyClaim, nowIso, projectFields, requireObject, updateDraft } from '../../kit/index.js';
 
 /** One document the transaction writes: the checked draft (plaintext) and the stored revision it replaces. */
 export interface TxWrite {

@@ -1,9 +1,5 @@
-import { DocstackError } from '../../contracts/errors.js';
-import { primaryKeyValues } from '../../engine/indexes/primary-keys.js';
-import { isPlainObject } from '../../kernel/drafts.js';
-import { primaryKeyAttributes, type ClassModel, type Doc, type NewDoc } from '../../contracts/model.js';
-import type { FindOptions } from '../../engine/queries/reads.js';
-import type { Selector } from '../../engine/queries/selector.js';
+import { type ClassModel, type Doc, DocstackError, type FindOptions, type NewDoc, primaryKeyAttributes, type Selector } from '../../index.js';
+import { isPlainObject, primaryKeyValues } from '../../kit/index.js';
 
 /**
  * The transaction's document methods a TxClass calls (Transaction has them): named here so this

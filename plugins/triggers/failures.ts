@@ -1,7 +1,5 @@
-import { nowIso } from '../../kernel/drafts.js';
-import type { WriteContext } from '../../kernel/hooks.js';
-import { Class } from '../../engine/model/class.js';
-import type { ClientStack } from '../../engine/client-stack.js';
+import { Class, type ClientStack, type WriteContext } from '../../index.js';
+import { nowIso } from '../../kit/index.js';
 
 /** The system class of failure records: one document per failed after-trigger. */
 export const TRIGGER_FAILURE_CLASS = '~TriggerFailure';

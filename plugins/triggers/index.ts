@@ -1,15 +1,11 @@
 import { asValue } from 'awilix';
-import { DocstackError } from '../../contracts/errors.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import { tapWhen } from '../../kernel/write-plan.js';
 import { triggerErrorList } from './errors.js';
 import { ensureFailureClass } from './failures.js';
 import { createTriggerCheck, type TriggerCheck, type TriggerModel } from './model.js';
-import type { Class } from '../../engine/model/class.js';
-import type { ClassModel } from '../../contracts/model.js';
-import { getApi } from '../../engine/client-stack.js';
 import { TRIGGER_HANDLERS, TriggerHandlerRegistry } from './registry.js';
 import { refuseTooDeep, runAfterTriggers, runBeforeTriggers } from './run.js';
+import { type Class, type ClassModel, definePlugin, DocstackError, getApi } from '../../index.js';
+import { tapWhen } from '../../kit/index.js';
 
 export { TRIGGER_FAILED_EVENT, TRIGGER_FAILURE_CLASS, type TriggerFailedEvent } from './failures.js';
 export { parseTrigger, setTriggerEnabled, type TriggerModel } from './model.js';

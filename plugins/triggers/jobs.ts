@@ -1,9 +1,6 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { WriteContext } from '../../kernel/hooks.js';
-import type { ClientStack } from '../../engine/client-stack.js';
-import { getApi } from '../../engine/client-stack.js';
 import { jobsPlugin } from '../jobs/index.js';
 import type { TriggerModel } from './types.js';
+import { type ClientStack, DocstackError, getApi, type WriteContext } from '../../index.js';
 
 /** The jobs plugin's API when this stack loads it (triggers list jobs as optional). */
 function jobsOf(stack: ClientStack) {

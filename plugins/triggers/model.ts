@@ -1,14 +1,10 @@
 import * as z from 'zod';
-import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { WriteOp } from '../../kernel/hooks.js';
-import type { Class } from '../../engine/model/class.js';
-import type { ClassModel } from '../../contracts/model.js';
-import type { ClientStack } from '../../engine/client-stack.js';
 import { TRIGGER_FAILURE_CLASS } from './failures.js';
 import { requireJob } from './jobs.js';
 import type { TriggerHandlerRegistry } from './registry.js';
 import type { TriggerModel } from './types.js';
+import { type Class, type ClassModel, type ClientStack, DocstackError, type WriteOp } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 
 export type { TriggerModel } from './types.js';
 

@@ -1,9 +1,7 @@
 import type { AwilixContainer } from 'awilix';
-import { HandlerRegistry, handlerRegistryOf } from '../../kit/handler-registry.js';
-import type { WriteOp, WriteOrigin } from '../../kernel/hooks.js';
-import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
-import type { ClientStack, WriteOptions } from '../../engine/client-stack.js';
 import type { TriggerModel } from './types.js';
+import type { ClassModel, ClientStack, Doc, NewDoc, WriteOp, WriteOptions, WriteOrigin } from '../../index.js';
+import { HandlerRegistry, handlerRegistryOf } from '../../kit/index.js';
 
 /** Container key of the per-stack handler registry (a TriggerHandlerRegistry). */
 export const TRIGGER_HANDLERS = 'triggerHandlers';

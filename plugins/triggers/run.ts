@@ -1,13 +1,9 @@
-import { reactionWrite } from '../../kit/reaction-write.js';
-import { isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
-import type { WriteContext } from '../../kernel/hooks.js';
-import type { Doc } from '../../contracts/model.js';
-import type { WriteOptions } from '../../engine/client-stack.js';
 import { reportFailure, TRIGGER_FAILURE_CLASS } from './failures.js';
 import { startJob } from './jobs.js';
 import type { TriggerModel } from './types.js';
 import type { TriggerContext, TriggerHandler, TriggerHandlerRegistry, TriggerWriteApi, TriggerWriteOptions } from './registry.js';
+import { type Doc, DocstackError, type WriteContext, type WriteOptions } from '../../index.js';
+import { isPlainObject, reactionWrite } from '../../kit/index.js';
 
 /** Fields the engine owns: a before-trigger may change attributes, never these. */
 const ENGINE_FIELDS = ['_id', '_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active'] as const;

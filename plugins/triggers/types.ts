@@ -1,5 +1,5 @@
+import type { WriteOp } from '../../index.js';
 // The trigger model type on its own, so jobs.ts, registry.ts and run.ts need not import model.ts (which imports them).
-import type { WriteOp } from '../../kernel/hooks.js';
 
 /**
  * A trigger as stored in its class document's `triggers` (normalised: every field present but

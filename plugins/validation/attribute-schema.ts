@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import type { ErrorCode } from '../../contracts/errors.js';
-import type { AttributeTypes } from '../../engine/model/attribute-types.js';
-import { enumValues, type AttributeModel } from '../../contracts/model.js';
 import { dateCheck } from './dates.js';
+import { type AttributeModel, enumValues, type ErrorCode } from '../../index.js';
+import type { AttributeTypes } from '../../kit/index.js';
 
 // Plain objects only (prototype Object or null): a Date, Map or class instance is not JSON data —
 // PouchDB would store a Date as a string and a Map as {}, so the attribute would not hold an object.

@@ -1,9 +1,8 @@
 import type * as z from 'zod';
-import { DocstackError } from '../../contracts/errors.js';
-import { SYSTEM_FIELDS, type AttributeModel, type ClassModel, type Doc } from '../../contracts/model.js';
-import type { AttributeTypes } from '../../engine/model/attribute-types.js';
 import { attributeSchema } from './attribute-schema.js';
 import { issueToError } from './issues.js';
+import { type AttributeModel, type ClassModel, type Doc, DocstackError, SYSTEM_FIELDS } from '../../index.js';
+import type { AttributeTypes } from '../../kit/index.js';
 
 interface CompiledAttribute {
   model: AttributeModel;

@@ -1,6 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
-import type { WriteContext } from '../../kernel/hooks.js';
-import type { AttributeModel, Doc } from '../../contracts/model.js';
+import { type AttributeModel, type Doc, DocstackError, type WriteContext } from '../../index.js';
 
 type Target = Pick<Doc, '_id' | '~class' | 'active'> | null;
 

@@ -1,11 +1,9 @@
-import type { WriteContext } from '../../kernel/hooks.js';
-import type { Doc } from '../../contracts/model.js';
-import { definePlugin } from '../../kernel/plugin.js';
 import { validationErrorList } from './errors.js';
 import { attributeSchema } from './attribute-schema.js';
 import { checkShape, checkValue, compileClass } from './class-validator.js';
 import { formatDate } from './dates.js';
 import { checkForeignKeyValue, checkForeignKeys } from './foreign-keys.js';
+import { definePlugin, type Doc, type WriteContext } from '../../index.js';
 
 /** Runs before the other beforeValidate taps (before-triggers see the defaults). */
 const DEFAULTS_STAGE = -100;

@@ -1,6 +1,5 @@
 import type * as z from 'zod';
-import { DocstackError, type ErrorCode } from '../../contracts/errors.js';
-import { enumValues, type AttributeModel } from '../../contracts/model.js';
+import { type AttributeModel, DocstackError, enumValues, type ErrorCode } from '../../index.js';
 
 const TYPE_LABELS: Record<string, string> = {
   string: 'a string',

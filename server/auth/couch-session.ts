@@ -1,5 +1,5 @@
 import express, { type Request, type Response } from 'express';
-import { isPlainObject } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import type { AuthLocals, NodeContext } from '../context.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { sendError } from '../errors.js';

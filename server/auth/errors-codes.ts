@@ -1,4 +1,5 @@
-import { createError, registerErrors } from '../../index.js';
+import { createError } from '../../index.js';
+import { registerErrors } from '../../kit/index.js';
 
 /**
  * The auth slice's own codes (docs/errors.md, "Node routes"): kept out of the shared

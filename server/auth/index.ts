@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { isPlainObject } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import type { AuthLocals, NodeContext } from '../context.js';
 import { createPatchesRouter } from '../routes/patches.js';
 import { createSeedRouter, ResetUnavailableError } from '../routes/seed.js';

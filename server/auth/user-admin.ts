@@ -1,4 +1,5 @@
-import { type Doc, isPlainObject } from '../../index.js';
+import { type Doc } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import type { NodeContext } from '../context.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { hashPassword } from './passwords.js';

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
-import { DocstackError, getApi, isPlainObject, type ClientStack } from '../../index.js';
+import { DocstackError, getApi, type ClientStack } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import { authorityPlugin, type AuthorityApi } from '../../plugins.config.js';
 import { authorize, callerOf, canRead, classifyWrite } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';

@@ -1,4 +1,5 @@
-import { CLASS_META, DOMAIN_META, isClassDocId, SELF_META } from '../../index.js';
+import { CLASS_META, DOMAIN_META, SELF_META } from '../../index.js';
+import { isClassDocId } from '../../kit/index.js';
 import { isTravellingKeyringId, KEYRING_CLASS, PATCH_CLASS } from '../../plugins.config.js';
 
 /**

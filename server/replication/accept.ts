@@ -1,4 +1,5 @@
-import { bulkDocsLine, type BulkDocsLine, type ClientStack } from '../../index.js';
+import { type ClientStack } from '../../index.js';
+import { bulkDocsLine, type BulkDocsLine } from '../../kit/index.js';
 import type { Caller } from '../authorization/index.js';
 import { quotasByStack } from '../authority/quotas.js';
 import { admitPeerPushes, PeerPush } from './admission.js';

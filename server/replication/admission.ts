@@ -1,4 +1,5 @@
-import { DocstackError, isEachPeersOwnClassDoc, type ClientStack } from '../../index.js';
+import { DocstackError, type ClientStack } from '../../index.js';
+import { isEachPeersOwnClassDoc } from '../../kit/index.js';
 import { authorize, classifyWrite, KeyringOwners, refusePlaintext, type Caller } from '../authorization/index.js';
 import { quotasByStack } from '../authority/quotas.js';
 import { refusedId } from './policy.js';

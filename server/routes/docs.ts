@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
-import { CLASS_META, type ClientStack, type Doc, DocstackError, DOMAIN_META, isPlainObject, SELF_META } from '../../index.js';
+import { CLASS_META, type ClientStack, type Doc, DocstackError, DOMAIN_META, SELF_META } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import { authorize, callerOf, canRead, type Caller } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';

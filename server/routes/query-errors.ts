@@ -1,4 +1,5 @@
-import { createError, registerErrors } from '../../index.js';
+import { createError } from '../../index.js';
+import { registerErrors } from '../../kit/index.js';
 
 /**
  * The codes of the node's query limits (docs/errors.md). DS_QUERY_TOO_COSTLY is the kernel's,

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { Attribute, Class, CLASS_META, DocstackError, isPlainObject } from '../../index.js';
+import { Attribute, Class, CLASS_META, DocstackError } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';

@@ -1,5 +1,6 @@
 import express from 'express';
-import { type ClientStack, DocstackError, isPlainObject } from '../../index.js';
+import { type ClientStack, DocstackError } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import { loadAlasql, type ServerStack } from '../../plugins.config.js';
 import { callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';

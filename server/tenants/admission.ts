@@ -1,4 +1,5 @@
-import { type ClientStack, DocstackError, isClassDocId } from '../../index.js';
+import { type ClientStack, DocstackError } from '../../index.js';
+import { isClassDocId } from '../../kit/index.js';
 import { PeerPush } from '../replication/admission.js';
 
 const admitted = new WeakSet<ClientStack>();

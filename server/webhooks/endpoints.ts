@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { type ClientStack, isPlainObject } from '../../index.js';
+import { type ClientStack } from '../../index.js';
+import { isPlainObject } from '../../kit/index.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { SecretStore } from '../secrets/store.js';
 

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
-import { Attribute, Class, createStack, KEYS, systemClock } from '../../index.js';
+import { Attribute, Class, createStack, systemClock } from '../../index.js';
+import { KEYS } from '../../kit/index.js';
 import { Domain } from '../../plugins/domains/index.js';
 import { VERIFY_AFTER_MS } from '../../engine/class-cache.js';
 import { keyIdOf, PENDING_CLAIM_GRACE_MS } from '../../engine/indexes/primary-keys.js';

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createError, createStack, definePlugin, DocstackError, isDocstackError, registerErrors, registeredErrors, type Plugin } from '../../index.js';
+import { createError, createStack, definePlugin, DocstackError, isDocstackError, registeredErrors, type Plugin } from '../../index.js';
+import { registerErrors } from '../../kit/index.js';
 import { server } from '../../plugins.config.js';
 import { driveSyncPlugin } from '../../plugins/drive-sync/index.js';
 import { cloudQueuePlugin } from '../../plugins/cloud-queue/index.js';

@@ -4,7 +4,8 @@
  * which must refuse the same things with the same codes.
  */
 import { describe, expect, it } from 'vitest';
-import { Class, createStack, definePlugin, DocstackError, getApi, HANDLER_NAME, HandlerRegistry, registeredErrors, type AnyHandler, type ClientStack, type PluginEntry } from '../../index.js';
+import { Class, createStack, definePlugin, DocstackError, getApi, registeredErrors, type ClientStack, type PluginEntry } from '../../index.js';
+import { HANDLER_NAME, HandlerRegistry, type AnyHandler } from '../../kit/index.js';
 import { addTrigger, registerTriggerHandler, TRIGGER_HANDLERS, triggersPlugin } from '../../plugins/triggers/index.js';
 import { JOB_HANDLERS, jobsPlugin, registerJobHandler } from '../../plugins/jobs/index.js';
 import { browser } from '../../plugins.config.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStack, definePlugin, DocstackError, getApi, KEYS, withPlugin, withoutPlugins, type Plugin, type PluginEntry } from '../../index.js';
+import { createStack, definePlugin, DocstackError, getApi, withPlugin, withoutPlugins, type Plugin, type PluginEntry } from '../../index.js';
+import { KEYS } from '../../kit/index.js';
 import { jobsPlugin } from '../../plugins/jobs/index.js';
 import { validationPlugin } from '../../plugins/validation/index.js';
 import { browser, server } from '../../plugins.config.js';

@@ -1,7 +1,8 @@
 import PouchDB from 'pouchdb-core';
 import replication from 'pouchdb-replication';
 import { describe, expect, it, vi } from 'vitest';
-import { Class, definePlugin, KEYS, type ClientStack, type ReplicationWriteResult, type Storage } from '../../index.js';
+import { Class, definePlugin, type ClientStack, type ReplicationWriteResult, type Storage } from '../../index.js';
+import { KEYS } from '../../kit/index.js';
 import { registerPouchPlugin } from '../../storage/pouch-plugins.js';
 import { expectRefused, kernelStack, rawDb } from '../helpers/stack.js';
 

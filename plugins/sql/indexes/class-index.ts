@@ -1,6 +1,6 @@
-import type { Doc } from '../../../contracts/model.js';
 import { compareKeys, isKey, type Key, type Range } from '../ranges.js';
 import type { Seq } from '../store.js';
+import type { Doc } from '../../../index.js';
 
 /** What the index knows of one document: its revision, whether it is active, its indexed values. */
 export interface Entry {

@@ -1,9 +1,8 @@
-import type { ClassModel, Doc } from '../../../contracts/model.js';
-import type { ClientStack } from '../../../engine/client-stack.js';
 import { isIndexed } from '../catalog.js';
 import type { SqlStore } from '../store.js';
 import { ClassIndex } from './class-index.js';
 import { dropSnapshot, loadSnapshot, saveSnapshot } from './snapshot.js';
+import type { ClassModel, ClientStack, Doc } from '../../../index.js';
 
 /** The `sql:index` event on the stack while an index is (re)built from the class's documents. */
 export interface IndexProgress {
