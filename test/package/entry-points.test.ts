@@ -3,8 +3,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-/** The package's entry points (package.json exports `.` and `./presets`), as source files. */
-const ENTRY_POINTS = new Set(['index.ts', 'plugins.config.ts']);
+/** The package's entry points (package.json exports `.`, `./plugin-kit` and `./presets`), as source files. */
+const ENTRY_POINTS = new Set(['index.ts', 'kit/index.ts', 'plugins.config.ts']);
 
 async function sources(dir: string): Promise<string[]> {
   const found: string[] = [];

@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exportedNames } from './entry-names.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * What each public entry exports, types included: a name added or dropped is an API change, made
+ * here on purpose (and in docs/plugins.md or docs/architecture.md), never by accident.
+ */
+const DOCSTACK = [
+    'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attribute', 'AttributeConfig',
+    'AttributeContext', 'AttributeModel', 'AttributeType', 'AttributeTypeDefinition', 'CLASS_META',
+    'ChangeEvent', 'Class', 'ClassModel', 'ClassOptions', 'ClientStack', 'Clock', 'ConfigKeyDefinition',
+    'ConfigKeyRule', 'DOMAIN_META', 'DefaultValueContext', 'Doc', 'DocChangeEvent', 'DocFields',
+    'DocstackError', 'ERROR_CODES', 'EngineDoc', 'EnumValue', 'ErrorCode', 'ErrorFactory', 'ErrorSpec',
+    'FetchOptions', 'FindCandidates', 'FindContext', 'FindOptions', 'GetOptions', 'HeldEntry', 'HeldReason',
+    'IngestDoc', 'IngestItem', 'IngestOptions', 'IngestRefusal', 'IngestResult', 'Kernel', 'KernelHooks',
+    'LocalDoc', 'NewDoc', 'OpenRevision', 'PatternMatcher', 'PendingDocs', 'Plugin', 'PluginEntry',
+    'PluginMembers', 'RangeOptions', 'RangeRow', 'ReadContext', 'RegexEngine', 'ReplicationAllDocsOptions',
+    'ReplicationBulkGetOptions', 'ReplicationChangesOptions', 'ReplicationGetOptions', 'ReplicationStep',
+    'ReplicationTarget', 'ReplicationTargetOptions', 'ReplicationWriteResult', 'RevisionDoc', 'SELF_META',
+    'SYSTEM_FIELDS', 'Selector', 'StackOptions', 'StackPort', 'StackWith', 'Storage', 'StorageChanges',
+    'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredResult', 'SystemPatch', 'UnitDoc',
+    'UnitItem', 'UnitOfWork', 'WriteBatch', 'WriteContext', 'WriteExtras', 'WriteOp', 'WriteOptions',
+    'WriteOrigin', 'WritePart', 'WriteRequest', 'WriteShare', 'createError', 'createStack', 'definePlugin',
+    'destroyStore', 'enumValues', 'getApi', 'isDocstackError', 'isEngineClassName', 'primaryKeyAttributes',
+    'registeredErrors', 'systemClock', 'withPlugin', 'withoutPlugins',
+];
+
+const PLUGIN_KIT = [
+    'AnyHandler', 'AttributeTypes', 'BulkDocsLine', 'HANDLER_NAME', 'HandlerLookup', 'HandlerRegistry',
+    'KEYS', 'KeyClaim', 'LinearRegex', 'MAX_PATTERN', 'MAX_REGEX_WORK', 'TapWhen', 'WritePlan', 'attr',
+    'bulkDocsLine', 'checkDefaultValue', 'checkFindOptions', 'claimFor', 'classNameOf', 'compileLinear',
+    'compileSelector', 'createDraft', 'deleteDraft', 'handlerRegistryOf', 'isClassDocId',
+    'isEachPeersOwnClassDoc', 'isPlainObject', 'keyIdOf', 'metaClass', 'normalizeAttribute', 'nowIso',
+    'planFor', 'primaryKeyValues', 'projectFields', 'reactionWrite', 'registerErrors', 'registerPouchPlugin',
+    'requireObject', 'ruleContext', 'tapWhen', 'travelCheck', 'unknownHandler', 'updateDraft',
+    'whileObserved',
+];
+
+/** Internals that once leaked from the root entry: plugin helpers live in the kit, the rest nowhere public. */
+const NOT_IN_DOCSTACK = ['KEYS', 'registerErrors', 'isClassDocId', 'bulkDocsLine', 'HandlerRegistry', 'tapWhen', 'isPlainObject', 'validationPlugin', 'syncPlugin'];
+
+describe('the public surface', () => {
+  it('docstack exports the engine: what a user or a plugin author programs against, nothing internal', () => {
+    const names = exportedNames(ROOT, 'index.ts');
+    expect(names).toEqual([...DOCSTACK].sort());
+    for (const internal of NOT_IN_DOCSTACK) expect(names).not.toContain(internal);
+    expect(names).toContain('WriteRequest');
+  });
+
+  it('docstack/plugin-kit exports the plugin helpers, and no name of docstack twice', () => {
+    const names = exportedNames(ROOT, 'kit/index.ts');
+    expect(names).toEqual([...PLUGIN_KIT].sort());
+    expect(names.filter((n) => DOCSTACK.includes(n))).toEqual([]);
+  });
+});
