@@ -7,7 +7,7 @@ import { writeLockFor } from '../storage/write-lock.js';
 import { KEYS } from '../kernel/container.js';
 import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
-import type { Plugin, PluginEntry, PluginMembers } from '../kernel/plugin.js';
+import type { MistypedEntries, Plugin, PluginEntry, PluginMembers } from '../kernel/plugin.js';
 import { StackCore, type StackOptions, type WriteOptions } from '../kernel/stack.js';
 import { ClassCache } from './class-cache.js';
 import { ClassCounts } from './indexes/class-counts.js';
@@ -253,7 +253,11 @@ export type StackWith<P extends readonly PluginEntry[]> = ClientStack & PluginMe
  * Opens a stack: storage, plugins (in requirement order), system patches, then onOpen taps.
  * Its type carries the members of the plugins given (`stack.sync` only with the sync plugin).
  */
-export async function createStack<const P extends readonly PluginEntry[] = []>(options: Omit<StackOptions, 'plugins'> & { plugins?: P }): Promise<StackWith<P>> {
+export async function createStack<const P extends readonly PluginEntry[] = []>(
+  options: Omit<StackOptions, 'plugins'> & { plugins?: P },
+  // a preset entry whose options do not fit its plugin makes this parameter required: a compile error naming the entry
+  ..._mistyped: [MistypedEntries<P>] extends [never] ? [] : [mistypedEntry: MistypedEntries<P>]
+): Promise<StackWith<P>> {
   if (!options || typeof options !== 'object') {
     throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'createStack needs an options object with name and adapter.');
   }

@@ -68,6 +68,15 @@ export interface Plugin<Options = any, Api = unknown, Members extends object = {
 export type PluginEntry = Plugin | readonly [Plugin, unknown] | false | null | undefined;
 
 /**
+ * The `[plugin, options]` entries of a preset whose options do not fit the plugin's own Options
+ * type (a misspelt or mistyped option), or never: createStack asks for a second argument naming
+ * them when there is one, so such a preset does not compile.
+ */
+export type MistypedEntries<P extends readonly PluginEntry[]> = {
+  [K in keyof P]: P[K] extends readonly [Plugin<infer O, any, any>, infer X] ? ([X] extends [O] ? never : P[K]) : never;
+}[number];
+
+/**
  * Identity at runtime (it checks the patch ids); types the plain object. The plugin's error
  * codes are registered when a stack is set up with it (resolvePlugins), not here: defining a
  * plugin has no effect a bundle must keep, so an unused plugin is left out of it.
