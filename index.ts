@@ -10,7 +10,7 @@ export type { HeldReason } from './engine/ingest/ingest-held.js';
 export type { DocChangeEvent, WriteExtras, WriteRequest } from './kernel/pipeline.js';
 export { Class, type FetchOptions } from './engine/model/class.js';
 export { Attribute } from './engine/model/attribute.js';
-export { createError, DocstackError, ERROR_CODES, isDocstackError, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './contracts/errors.js';
+export { createError, DocstackError, ERROR_CODES, isDocstackError, KERNEL_ERRORS, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './contracts/errors.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';
 export type { KernelHooks } from './kernel/hooks.js';
 export type { SystemPatch } from './kernel/patch-types.js';

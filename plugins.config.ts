@@ -26,7 +26,7 @@ export { retentionPlugin } from './plugins/retention/index.js';
 export { encryptionPlugin, isSealed, isTravellingKeyringId, KEYRING_CLASS, type EncryptionApi, type KeyringApi, type ScopeBundle, type Recipient, type Opener, type RotationProgress } from './plugins/encryption/index.js';
 export { transactionsPlugin, DEFAULT_RETRIES, type TransactionsApi, type Transaction, type TransactionOptions, type RecoveryReport } from './plugins/transactions/index.js';
 export { patchesPlugin, registerPatchHandler, PATCH_HANDLERS, PATCH_CLASS, patchId, compareVersions, PatchesApi, type Patch, type PatchChange, type PatchDoc, type PatchHandler, type PatchHandlerContext, type PendingPatch, type AppliedPatch, type FailedTarget, type PatchProgressEvent, type PatchFailedEvent } from './plugins/patches/index.js';
-export { syncPlugin, SyncLoginError, type SyncApi, type SyncOptions, type SyncHandle, type SyncStatus, type SyncResult, type SyncRefusal, type SyncState, type SyncDirection, type HeldDocument, type SyncPolicy, type DeniedPush } from './plugins/sync/index.js';
+export { syncPlugin, SYNC_ERRORS, SyncLoginError, type SyncApi, type SyncOptions, type SyncHandle, type SyncStatus, type SyncResult, type SyncRefusal, type SyncState, type SyncDirection, type HeldDocument, type SyncPolicy, type DeniedPush } from './plugins/sync/index.js';
 export { authorityPlugin, isPending, pendingOf, PENDING_FIELD, type AuthorityApi, type AuthorityOptions, type ClaimAnswer, type ConnectOptions, type NumberBlock } from './plugins/authority/index.js';
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Every refusal docstack makes is a DocstackError carrying a stable code. The kernel's own codes
- * are below; each plugin defines its codes with `createError` in its own errors.ts and lists them
+ * Every refusal docstack makes is a DocstackError carrying a stable code, made by a factory
+ * (`throw KERNEL_ERRORS.docNotFound('…')`). The kernel's factories are at the end; each plugin defines its codes with `createError` in its own errors.ts and lists them
  * in `definePlugin({ errors })`, so a third-party plugin adds codes without editing the kernel.
  * Codes are stable API: callers branch on them, so never rename one — add a new code instead.
  * docs/errors.md documents each code; test/kernel/errors.test.ts keeps the two in step.
@@ -13,64 +13,8 @@ export interface ErrorSpec {
   readonly status: number;
 }
 
-const kernelCode = (description: string, status = 400): ErrorSpec => ({ description, status });
-
-/** The kernel's codes: plugins, handler registries, stack, storage, classes, attributes, documents. */
-export const ERROR_CODES = {
-  // plugins and the registry
-  DS_PLUGIN_INVALID: kernelCode('A plugin is not a valid plugin object (name and setup are required), or defines an error code twice.', 500),
-  DS_PLUGIN_DUPLICATE: kernelCode('Two plugins with the same name were given to one stack.', 500),
-  DS_CAPABILITY_MISSING: kernelCode('The class uses an attribute type or config key (encrypted, reference…) no loaded plugin defines: it is read-only on this stack.', 409),
-  DS_PLUGIN_MISSING_REQUIREMENT: kernelCode('A plugin requires (or uses) another plugin that is not in the list or not declared.', 500),
-
-  // handler registries (kernel/handler-registry.ts): trigger handlers, job handlers
-  DS_HANDLER_INVALID: kernelCode('A handler registration is invalid: the name breaks the handler name rule, or the handler is not a function.', 500),
-  DS_HANDLER_DUPLICATE: kernelCode('A handler of that kind and name is already registered on this stack.', 500),
-  DS_HANDLER_UNKNOWN: kernelCode('A trigger or a job names a handler (or a trigger a job) that this stack does not have.'),
-
-  // stack life cycle and storage
-  DS_STACK_OPTIONS_INVALID: kernelCode('createStack was called with invalid options.', 500),
-  DS_STACK_CLOSED: kernelCode('The stack is closed (or not yet open); open a new one.', 503),
-  DS_STACK_PATCH_COUNT: kernelCode('PATCH_COUNT does not match the number of system patches applied.', 500),
-  DS_STORAGE_ADAPTER_UNKNOWN: kernelCode('The storage adapter is not one of indexeddb, leveldb or memory.', 500),
-  DS_STORAGE_LOCKED: kernelCode('The store is in use by another process (its leveldb lock is held): one process opens a store at a time.', 503),
-  DS_STORAGE_BYPASS: kernelCode('storage.put was given a document of a user class: those are written through the pipeline (createDoc, updateDoc, ingest).', 500),
-  DS_STORAGE_UNAVAILABLE: kernelCode('The storage cannot be opened here: no IndexedDB (a private window, a sandboxed frame, not a browser), IndexedDB refused to open, or the adapter is not in this build.', 503),
-  DS_STORAGE_QUOTA: kernelCode("The browser's storage quota for the site is full: the write was not stored.", 507),
-
-  // classes
-  DS_CLASS_NOT_FOUND: kernelCode('No class with that name exists (or it is inactive).', 404),
-  DS_CLASS_EXISTS: kernelCode('A class with that name already exists.', 409),
-  DS_CLASS_INVALID: kernelCode('The class model is invalid (name, meta-class, options).'),
-  DS_CLASS_MISSING: kernelCode('A document was written without a ~class.'),
-
-  // attribute models
-  DS_ATTRIBUTE_INVALID: kernelCode('The attribute model is invalid.'),
-  DS_ATTRIBUTE_NAME_INVALID: kernelCode('The attribute name is not allowed.'),
-  DS_ATTRIBUTE_EXISTS: kernelCode('The class already has an attribute with that name.', 409),
-  DS_ATTRIBUTE_TYPE_UNKNOWN: kernelCode('The attribute type is not one of the types the loaded plugins define.'),
-  DS_ATTRIBUTE_CONFIG_INVALID: kernelCode('A config key does not apply to the attribute type, or has a bad value.'),
-  DS_ATTRIBUTE_ENUM_VALUES: kernelCode('An enum attribute needs a non-empty list of distinct values.'),
-  DS_ATTRIBUTE_TARGET_CLASS: kernelCode('A foreign_key attribute needs a targetClass that exists.'),
-  DS_ATTRIBUTE_PRIMARY_KEY: kernelCode('The attribute cannot be (or become) part of the primary key.'),
-  DS_ATTRIBUTE_DEFAULT_INVALID: kernelCode('The defaultValue does not satisfy the attribute model.'),
-  DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT: kernelCode('A mandatory attribute added to a class that has documents needs a defaultValue.'),
-
-  // documents
-  DS_DOC_INVALID: kernelCode('The document is not a plain JSON object.'),
-  DS_DOC_ID_INVALID: kernelCode('The document id is not valid for its class.'),
-  DS_DOC_EXISTS: kernelCode('A document with that id already exists.', 409),
-  DS_DOC_NOT_FOUND: kernelCode('No active document with that id exists.', 404),
-  DS_DOC_CONFLICT: kernelCode('The document was changed by another writer; read it again and retry.', 409),
-  DS_DOC_PROTECTED_FIELD: kernelCode('A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
-  DS_UNIQUE_VIOLATION: kernelCode('Another document already has this primary-key combination.', 409),
-  DS_DEPENDENCY_REFUSED: kernelCode("A peer's document waits for a class or document the same ingest batch refused at admission (authorization, shape, quota): it is refused too rather than held for what will not come.", 409),
-  DS_QUERY_INVALID: kernelCode('The selector or the query options are invalid.'),
-  DS_QUERY_TOO_COSTLY: kernelCode('The query ran past its deadline (a remote query is stopped between two pages of its scan): narrow it.', 422),
-} as const satisfies Record<string, ErrorSpec>;
-
-/** A kernel code; plugins' codes are strings registered with createError. */
-export type KernelErrorCode = keyof typeof ERROR_CODES;
+/** A kernel code (KERNEL_ERRORS below); plugins' codes are strings defined with createError. */
+export type KernelErrorCode = (typeof KERNEL_ERRORS)[keyof typeof KERNEL_ERRORS]['code'];
 /** Any registered code: the kernel's are suggested by editors, plugins' are plain strings. */
 export type ErrorCode = KernelErrorCode | (string & {});
 
@@ -80,8 +24,8 @@ interface RegisteredCode extends ErrorSpec {
   owner: string;
 }
 
-/** Every code known in this process: the kernel's, then each plugin's as a stack is set up with it. */
-const registry = new Map<string, RegisteredCode>(Object.entries(ERROR_CODES).map(([code, spec]) => [code, { ...spec, owner: 'kernel' }]));
+/** Every code known in this process: the kernel's (end of this file), then each plugin's as a stack is set up with it. */
+const registry = new Map<string, RegisteredCode>();
 
 /** Every registered code with its description, status and owner (the kernel or a plugin). */
 export function registeredErrors(): ReadonlyMap<string, Readonly<RegisteredCode>> {
@@ -170,3 +114,66 @@ export function registerErrors(factories: readonly ErrorFactory[], owner: string
     registry.set(factory.code, { description: factory.description, status: factory.status, owner });
   }
 }
+
+/**
+ * The kernel's codes, as factories like any plugin's: `throw KERNEL_ERRORS.classNotFound('…')`.
+ * Defined last: createError reads the registry and the code pattern above.
+ */
+export const KERNEL_ERRORS = {
+  // plugins and the registry
+  pluginInvalid: createError('DS_PLUGIN_INVALID', 'A plugin is not a valid plugin object (name and setup are required), or defines an error code twice.', { status: 500 }),
+  pluginDuplicate: createError('DS_PLUGIN_DUPLICATE', 'Two plugins with the same name were given to one stack.', { status: 500 }),
+  capabilityMissing: createError('DS_CAPABILITY_MISSING', 'The class uses an attribute type or config key (encrypted, reference…) no loaded plugin defines: it is read-only on this stack.', { status: 409 }),
+  pluginMissingRequirement: createError('DS_PLUGIN_MISSING_REQUIREMENT', 'A plugin requires (or uses) another plugin that is not in the list or not declared.', { status: 500 }),
+
+  // handler registries (kernel/handler-registry.ts): trigger handlers, job handlers
+  handlerInvalid: createError('DS_HANDLER_INVALID', 'A handler registration is invalid: the name breaks the handler name rule, or the handler is not a function.', { status: 500 }),
+  handlerDuplicate: createError('DS_HANDLER_DUPLICATE', 'A handler of that kind and name is already registered on this stack.', { status: 500 }),
+  handlerUnknown: createError('DS_HANDLER_UNKNOWN', 'A trigger or a job names a handler (or a trigger a job) that this stack does not have.'),
+
+  // stack life cycle and storage
+  stackOptionsInvalid: createError('DS_STACK_OPTIONS_INVALID', 'createStack was called with invalid options.', { status: 500 }),
+  stackClosed: createError('DS_STACK_CLOSED', 'The stack is closed (or not yet open); open a new one.', { status: 503 }),
+  stackPatchCount: createError('DS_STACK_PATCH_COUNT', 'PATCH_COUNT does not match the number of system patches applied.', { status: 500 }),
+  storageAdapterUnknown: createError('DS_STORAGE_ADAPTER_UNKNOWN', 'The storage adapter is not one of indexeddb, leveldb or memory.', { status: 500 }),
+  storageLocked: createError('DS_STORAGE_LOCKED', 'The store is in use by another process (its leveldb lock is held): one process opens a store at a time.', { status: 503 }),
+  storageBypass: createError('DS_STORAGE_BYPASS', 'storage.put was given a document of a user class: those are written through the pipeline (createDoc, updateDoc, ingest).', { status: 500 }),
+  storageUnavailable: createError('DS_STORAGE_UNAVAILABLE', 'The storage cannot be opened here: no IndexedDB (a private window, a sandboxed frame, not a browser), IndexedDB refused to open, or the adapter is not in this build.', { status: 503 }),
+  storageQuota: createError('DS_STORAGE_QUOTA', "The browser's storage quota for the site is full: the write was not stored.", { status: 507 }),
+
+  // classes
+  classNotFound: createError('DS_CLASS_NOT_FOUND', 'No class with that name exists (or it is inactive).', { status: 404 }),
+  classExists: createError('DS_CLASS_EXISTS', 'A class with that name already exists.', { status: 409 }),
+  classInvalid: createError('DS_CLASS_INVALID', 'The class model is invalid (name, meta-class, options).'),
+  classMissing: createError('DS_CLASS_MISSING', 'A document was written without a ~class.'),
+
+  // attribute models
+  attributeInvalid: createError('DS_ATTRIBUTE_INVALID', 'The attribute model is invalid.'),
+  attributeNameInvalid: createError('DS_ATTRIBUTE_NAME_INVALID', 'The attribute name is not allowed.'),
+  attributeExists: createError('DS_ATTRIBUTE_EXISTS', 'The class already has an attribute with that name.', { status: 409 }),
+  attributeTypeUnknown: createError('DS_ATTRIBUTE_TYPE_UNKNOWN', 'The attribute type is not one of the types the loaded plugins define.'),
+  attributeConfigInvalid: createError('DS_ATTRIBUTE_CONFIG_INVALID', 'A config key does not apply to the attribute type, or has a bad value.'),
+  attributeEnumValues: createError('DS_ATTRIBUTE_ENUM_VALUES', 'An enum attribute needs a non-empty list of distinct values.'),
+  attributeTargetClass: createError('DS_ATTRIBUTE_TARGET_CLASS', 'A foreign_key attribute needs a targetClass that exists.'),
+  attributePrimaryKey: createError('DS_ATTRIBUTE_PRIMARY_KEY', 'The attribute cannot be (or become) part of the primary key.'),
+  attributeDefaultInvalid: createError('DS_ATTRIBUTE_DEFAULT_INVALID', 'The defaultValue does not satisfy the attribute model.'),
+  attributeMandatoryNeedsDefault: createError('DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT', 'A mandatory attribute added to a class that has documents needs a defaultValue.'),
+
+  // documents
+  docInvalid: createError('DS_DOC_INVALID', 'The document is not a plain JSON object.'),
+  docIdInvalid: createError('DS_DOC_ID_INVALID', 'The document id is not valid for its class.'),
+  docExists: createError('DS_DOC_EXISTS', 'A document with that id already exists.', { status: 409 }),
+  docNotFound: createError('DS_DOC_NOT_FOUND', 'No active document with that id exists.', { status: 404 }),
+  docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),
+  docProtectedField: createError('DS_DOC_PROTECTED_FIELD', 'A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
+  uniqueViolation: createError('DS_UNIQUE_VIOLATION', 'Another document already has this primary-key combination.', { status: 409 }),
+  dependencyRefused: createError('DS_DEPENDENCY_REFUSED', "A peer's document waits for a class or document the same ingest batch refused at admission (authorization, shape, quota): it is refused too rather than held for what will not come.", { status: 409 }),
+  queryInvalid: createError('DS_QUERY_INVALID', 'The selector or the query options are invalid.'),
+  queryTooCostly: createError('DS_QUERY_TOO_COSTLY', 'The query ran past its deadline (a remote query is stopped between two pages of its scan): narrow it.', { status: 422 }),
+};
+registerErrors(Object.values(KERNEL_ERRORS), 'kernel');
+
+/** The kernel's codes with their description and status, by code (docs, the server's rendering). */
+export const ERROR_CODES = Object.fromEntries(
+  Object.values(KERNEL_ERRORS).map((factory) => [factory.code, { description: factory.description, status: factory.status }]),
+) as Readonly<Record<KernelErrorCode, ErrorSpec>>;

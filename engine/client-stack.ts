@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { DocstackError } from '../contracts/errors.js';
+import { KERNEL_ERRORS } from '../contracts/errors.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from '../contracts/model.js';
 import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
 import type { Database } from '../storage/database.js';
@@ -95,7 +95,7 @@ export class ClientStack extends StackCore {
     const model = typeof name === 'string' ? await this.classCache.get(name) : null;
     const isClassDoc = model && (model['~class'] === CLASS_META || model['~class'] === SELF_META);
     if (!model || !isClassDoc || model.active === false) {
-      throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
+      throw KERNEL_ERRORS.classNotFound(`There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
     }
     return model;
   }
@@ -138,7 +138,7 @@ export class ClientStack extends StackCore {
   /** All or nothing: every document is validated before any is stored. */
   async createDocs(docs: NewDoc[], options: WriteOptions = {}): Promise<Doc[]> {
     this.assertOpen();
-    if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'createDocs takes an array of documents.');
+    if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('createDocs takes an array of documents.');
     const now = nowIso(this.clock);
     const requests: WriteRequest[] = [];
     const chosenIds: string[] = [];
@@ -205,7 +205,7 @@ export class ClientStack extends StackCore {
   private async requireActive(id: string): Promise<Doc> {
     const previous = typeof id === 'string' && id !== '' ? await this.storage.get(id) : null;
     if (!previous || previous.active === false || typeof previous['~class'] !== 'string') {
-      throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
+      throw KERNEL_ERRORS.docNotFound(`There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
     }
     return previous;
   }
@@ -229,7 +229,7 @@ export class ClientStack extends StackCore {
    */
   async ingest(docs: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
     this.assertOpen();
-    if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'ingest takes an array of documents.');
+    if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('ingest takes an array of documents.');
     return this.ingestor.ingest(docs, options);
   }
 
@@ -259,7 +259,7 @@ export async function createStack<const P extends readonly PluginEntry[] = []>(
   ..._mistyped: [MistypedEntries<P>] extends [never] ? [] : [mistypedEntry: MistypedEntries<P>]
 ): Promise<StackWith<P>> {
   if (!options || typeof options !== 'object') {
-    throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'createStack needs an options object with name and adapter.');
+    throw KERNEL_ERRORS.stackOptionsInvalid('createStack needs an options object with name and adapter.');
   }
   return (await ClientStack.create(options.name, options)) as StackWith<P>;
 }

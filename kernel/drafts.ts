@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../contracts/clock.js';
-import { DocstackError } from '../contracts/errors.js';
+import { KERNEL_ERRORS } from '../contracts/errors.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
 
 /** `<ClassName>-<random>`: a class scan is then an allDocs key range. */
@@ -37,7 +37,7 @@ const UPDATE_PROTECTED = ['_id', '~class', '~createTimestamp', 'active', '~tx'] 
 
 export function requireObject(input: unknown, what: string): Record<string, unknown> {
   if (!isPlainObject(input)) {
-    throw new DocstackError('DS_DOC_INVALID', `${what} must be a plain object, not ${Array.isArray(input) ? 'an array' : typeof input}.`);
+    throw KERNEL_ERRORS.docInvalid(`${what} must be a plain object, not ${Array.isArray(input) ? 'an array' : typeof input}.`);
   }
   return input;
 }
@@ -45,10 +45,10 @@ export function requireObject(input: unknown, what: string): Record<string, unkn
 export function classNameOf(input: Record<string, unknown>): string {
   const name = input['~class'];
   if (typeof name !== 'string' || name === '') {
-    throw new DocstackError('DS_CLASS_MISSING', 'A document needs a "~class" naming its class.', { path: '~class' });
+    throw KERNEL_ERRORS.classMissing('A document needs a "~class" naming its class.', { path: '~class' });
   }
   if (name === CLASS_META || name === SELF_META) {
-    throw new DocstackError('DS_CLASS_INVALID', 'Classes are created with Class.create, not as documents.', { path: '~class' });
+    throw KERNEL_ERRORS.classInvalid('Classes are created with Class.create, not as documents.', { path: '~class' });
   }
   return name;
 }
@@ -57,11 +57,11 @@ export function classNameOf(input: Record<string, unknown>): string {
 export function createDraft(input: Record<string, unknown>, model: ClassModel, givenId: string | undefined, now: string): Doc {
   for (const field of CREATE_PROTECTED) {
     if (Object.hasOwn(input, field)) {
-      throw new DocstackError('DS_DOC_PROTECTED_FIELD', `"${field}" is set by the engine; leave it out of a new document.`, { path: field });
+      throw KERNEL_ERRORS.docProtectedField(`"${field}" is set by the engine; leave it out of a new document.`, { path: field });
     }
   }
   if (Object.hasOwn(input, 'active') && input.active !== true) {
-    throw new DocstackError('DS_DOC_PROTECTED_FIELD', 'A new document is active; delete it to deactivate it.', { path: 'active' });
+    throw KERNEL_ERRORS.docProtectedField('A new document is active; delete it to deactivate it.', { path: 'active' });
   }
   const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? newDocId(model.name);
   checkDocId(id, model.name);
@@ -72,8 +72,7 @@ export function createDraft(input: Record<string, unknown>, model: ClassModel, g
 export function checkDocId(id: unknown, className: string): void {
   const prefix = `${className}-`;
   if (typeof id !== 'string' || !id.startsWith(prefix) || id.length === prefix.length) {
-    throw new DocstackError(
-      'DS_DOC_ID_INVALID',
+    throw KERNEL_ERRORS.docIdInvalid(
       `A ${className} id must start with "${prefix}" followed by at least one character (got ${JSON.stringify(id)}), so class scans find it.`,
       { path: '_id', details: { id } },
     );
@@ -83,14 +82,14 @@ export function checkDocId(id: unknown, className: string): void {
 /** The draft of an update: stored document, changes merged on top, `null` clearing an attribute. */
 export function updateDraft(previous: Doc, changes: Record<string, unknown>, now: string): Doc {
   if (Object.hasOwn(changes, '_rev') && changes._rev !== previous._rev) {
-    throw new DocstackError('DS_DOC_CONFLICT', `"${previous._id}" is at another revision than the one given; read it again and retry.`, {
+    throw KERNEL_ERRORS.docConflict(`"${previous._id}" is at another revision than the one given; read it again and retry.`, {
       path: '_rev',
       details: { id: previous._id, expected: changes._rev, actual: previous._rev },
     });
   }
   for (const field of UPDATE_PROTECTED) {
     if (Object.hasOwn(changes, field) && changes[field] !== previous[field]) {
-      throw new DocstackError('DS_DOC_PROTECTED_FIELD', `"${field}" cannot be changed by an update.`, { path: field });
+      throw KERNEL_ERRORS.docProtectedField(`"${field}" cannot be changed by an update.`, { path: field });
     }
   }
   const draft: Record<string, unknown> = { ...previous };

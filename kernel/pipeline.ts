@@ -1,4 +1,4 @@
-import { DocstackError } from '../contracts/errors.js';
+import { KERNEL_ERRORS } from '../contracts/errors.js';
 import type { PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin } from '../contracts/hooks.js';
 import type { ClassModel, Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
@@ -39,7 +39,7 @@ export interface WriteExtras {
 export function extrasOf(options: WriteExtras): WriteExtras {
   const { session, transaction, depth } = options;
   if (depth !== undefined && (!Number.isInteger(depth) || depth < 0)) {
-    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `depth must be a whole number ≥ 0 (got ${String(depth)}).`, { path: 'depth' });
+    throw KERNEL_ERRORS.stackOptionsInvalid(`depth must be a whole number ≥ 0 (got ${String(depth)}).`, { path: 'depth' });
   }
   return { session, transaction, depth };
 }
@@ -77,10 +77,10 @@ export class WritePipeline {
   /** Adds a participant to every write from now on; a second part of the same name is refused. */
   addPart(part: WritePart): void {
     if (!part || typeof part.name !== 'string' || typeof part.begin !== 'function') {
-      throw new DocstackError('DS_PLUGIN_INVALID', 'A write part needs a name and a begin function.');
+      throw KERNEL_ERRORS.pluginInvalid('A write part needs a name and a begin function.');
     }
     if (this.parts.some((p) => p.name === part.name)) {
-      throw new DocstackError('DS_PLUGIN_DUPLICATE', `A write part named "${part.name}" is already added.`, { details: { part: part.name } });
+      throw KERNEL_ERRORS.pluginDuplicate(`A write part named "${part.name}" is already added.`, { details: { part: part.name } });
     }
     this.parts.push(part);
   }

@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { DocstackError, registerErrors, type ErrorFactory } from '../contracts/errors.js';
+import { registerErrors, KERNEL_ERRORS, type ErrorFactory } from '../contracts/errors.js';
 import type { AttributeTypeDefinition, ConfigKeyDefinition } from '../contracts/attribute-types.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import type { WritePart } from '../contracts/unit-of-work.js';
@@ -86,7 +86,7 @@ export function definePlugin<Options = undefined, Api = void, Members extends ob
 ): Plugin<Options, Api, Members> {
   for (const patch of plugin.patches ?? []) {
     if (!patch.id.startsWith(`${plugin.name}/`)) {
-      throw new DocstackError('DS_PLUGIN_INVALID', `The patch "${patch.id}" of ${plugin.name} must have an id starting with "${plugin.name}/".`, {
+      throw KERNEL_ERRORS.pluginInvalid(`The patch "${patch.id}" of ${plugin.name} must have an id starting with "${plugin.name}/".`, {
         details: { plugin: plugin.name, patch: patch.id },
       });
     }
@@ -120,12 +120,12 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
     if (!entry) continue;
     const [plugin, options] = Array.isArray(entry) ? entry : [entry as Plugin, undefined];
     if (!plugin || typeof plugin.name !== 'string' || !plugin.name || typeof plugin.setup !== 'function') {
-      throw new DocstackError('DS_PLUGIN_INVALID', 'Every plugin needs a non-empty name and a setup function.', {
+      throw KERNEL_ERRORS.pluginInvalid('Every plugin needs a non-empty name and a setup function.', {
         details: { plugin: (plugin as Plugin | undefined)?.name },
       });
     }
     if (byName.has(plugin.name)) {
-      throw new DocstackError('DS_PLUGIN_DUPLICATE', `The plugin "${plugin.name}" is listed twice; to change a preset plugin's options use withPlugin(preset, plugin, options).`, {
+      throw KERNEL_ERRORS.pluginDuplicate(`The plugin "${plugin.name}" is listed twice; to change a preset plugin's options use withPlugin(preset, plugin, options).`, {
         details: { plugin: plugin.name },
       });
     }
@@ -135,8 +135,7 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
   for (const { plugin } of byName.values()) {
     for (const required of plugin.requires ?? []) {
       if (!byName.has(required)) {
-        throw new DocstackError(
-          'DS_PLUGIN_MISSING_REQUIREMENT',
+        throw KERNEL_ERRORS.pluginMissingRequirement(
           `The plugin "${plugin.name}" requires the plugin "${required}", which is not in the list.`,
           { details: { plugin: plugin.name, requires: required } },
         );
@@ -149,7 +148,7 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
   const place = (name: string, chain: string[]) => {
     if (placed.has(name)) return;
     if (visiting.has(name)) {
-      throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', `Plugins require each other in a cycle: ${[...chain, name].join(' → ')}.`, {
+      throw KERNEL_ERRORS.pluginMissingRequirement(`Plugins require each other in a cycle: ${[...chain, name].join(' → ')}.`, {
         details: { cycle: [...chain, name] },
       });
     }
@@ -178,7 +177,7 @@ export function kernelFor(
     ...extend(plugin),
     use<Api>(other: Plugin<any, Api, any>): Api | undefined {
       if (!declared.has(other.name)) {
-        throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', `The plugin "${plugin.name}" uses "${other.name}" without listing it in requires or optional.`, {
+        throw KERNEL_ERRORS.pluginMissingRequirement(`The plugin "${plugin.name}" uses "${other.name}" without listing it in requires or optional.`, {
           details: { plugin: plugin.name, requires: other.name },
         });
       }

@@ -1,7 +1,7 @@
 import type { AwilixContainer } from 'awilix';
 import { EventEmitter } from 'events';
 import { systemClock, type Clock } from '../contracts/clock.js';
-import { DocstackError } from '../contracts/errors.js';
+import { KERNEL_ERRORS } from '../contracts/errors.js';
 import type { WriteOrigin } from '../contracts/hooks.js';
 import type { Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
@@ -100,10 +100,10 @@ export abstract class StackCore extends EventEmitter {
   /** Opens a stack: options checked, storage, the layer's stack object, plugins (in requirement order), system patches, then onOpen taps. */
   protected static async openWith<S extends StackCore>(options: StackOptions, layer: StackLayer<S>): Promise<S> {
     if (typeof options.name !== 'string' || !NAME_PATTERN.test(options.name)) {
-      throw new DocstackError('DS_STACK_OPTIONS_INVALID', `A stack name must be letters, digits, "_", "." or "-" (got ${JSON.stringify(options.name)}).`, { path: 'name' });
+      throw KERNEL_ERRORS.stackOptionsInvalid(`A stack name must be letters, digits, "_", "." or "-" (got ${JSON.stringify(options.name)}).`, { path: 'name' });
     }
     if (options.clock !== undefined && typeof (options.clock as Partial<Clock> | null)?.now !== 'function') {
-      throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'The clock option must be an object with a now() method returning ms since the epoch.', { path: 'clock' });
+      throw KERNEL_ERRORS.stackOptionsInvalid('The clock option must be an object with a now() method returning ms since the epoch.', { path: 'clock' });
     }
     const plugins = resolvePlugins(options.plugins ?? []); // refuse a bad preset before touching storage
     const expected = expectedPatchCount(options.patchCount);
@@ -136,7 +136,7 @@ export abstract class StackCore extends EventEmitter {
   protected assertOpen(): void {
     // 'closing': onClose taps (a job finishing its run) may still write; storage closes after them
     if (this.state === 'closed') {
-      throw new DocstackError('DS_STACK_CLOSED', `The stack "${this.name}" is closed.`);
+      throw KERNEL_ERRORS.stackClosed(`The stack "${this.name}" is closed.`);
     }
   }
 
@@ -151,7 +151,7 @@ export abstract class StackCore extends EventEmitter {
    */
   defineExtension(name: string, value: unknown): void {
     if (name in this) {
-      throw new DocstackError('DS_PLUGIN_DUPLICATE', `The stack already has a member named "${name}"; two plugins cannot both add it.`, {
+      throw KERNEL_ERRORS.pluginDuplicate(`The stack already has a member named "${name}"; two plugins cannot both add it.`, {
         details: { extension: name },
       });
     }

@@ -1,6 +1,6 @@
 import type { Clock } from '../contracts/clock.js';
 import { nowIso } from './drafts.js';
-import { DocstackError } from '../contracts/errors.js';
+import { KERNEL_ERRORS } from '../contracts/errors.js';
 import type { Storage } from '../storage/facade.js';
 import type { SystemPatch } from './patch-types.js';
 
@@ -35,8 +35,7 @@ export async function applySystemPatches(
   }
   const count = record.applied.length;
   if (expectedCount !== undefined && count !== expectedCount) {
-    throw new DocstackError(
-      'DS_STACK_PATCH_COUNT',
+    throw KERNEL_ERRORS.stackPatchCount(
       `PATCH_COUNT is ${expectedCount} but ${count} system patch${count === 1 ? ' is' : 'es are'} applied to this database; ` +
         'deploy the engine version that matches the data, or update PATCH_COUNT.',
       { details: { expected: expectedCount, applied: count } },
@@ -56,7 +55,7 @@ export function expectedPatchCount(option: number | undefined): number | undefin
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) {
-    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `PATCH_COUNT must be a whole number, not "${raw}".`);
+    throw KERNEL_ERRORS.stackOptionsInvalid(`PATCH_COUNT must be a whole number, not "${raw}".`);
   }
   return n;
 }

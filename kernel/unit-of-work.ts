@@ -1,4 +1,4 @@
-import { DocstackError } from '../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
 import type { Doc } from '../contracts/model.js';
 import type { StoredResult, UnitDoc, UnitItem, WriteShare } from '../contracts/unit-of-work.js';
 import type { ChangeFeed, WrittenChange } from '../storage/change-feed.js';
@@ -94,8 +94,8 @@ function failureError(items: readonly UnitItem[], failure: DocFailure): Docstack
   const { index, status, message } = failure;
   const id = items[index].doc._id;
   if (status === 409 && items[index].op === 'create') {
-    return new DocstackError('DS_DOC_EXISTS', `A document with the id "${id}" already exists.`, { details: { id } });
+    return KERNEL_ERRORS.docExists(`A document with the id "${id}" already exists.`, { details: { id } });
   }
-  if (status === 409) return new DocstackError('DS_DOC_CONFLICT', `"${id}" was changed by another writer; read it again and retry.`, { details: { id } });
-  return new DocstackError('DS_DOC_CONFLICT', `Storing "${id}" failed: ${message ?? 'unknown storage error'}.`, { details: { id, status } });
+  if (status === 409) return KERNEL_ERRORS.docConflict(`"${id}" was changed by another writer; read it again and retry.`, { details: { id } });
+  return KERNEL_ERRORS.docConflict(`Storing "${id}" failed: ${message ?? 'unknown storage error'}.`, { details: { id, status } });
 }

@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { DocstackError } from '../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
 
 /**
  * Named code that stored models point at: trigger handlers, job handlers. A stored trigger or
@@ -41,7 +41,7 @@ export function unknownHandler(kind: string, name: unknown, registered: readonly
   const known = registered.length > 0 ? `registered: ${registered.join(', ')}` : `no ${kind} is registered`;
   const what = `no plugin registered a ${kind} named ${JSON.stringify(name)} on this stack (${known})`;
   const message = lookup.subject ? `${lookup.subject}: ${what}.` : `${what.charAt(0).toUpperCase()}${what.slice(1)}.`;
-  return new DocstackError('DS_HANDLER_UNKNOWN', message, {
+  return KERNEL_ERRORS.handlerUnknown(message, {
     ...(lookup.path !== undefined ? { path: lookup.path } : {}),
     details: { kind, handler: name, registered: [...registered], ...lookup.details },
   });
@@ -61,27 +61,26 @@ export class HandlerRegistry<H extends AnyHandler, O extends object = Record<nev
   /** Adds a handler; DS_HANDLER_INVALID for a bad name or a non-function, DS_HANDLER_DUPLICATE for a taken name. */
   register(name: string, handler: H, options?: O): void {
     if (typeof name !== 'string' || !HANDLER_NAME.test(name)) {
-      throw new DocstackError(
-        'DS_HANDLER_INVALID',
+      throw KERNEL_ERRORS.handlerInvalid(
         `A ${this.kind} name starts with a letter and holds letters, digits and "_ . : -", at most 100 (got ${JSON.stringify(name)}).`,
         { path: 'name', details: { kind: this.kind, handler: name } },
       );
     }
     if (typeof handler !== 'function') {
-      throw new DocstackError('DS_HANDLER_INVALID', `The ${this.kind} "${name}" must be a function.`, {
+      throw KERNEL_ERRORS.handlerInvalid(`The ${this.kind} "${name}" must be a function.`, {
         path: 'handler',
         details: { kind: this.kind, handler: name },
       });
     }
     if (options !== undefined && (typeof options !== 'object' || options === null)) {
-      throw new DocstackError('DS_HANDLER_INVALID', `The options of the ${this.kind} "${name}" must be an object.`, {
+      throw KERNEL_ERRORS.handlerInvalid(`The options of the ${this.kind} "${name}" must be an object.`, {
         path: 'options',
         details: { kind: this.kind, handler: name },
       });
     }
     // two plugins claiming one name would make stored models run whichever registered last
     if (this.entries.has(name)) {
-      throw new DocstackError('DS_HANDLER_DUPLICATE', `A ${this.kind} named "${name}" is already registered on this stack; two plugins cannot both register it.`, {
+      throw KERNEL_ERRORS.handlerDuplicate(`A ${this.kind} named "${name}" is already registered on this stack; two plugins cannot both register it.`, {
         path: 'name',
         details: { kind: this.kind, handler: name },
       });
@@ -133,8 +132,7 @@ export function handlerRegistryOf<R extends HandlerRegistry<AnyHandler, object>>
   plugin: string,
 ): R {
   if (!owner.container.hasRegistration(key)) {
-    throw new DocstackError(
-      'DS_PLUGIN_MISSING_REQUIREMENT',
+    throw KERNEL_ERRORS.pluginMissingRequirement(
       `Registering a ${kind} needs the ${plugin} plugin: list it in the stack plugins (and \`requires: ['${plugin}']\` in yours).`,
       { details: { kind, requires: plugin } },
     );

@@ -1,8 +1,8 @@
-import { DocstackError } from '../index.js';
 import { REMOTE_BUDGET } from '../plugins.config.js';
 import type { ServerConfig } from './context.js';
 import { DEFAULT_REFUSAL_PACE_MS } from './refusal-pace.js';
 import { DEFAULT_QUERY_DEADLINE_MS } from './routes/query-pacer.js';
+import { SERVER_ERRORS } from './errors-codes.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -11,7 +11,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must be a whole number from ${min} to ${max} (got "${raw}").`, { path: name });
+    throw SERVER_ERRORS.serverConfigInvalid(`${name} must be a whole number from ${min} to ${max} (got "${raw}").`, { path: name });
   }
   return value;
 }
@@ -21,7 +21,7 @@ function bytes(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const m = /^(\d+)\s*(b|kb|mb)?$/i.exec(raw.trim());
-  if (!m) throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must be a size such as 1mb or 512kb (got "${raw}").`, { path: name });
+  if (!m) throw SERVER_ERRORS.serverConfigInvalid(`${name} must be a size such as 1mb or 512kb (got "${raw}").`, { path: name });
   const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(m[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
   return Number(m[1]) * unit;
 }
@@ -44,7 +44,7 @@ function origins(env: Env, name: string): string[] {
       // refused below
     }
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
-      throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must list origins such as https://app.example.com or http://localhost:5173, comma-separated, without a path or "*" (got "${origin}").`, { path: name });
+      throw SERVER_ERRORS.serverConfigInvalid(`${name} must list origins such as https://app.example.com or http://localhost:5173, comma-separated, without a path or "*" (got "${origin}").`, { path: name });
     }
     return origin;
   });
@@ -53,7 +53,7 @@ function origins(env: Env, name: string): string[] {
 function sameSite(env: Env, name: string): 'strict' | 'lax' | 'none' | null {
   const raw = text(env, name)?.toLowerCase() ?? null;
   if (raw === null || raw === 'strict' || raw === 'lax' || raw === 'none') return raw;
-  throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${name} must be strict, lax or none (got "${raw}").`, { path: name });
+  throw SERVER_ERRORS.serverConfigInvalid(`${name} must be strict, lax or none (got "${raw}").`, { path: name });
 }
 
 /** PEM keys in a .env file are often written on one line with literal \n. */
@@ -67,7 +67,7 @@ export function loadConfig(env: Env): ServerConfig {
   const nodeEnv = env.NODE_ENV ?? 'production';
   const stackName = env.STACK_NAME || 'docstack';
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(stackName)) {
-    throw new DocstackError('DS_SERVER_CONFIG_INVALID', `STACK_NAME must be letters, digits, "_", "." or "-" (got "${stackName}").`, { path: 'STACK_NAME' });
+    throw SERVER_ERRORS.serverConfigInvalid(`STACK_NAME must be letters, digits, "_", "." or "-" (got "${stackName}").`, { path: 'STACK_NAME' });
   }
   return {
     port: integer(env, 'SERVER_PORT', 5000, 0, 65535),

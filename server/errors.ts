@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { DocstackError } from '../index.js';
+import { DocstackError, KERNEL_ERRORS } from '../index.js';
 import { SERVER_ERRORS } from './errors-codes.js';
 
 /**
@@ -40,7 +40,7 @@ export function toDocstackError(err: unknown): DocstackError {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const reason = e?.reason ?? e?.message ?? 'Bad request.';
     if (status === 404) return SERVER_ERRORS.documentMissing(reason === 'missing' || reason === 'deleted' ? reason : 'missing');
-    if (status === 409) return new DocstackError('DS_DOC_CONFLICT', reason);
+    if (status === 409) return KERNEL_ERRORS.docConflict(reason);
     return SERVER_ERRORS.requestInvalid(reason, { status });
   }
   return SERVER_ERRORS.nodeInternal('The node could not handle the request.', { cause: err });

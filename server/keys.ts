@@ -1,8 +1,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, isAbsolute } from 'node:path';
-import { DocstackError } from '../index.js';
 import type { JwtKeys, Logger, ServerConfig } from './context.js';
+import { SERVER_ERRORS } from './errors-codes.js';
 
 const PRIVATE_FILE = 'jwt-private.pem';
 const PUBLIC_FILE = 'jwt-public.pem';
@@ -17,7 +17,7 @@ export function passphraseFileOf(config: Pick<ServerConfig, 'dataDir' | 'encrypt
   const file = resolve(config.encryptionPassphraseFile ?? `${resolve(config.dataDir)}.passphrase`);
   const inside = relative(resolve(config.dataDir), file);
   if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
-    throw new DocstackError('DS_SERVER_CONFIG_INVALID', `ENCRYPTION_PASSPHRASE_FILE must be outside DATA_DIR (got ${JSON.stringify(file)}): a passphrase beside the key it protects protects nothing.`, { path: 'ENCRYPTION_PASSPHRASE_FILE' });
+    throw SERVER_ERRORS.serverConfigInvalid(`ENCRYPTION_PASSPHRASE_FILE must be outside DATA_DIR (got ${JSON.stringify(file)}): a passphrase beside the key it protects protects nothing.`, { path: 'ENCRYPTION_PASSPHRASE_FILE' });
   }
   return file;
 }
@@ -40,12 +40,12 @@ function openPrivateKey(pemText: string, passphrase: string | null, where: strin
   const encrypted = pemText.includes('ENCRYPTED PRIVATE KEY');
   if (encrypted && !passphrase) {
     const file = passphraseFile ? ` (or put it in ${passphraseFile}, outside DATA_DIR)` : '';
-    throw new DocstackError('DS_SERVER_KEY', `The JWT private key (${where}) is encrypted: set ENCRYPTION_PASSPHRASE to the passphrase it was written with${file}.`);
+    throw SERVER_ERRORS.serverKey(`The JWT private key (${where}) is encrypted: set ENCRYPTION_PASSPHRASE to the passphrase it was written with${file}.`);
   }
   try {
     return createPrivateKey(encrypted ? { key: pemText, format: 'pem', passphrase: passphrase! } : { key: pemText, format: 'pem' });
   } catch {
-    throw new DocstackError('DS_SERVER_KEY', `The JWT private key (${where}) does not open: ${encrypted ? 'ENCRYPTION_PASSPHRASE is not the passphrase it was written with' : 'it is not a valid PEM key'}.`);
+    throw SERVER_ERRORS.serverKey(`The JWT private key (${where}) does not open: ${encrypted ? 'ENCRYPTION_PASSPHRASE is not the passphrase it was written with' : 'it is not a valid PEM key'}.`);
   }
 }
 

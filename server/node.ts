@@ -3,7 +3,7 @@ import { EventEmitter } from 'events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
-import { type ClientStack, createStack, destroyStore, DocstackError, type PluginEntry } from '../index.js';
+import { KERNEL_ERRORS, type ClientStack, createStack, destroyStore, type PluginEntry } from '../index.js';
 import { server as serverPreset } from '../plugins.config.js';
 import { createAuth } from './auth/index.js';
 import { createAuthority } from './authority/index.js';
@@ -20,6 +20,7 @@ import { TenantStacks } from './tenants/stacks.js';
 import { createIntegrationRouter, startIntegrations, type Integrations } from './integrations.js';
 import { createOpenApiRoute } from './routes/openapi.js';
 import type { WebhookOptions } from './webhooks/options.js';
+import { SERVER_ERRORS } from './errors-codes.js';
 
 export { SECRETS, type SecretReader } from './secrets/store.js';
 export type { WebhookOptions } from './webhooks/options.js';
@@ -91,11 +92,11 @@ export class ServerNode extends EventEmitter {
       events: this,
       log: this.log,
       stack: () => {
-        if (!this.openStack) throw new DocstackError('DS_STACK_CLOSED', 'The node is not started.');
+        if (!this.openStack) throw KERNEL_ERRORS.stackClosed('The node is not started.');
         return this.openStack;
       },
       keys: () => {
-        if (!this.jwtKeys) throw new DocstackError('DS_SERVER_KEY', 'The node is not started.');
+        if (!this.jwtKeys) throw SERVER_ERRORS.serverKey('The node is not started.');
         return this.jwtKeys;
       },
       resetStack: () => this.resetStack(),
@@ -168,7 +169,7 @@ export class ServerNode extends EventEmitter {
 
   /** The node's open stack (the engine it serves); throws DS_STACK_CLOSED before start(). */
   stack(): ClientStack {
-    if (!this.openStack) throw new DocstackError('DS_STACK_CLOSED', 'The node is not started.');
+    if (!this.openStack) throw KERNEL_ERRORS.stackClosed('The node is not started.');
     return this.openStack;
   }
 

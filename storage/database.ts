@@ -1,5 +1,5 @@
 import PouchDB from 'pouchdb-core';
-import { DocstackError } from '../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
 import { adapterLoaders } from './storage-adapters.js';
 
 import type { AdapterName, StorageOptions } from './options.js';
@@ -39,7 +39,7 @@ export function storageLocation(options: StorageOptions): string {
 
 function checkAdapter(options: StorageOptions): void {
   if (!Object.hasOwn(adapterLoaders, options.adapter)) {
-    throw new DocstackError('DS_STORAGE_ADAPTER_UNKNOWN', `Unknown storage adapter "${String(options.adapter)}"; use "indexeddb", "leveldb" or "memory".`, {
+    throw KERNEL_ERRORS.storageAdapterUnknown(`Unknown storage adapter "${String(options.adapter)}"; use "indexeddb", "leveldb" or "memory".`, {
       details: { adapter: options.adapter },
     });
   }
@@ -68,7 +68,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
     if (isQuotaError(err)) throw quotaExceeded(location, err);
     if (options.adapter === 'indexeddb') throw storageUnavailable(location, `IndexedDB refused to open it (${errorName(err)})`, err);
     if (/lock/i.test(message)) {
-      throw new DocstackError('DS_STORAGE_LOCKED', `The store ${JSON.stringify(location)} is in use by another process (a running node?); stop it first.`, {
+      throw KERNEL_ERRORS.storageLocked(`The store ${JSON.stringify(location)} is in use by another process (a running node?); stop it first.`, {
         details: { location },
         cause: err,
       });
@@ -108,14 +108,14 @@ function isQuotaError(err: unknown): boolean {
 }
 
 function quotaExceeded(location: string, cause: unknown): DocstackError {
-  return new DocstackError('DS_STORAGE_QUOTA', `The browser's storage quota for this site is full: this write to ${JSON.stringify(location)} was not stored. Free space (delete data or other stores), then close the stack and open it again.`, {
+  return KERNEL_ERRORS.storageQuota(`The browser's storage quota for this site is full: this write to ${JSON.stringify(location)} was not stored. Free space (delete data or other stores), then close the stack and open it again.`, {
     details: { location },
     cause,
   });
 }
 
 function storageUnavailable(location: string, why: string, cause?: unknown): DocstackError {
-  return new DocstackError('DS_STORAGE_UNAVAILABLE', `The store ${JSON.stringify(location)} cannot be opened: ${why}.`, {
+  return KERNEL_ERRORS.storageUnavailable(`The store ${JSON.stringify(location)} cannot be opened: ${why}.`, {
     details: { location },
     ...(cause === undefined ? {} : { cause }),
   });

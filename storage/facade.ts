@@ -1,4 +1,4 @@
-import { DocstackError } from '../contracts/errors.js';
+import { KERNEL_ERRORS } from '../contracts/errors.js';
 import { isEngineClassName, type Doc } from '../contracts/model.js';
 import { bindRawDatabase } from './raw-database.js';
 import { rangePages, readRaw } from './raw-reads.js';
@@ -90,8 +90,7 @@ export interface Storage {
 function refuseClassDocument(doc: EngineDoc): void {
   const className = (doc as { '~class'?: unknown })['~class'];
   if (className === undefined || (typeof className === 'string' && isEngineClassName(className))) return;
-  throw new DocstackError(
-    'DS_STORAGE_BYPASS',
+  throw KERNEL_ERRORS.storageBypass(
     `storage.put writes the engine's own documents; "${doc._id}" is a document of the class ${JSON.stringify(className)}: write it with createDoc / updateDoc (or ingest).`,
     { details: { id: doc._id, className } },
   );
@@ -149,7 +148,7 @@ export class StackStorage implements Storage {
 
   async put<T extends EngineDoc>(doc: T): Promise<string> {
     if (!doc || typeof doc !== 'object' || typeof doc._id !== 'string' || doc._id === '') {
-      throw new DocstackError('DS_DOC_INVALID', 'storage.put needs a document with a string _id.');
+      throw KERNEL_ERRORS.docInvalid('storage.put needs a document with a string _id.');
     }
     refuseClassDocument(doc);
     return (await this.#db.put(doc as EngineDoc & Record<string, unknown>)).rev;
@@ -158,7 +157,7 @@ export class StackStorage implements Storage {
   async putMany<T extends EngineDoc>(docs: readonly T[]): Promise<Array<{ rev: string } | { error: string; status?: number }>> {
     for (const doc of docs) {
       if (!doc || typeof doc !== 'object' || typeof doc._id !== 'string' || doc._id === '') {
-        throw new DocstackError('DS_DOC_INVALID', 'storage.putMany needs documents with a string _id.');
+        throw KERNEL_ERRORS.docInvalid('storage.putMany needs documents with a string _id.');
       }
       refuseClassDocument(doc);
     }

@@ -1,11 +1,11 @@
-import { DocstackError } from '../contracts/errors.js';
+import { KERNEL_ERRORS } from '../contracts/errors.js';
 import type { AdapterLoader } from './storage-adapters.js';
 
 /** The browser bundle's adapters: IndexedDB only (leveldb and memory stay out of the bundle). */
 const notInBrowser = (adapter: string): AdapterLoader => ({
   load: () =>
     Promise.reject(
-      new DocstackError('DS_STORAGE_UNAVAILABLE', `The ${adapter} adapter is not part of the browser build; use adapter "indexeddb".`, { details: { adapter } }),
+      KERNEL_ERRORS.storageUnavailable(`The ${adapter} adapter is not part of the browser build; use adapter "indexeddb".`, { details: { adapter } }),
     ),
 });
 

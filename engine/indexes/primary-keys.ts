@@ -1,5 +1,5 @@
 import type { Clock } from '../../contracts/clock.js';
-import { DocstackError } from '../../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
 import { readRaw } from '../../storage/raw-reads.js';
@@ -61,8 +61,7 @@ export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
 }
 
 export function uniqueViolation(claim: KeyClaim, ownerId: string): DocstackError {
-  return new DocstackError(
-    'DS_UNIQUE_VIOLATION',
+  return KERNEL_ERRORS.uniqueViolation(
     `Another ${claim.className} (${ownerId}) already has this ${claim.attributes.join(' + ')}.`,
     { path: claim.attributes.join(','), details: { className: claim.className, attributes: claim.attributes, existingId: ownerId } },
   );
@@ -113,8 +112,7 @@ export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
 }
 
 function batchDuplicate(claim: KeyClaim, first: string): DocstackError {
-  return new DocstackError(
-    'DS_UNIQUE_VIOLATION',
+  return KERNEL_ERRORS.uniqueViolation(
     `Two documents of this batch have the same ${claim.attributes.join(' + ')} (${first} and ${claim.docId}).`,
     { path: claim.attributes.join(','), details: { className: claim.className, attributes: claim.attributes, existingId: first } },
   );

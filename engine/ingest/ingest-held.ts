@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { IngestDoc, WriteOrigin } from '../../kernel/hooks.js';
 import { DOMAIN_META } from '../../contracts/model.js';
 import type { StackPort } from '../../contracts/stack-port.js';
@@ -81,7 +81,7 @@ export function refusedDependents<T extends { doc: IngestDoc; reason: HeldReason
       if (names.length === 0) continue;
       const list = names.map((id) => ({ id, code: gone.get(id)! }));
       const message = `${JSON.stringify(item.doc._id)} waits for ${list.map((d) => `${JSON.stringify(d.id)} (${d.code})`).join(', ')}, refused in the same batch.`;
-      out.set(item, new DocstackError('DS_DEPENDENCY_REFUSED', message, { details: { id: item.doc._id, refused: list } }));
+      out.set(item, KERNEL_ERRORS.dependencyRefused(message, { details: { id: item.doc._id, refused: list } }));
       for (const name of answersOf(item.doc)) gone.set(name, 'DS_DEPENDENCY_REFUSED');
       grew = true;
     }

@@ -1,5 +1,5 @@
 import type { ClassCache } from '../class-cache.js';
-import { DocstackError } from '../../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from '../../kernel/hooks.js';
 import type { ClassCounts } from '../indexes/class-counts.js';
 import type { PrimaryKeyIndex } from '../indexes/primary-keys.js';
@@ -108,7 +108,7 @@ export class Ingestor {
     const entries: Entry[] = [];
     input.forEach((doc, index) => {
       if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || typeof (doc as IngestDoc)._id !== 'string' || (doc as IngestDoc)._id === '') {
-        refuse({ index, doc }, new DocstackError('DS_DOC_INVALID', 'A document must be a JSON object with a string _id.'));
+        refuse({ index, doc }, KERNEL_ERRORS.docInvalid('A document must be a JSON object with a string _id.'));
       } else entries.push({ index, doc: doc as IngestDoc, kind: 'document' });
     });
 
@@ -248,14 +248,14 @@ export class Ingestor {
     const { doc, previous } = entry;
     const className = doc['~class'];
     if (typeof className !== 'string' || className === '') {
-      throw new DocstackError('DS_CLASS_MISSING', 'A document needs a "~class" naming its class.', { path: '~class' });
+      throw KERNEL_ERRORS.classMissing('A document needs a "~class" naming its class.', { path: '~class' });
     }
     const model = await this.deps.classCache.get(className);
     if (!model || !isClassDoc(model as unknown as Record<string, unknown>) || model.active === false) {
-      throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(className)} here.`, { details: { className } });
+      throw KERNEL_ERRORS.classNotFound(`There is no class named ${JSON.stringify(className)} here.`, { details: { className } });
     }
     if (!doc._id.startsWith(`${className}-`)) {
-      throw new DocstackError('DS_DOC_ID_INVALID', `The _id of a ${className} document must start with "${className}-".`, { path: '_id', details: { id: doc._id } });
+      throw KERNEL_ERRORS.docIdInvalid(`The _id of a ${className} document must start with "${className}-".`, { path: '_id', details: { id: doc._id } });
     }
     const { _revisions: _r, _attachments: _a, _conflicts: _c, ...draft } = doc;
     const deleting = doc.active === false && previous !== undefined && previous.active !== false;

@@ -1,4 +1,4 @@
-import { DocstackError, type ErrorCode } from '../../contracts/errors.js';
+import { KERNEL_ERRORS, type ErrorFactory } from '../../contracts/errors.js';
 import type { AttributeContext } from '../../kernel/hooks.js';
 import type { AttributeTypes } from './attribute-types.js';
 import { SYSTEM_FIELDS, type AttributeModel, type ClassModel } from '../../contracts/model.js';
@@ -15,16 +15,16 @@ export interface AttributeRuleContext extends AttributeContext {
   checkAttribute(attribute: AttributeModel): Promise<void>;
 }
 
-function refuse(code: ErrorCode, message: string, path: string): never {
-  throw new DocstackError(code, message, { path });
+function refuse(error: ErrorFactory, message: string, path: string): never {
+  throw error(message, { path });
 }
 
 /** The attribute-name rule, alone: what a stored attribute this stack cannot read must still meet. */
 export function checkAttributeName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name) || name.length > 64) {
-    refuse('DS_ATTRIBUTE_NAME_INVALID', `An attribute name must start with a letter and hold only letters, digits and "_" (got ${JSON.stringify(name)}).`, String(name));
+    refuse(KERNEL_ERRORS.attributeNameInvalid, `An attribute name must start with a letter and hold only letters, digits and "_" (got ${JSON.stringify(name)}).`, String(name));
   }
-  if (RESERVED_NAMES.has(name)) refuse('DS_ATTRIBUTE_NAME_INVALID', `"${name}" is a system field and cannot be an attribute.`, name);
+  if (RESERVED_NAMES.has(name)) refuse(KERNEL_ERRORS.attributeNameInvalid, `"${name}" is a system field and cannot be an attribute.`, name);
 }
 
 /**
@@ -37,7 +37,7 @@ export async function normalizeAttribute(input: Record<string, unknown>, ctx: At
   checkAttributeName(name);
   const type = ctx.types.type(input.type as string);
   if (!type) {
-    refuse('DS_ATTRIBUTE_TYPE_UNKNOWN', `"${String(input.type)}" is not an attribute type on this stack; use one of ${ctx.types.typeNames().join(', ')}.`, name);
+    refuse(KERNEL_ERRORS.attributeTypeUnknown, `"${String(input.type)}" is not an attribute type on this stack; use one of ${ctx.types.typeNames().join(', ')}.`, name);
   }
   const model: AttributeModel = { name, type: type.type };
   for (const [key, value] of Object.entries(input)) {
@@ -49,17 +49,17 @@ export async function normalizeAttribute(input: Record<string, unknown>, ctx: At
     } else if (!(COMMON_KEYS as readonly string[]).includes(key)) {
       const owners = ctx.types.ownersOfKey(key);
       const hint = owners.length > 0 ? `it applies to ${owners.join(', ')} attributes only` : 'it is not an attribute config key on this stack';
-      refuse('DS_ATTRIBUTE_CONFIG_INVALID', `"${key}" cannot be set on the ${type.type} attribute "${name}": ${hint}.`, name);
+      refuse(KERNEL_ERRORS.attributeConfigInvalid, `"${key}" cannot be set on the ${type.type} attribute "${name}": ${hint}.`, name);
     }
   }
   if (input.description !== undefined) {
-    if (typeof input.description !== 'string') refuse('DS_ATTRIBUTE_CONFIG_INVALID', `The description of "${name}" must be a string.`, name);
+    if (typeof input.description !== 'string') refuse(KERNEL_ERRORS.attributeConfigInvalid, `The description of "${name}" must be a string.`, name);
     model.description = input.description;
   }
   for (const flag of ['mandatory', 'isArray', 'primaryKey'] as const) {
     const value = input[flag];
     if (value === undefined) continue;
-    if (typeof value !== 'boolean') refuse('DS_ATTRIBUTE_CONFIG_INVALID', `"${flag}" of "${name}" must be true or false.`, name);
+    if (typeof value !== 'boolean') refuse(KERNEL_ERRORS.attributeConfigInvalid, `"${flag}" of "${name}" must be true or false.`, name);
     if (value) model[flag] = true;
   }
   if (model.primaryKey) checkPrimaryKey(model, ctx.classModel, type.keyable === true);
@@ -72,8 +72,8 @@ export async function normalizeAttribute(input: Record<string, unknown>, ctx: At
 
 function checkPrimaryKey(model: AttributeModel, cls: ClassModel, keyable: boolean): void {
   const { name } = model;
-  if (!keyable) refuse('DS_ATTRIBUTE_PRIMARY_KEY', `A ${model.type} attribute cannot be part of a primary key ("${name}").`, name);
-  if (model.isArray) refuse('DS_ATTRIBUTE_PRIMARY_KEY', `An array attribute cannot be part of a primary key ("${name}").`, name);
-  if (cls.simple) refuse('DS_ATTRIBUTE_PRIMARY_KEY', `"${cls.name}" is a simple class: it keeps no primary-key index.`, name);
+  if (!keyable) refuse(KERNEL_ERRORS.attributePrimaryKey, `A ${model.type} attribute cannot be part of a primary key ("${name}").`, name);
+  if (model.isArray) refuse(KERNEL_ERRORS.attributePrimaryKey, `An array attribute cannot be part of a primary key ("${name}").`, name);
+  if (cls.simple) refuse(KERNEL_ERRORS.attributePrimaryKey, `"${cls.name}" is a simple class: it keeps no primary-key index.`, name);
   model.mandatory = true; // a key with a hole in it identifies nothing
 }

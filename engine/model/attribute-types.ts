@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { AttributeContext } from '../../contracts/hooks.js';
 import type { AttributeTypeDefinition, ConfigKeyDefinition, ConfigKeyRule } from '../../contracts/attribute-types.js';
 import type { AttributeModel } from '../../contracts/model.js';
@@ -52,6 +52,6 @@ export class AttributeTypes {
   }
 
   private refuseTaken(taken: boolean, what: string, owner: string): void {
-    if (taken) throw new DocstackError('DS_PLUGIN_INVALID', `${owner} defines the attribute ${what}, which is already defined.`, { details: { plugin: owner } });
+    if (taken) throw KERNEL_ERRORS.pluginInvalid(`${owner} defines the attribute ${what}, which is already defined.`, { details: { plugin: owner } });
   }
 }

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import { nowIso } from '../../kernel/drafts.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { StackPort } from '../../contracts/stack-port.js';
@@ -31,16 +31,15 @@ export class Attribute {
     const current = await stack.requireClass(classObj.name);
     const attribute = await normalizeAttribute({ ...config, name, type, description }, ruleContext(stack, current));
     if (current.schema[attribute.name]) {
-      throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The class "${current.name}" already has an attribute "${attribute.name}".`, { path: attribute.name });
+      throw KERNEL_ERRORS.attributeExists(`The class "${current.name}" already has an attribute "${attribute.name}".`, { path: attribute.name });
     }
     await checkDefaultValue(stack, current, attribute);
     const hasDocs = await hasDocuments(stack, current);
     if (attribute.primaryKey && hasDocs) {
-      throw new DocstackError('DS_ATTRIBUTE_PRIMARY_KEY', `"${current.name}" already has documents: define its primary key before writing any.`, { path: attribute.name });
+      throw KERNEL_ERRORS.attributePrimaryKey(`"${current.name}" already has documents: define its primary key before writing any.`, { path: attribute.name });
     }
     if (attribute.mandatory && attribute.defaultValue === undefined && hasDocs) {
-      throw new DocstackError(
-        'DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT',
+      throw KERNEL_ERRORS.attributeMandatoryNeedsDefault(
         `"${current.name}" already has documents: the mandatory attribute "${attribute.name}" needs a defaultValue for them.`,
         { path: attribute.name },
       );
@@ -52,7 +51,7 @@ export class Attribute {
     }
     const saved = await classObj.saveModel((model) => {
       if (model.schema[attribute.name]) {
-        throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The class "${model.name}" already has an attribute "${attribute.name}".`, { path: attribute.name });
+        throw KERNEL_ERRORS.attributeExists(`The class "${model.name}" already has an attribute "${attribute.name}".`, { path: attribute.name });
       }
       model.schema[attribute.name] = attribute;
       return model;
@@ -90,7 +89,7 @@ export async function checkDefaultValue(stack: StackPort, classModel: ClassModel
       value = await stack.hooks.defaultValue.promise(value, { stack, classModel, attribute });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new DocstackError('DS_ATTRIBUTE_DEFAULT_INVALID', `The defaultValue of "${attribute.name}" is refused: ${reason}`, {
+      throw KERNEL_ERRORS.attributeDefaultInvalid(`The defaultValue of "${attribute.name}" is refused: ${reason}`, {
         path: attribute.name,
         cause: err,
       });

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { KERNEL_ERRORS, type ErrorFactory } from '../../contracts/errors.js';
 import type { AttributeContext } from '../../kernel/hooks.js';
 import { AttributeTypes, type AttributeTypeDefinition, type ConfigKeyRule } from './attribute-types.js';
 import { COMMON_KEYS } from './attribute-rules.js';
@@ -6,8 +6,8 @@ import type { AttributeModel } from '../../contracts/model.js';
 
 /** The attribute types the kernel itself defines; plugins add theirs (docs/plugins.md). */
 
-const refuse = (message: string, attribute: AttributeModel, code: 'DS_ATTRIBUTE_CONFIG_INVALID' | 'DS_ATTRIBUTE_ENUM_VALUES' | 'DS_ATTRIBUTE_TARGET_CLASS' = 'DS_ATTRIBUTE_CONFIG_INVALID'): never => {
-  throw new DocstackError(code, message, { path: attribute.name });
+const refuse = (message: string, attribute: AttributeModel, error: ErrorFactory = KERNEL_ERRORS.attributeConfigInvalid): never => {
+  throw error(message, { path: attribute.name });
 };
 
 const wholeAtLeast = (key: string, least: number): ConfigKeyRule => (v, a) =>
@@ -32,20 +32,20 @@ const enumList: ConfigKeyRule = (raw, a) => {
     ? raw.map((v) => (typeof v === 'string' ? v : typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 ? (v as { value?: unknown }).value : undefined))
     : [];
   const ok = values.length > 0 && values.every((v) => typeof v === 'string' && v !== '') && new Set(values).size === values.length;
-  if (!ok) refuse(`The enum "${a.name}" needs "values": a non-empty list of distinct values, each { value: "…" } (or a plain string).`, a, 'DS_ATTRIBUTE_ENUM_VALUES');
+  if (!ok) refuse(`The enum "${a.name}" needs "values": a non-empty list of distinct values, each { value: "…" } (or a plain string).`, a, KERNEL_ERRORS.attributeEnumValues);
   return (values as string[]).map((value) => ({ value }));
 };
 
 const targetClass: ConfigKeyRule = (v, a) =>
-  typeof v === 'string' && v !== '' ? v : refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, 'DS_ATTRIBUTE_TARGET_CLASS');
+  typeof v === 'string' && v !== '' ? v : refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, KERNEL_ERRORS.attributeTargetClass);
 
 async function targetExists(a: AttributeModel, { stack, classModel, arriving }: AttributeContext): Promise<void> {
-  if (a.targetClass === undefined) refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, 'DS_ATTRIBUTE_TARGET_CLASS');
+  if (a.targetClass === undefined) refuse(`The foreign_key "${a.name}" needs a "targetClass".`, a, KERNEL_ERRORS.attributeTargetClass);
   if (a.targetClass === classModel.name || arriving?.has(a.targetClass!)) return;
   const target = await stack.classCache.get(a.targetClass!);
   if (target?.active === true) return;
   // a class not here at all may still arrive (stack.ingest holds the class document for it)
-  throw new DocstackError('DS_ATTRIBUTE_TARGET_CLASS', `The targetClass "${a.targetClass}" of "${a.name}" is not a class.`, {
+  throw KERNEL_ERRORS.attributeTargetClass(`The targetClass "${a.targetClass}" of "${a.name}" is not a class.`, {
     path: a.name,
     details: { targetClass: a.targetClass, ...(target ? {} : { waitingFor: [a.targetClass] }) },
   });

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import { checkAttributeName, normalizeAttribute } from './attribute-rules.js';
 import { ruleContext } from './attribute.js';
 import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
@@ -8,7 +8,7 @@ const CLASS_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const TYPE_NAME = /^[a-z][a-z0-9_]*$/;
 
 const invalid = (message: string, path?: string): never => {
-  throw new DocstackError('DS_CLASS_INVALID', message, path === undefined ? {} : { path });
+  throw KERNEL_ERRORS.classInvalid(message, path === undefined ? {} : { path });
 };
 
 /**
@@ -33,7 +33,7 @@ export async function checkClassDocument(stack: StackPort, incoming: Record<stri
   const hasDocs = await hasDocuments(stack, id);
   for (const [name, attribute] of Object.entries(model.schema)) {
     if (attribute === null || typeof attribute !== 'object' || attribute.name !== name) {
-      throw new DocstackError('DS_ATTRIBUTE_INVALID', `The attribute "${name}" is malformed.`, { path: name });
+      throw KERNEL_ERRORS.attributeInvalid(`The attribute "${name}" is malformed.`, { path: name });
     }
     // a type or key no plugin here defines: kept as the peer wrote it, and the class is
     // read-only on this stack (the pipeline's DS_CAPABILITY_MISSING), never written unchecked
@@ -48,12 +48,11 @@ export async function checkClassDocument(stack: StackPort, incoming: Record<stri
 
 function refuseBreakingAddition(className: string, next: AttributeModel, before: AttributeModel | undefined): void {
   if (next.primaryKey && !before?.primaryKey) {
-    throw new DocstackError('DS_ATTRIBUTE_PRIMARY_KEY', `"${className}" already has documents: "${next.name}" cannot become part of its primary key.`, { path: next.name });
+    throw KERNEL_ERRORS.attributePrimaryKey(`"${className}" already has documents: "${next.name}" cannot become part of its primary key.`, { path: next.name });
   }
   const newlyMandatory = next.mandatory && !before?.mandatory;
   if (newlyMandatory && next.defaultValue === undefined) {
-    throw new DocstackError(
-      'DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT',
+    throw KERNEL_ERRORS.attributeMandatoryNeedsDefault(
       `"${className}" already has documents: the mandatory attribute "${next.name}" needs a defaultValue for them.`,
       { path: next.name },
     );

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'events';
 import { nowIso, isPlainObject } from '../../kernel/drafts.js';
-import { DocstackError } from '../../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { revNumber } from '../class-cache.js';
 import { whileObserved } from './observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
@@ -64,29 +64,29 @@ export class Class extends EventEmitter {
     schema: Record<string, Record<string, unknown>> | Record<string, unknown>[] = {},
     options: ClassOptions = {},
   ): Promise<Class> {
-    if (type !== CLASS_META) throw new DocstackError('DS_CLASS_INVALID', `Class.create makes documents of the "class" meta-class, not "${type}".`, { path: 'type' });
+    if (type !== CLASS_META) throw KERNEL_ERRORS.classInvalid(`Class.create makes documents of the "class" meta-class, not "${type}".`, { path: 'type' });
     if (typeof name !== 'string' || !CLASS_NAME.test(name) || name.length > 64 || name === CLASS_META || name === DOMAIN_META) {
-      throw new DocstackError('DS_CLASS_INVALID', `A class name starts with a letter (or "~" for system classes) and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
+      throw KERNEL_ERRORS.classInvalid(`A class name starts with a letter (or "~" for system classes) and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
     }
-    if (typeof description !== 'string') throw new DocstackError('DS_CLASS_INVALID', 'A class description is a string.', { path: 'description' });
+    if (typeof description !== 'string') throw KERNEL_ERRORS.classInvalid('A class description is a string.', { path: 'description' });
     const model = buildClassModel(name, description, options, nowIso(stack.clock));
     if (model.parentClass !== null) await stack.requireClass(model.parentClass);
     const existing = await stack.storage.get(name);
-    if (existing) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
+    if (existing) throw KERNEL_ERRORS.classExists(`A class named "${name}" already exists.`, { details: { className: name } });
 
     const entries = Array.isArray(schema) ? schema.map((a) => [a.name, a] as const) : Object.entries(schema).map(([k, a]) => [k, { name: k, ...a }] as const);
     const rules = ruleContext(stack, model);
     for (const [key, input] of entries) {
-      if (!isPlainObject(input)) throw new DocstackError('DS_ATTRIBUTE_INVALID', `The attribute "${String(key)}" must be an object.`, { path: String(key) });
+      if (!isPlainObject(input)) throw KERNEL_ERRORS.attributeInvalid(`The attribute "${String(key)}" must be an object.`, { path: String(key) });
       const attribute = await normalizeAttribute(input, rules);
-      if (model.schema[attribute.name]) throw new DocstackError('DS_ATTRIBUTE_EXISTS', `The attribute "${attribute.name}" is defined twice.`, { path: attribute.name });
+      if (model.schema[attribute.name]) throw KERNEL_ERRORS.attributeExists(`The attribute "${attribute.name}" is defined twice.`, { path: attribute.name });
       model.schema[attribute.name] = attribute;
     }
     await checkDefaults(stack, model);
     try {
       model._rev = await stack.storage.put(model);
     } catch (err) {
-      if ((err as { status?: number }).status === 409) throw new DocstackError('DS_CLASS_EXISTS', `A class named "${name}" already exists.`, { details: { className: name } });
+      if ((err as { status?: number }).status === 409) throw KERNEL_ERRORS.classExists(`A class named "${name}" already exists.`, { details: { className: name } });
       throw err;
     }
     stack.classCache.set(model);
@@ -171,7 +171,7 @@ export class Class extends EventEmitter {
   async saveModel(change: (model: ClassModel) => ClassModel | Promise<ClassModel>): Promise<ClassModel> {
     for (let attempt = 0; ; attempt++) {
       const stored = await this.stack.storage.get<ClassModel>(this.name);
-      if (!stored || stored.active === false) throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named "${this.name}".`);
+      if (!stored || stored.active === false) throw KERNEL_ERRORS.classNotFound(`There is no class named "${this.name}".`);
       const next = await change(structuredClone(stored));
       next['~updateTimestamp'] = nowIso(this.stack.clock);
       try {
@@ -190,7 +190,7 @@ export class Class extends EventEmitter {
 
   /** Updates the document named by `_id` or by the primary key in params; creates it otherwise. */
   async addOrUpdateCard(params: Record<string, unknown>): Promise<Doc> {
-    if (!isPlainObject(params)) throw new DocstackError('DS_DOC_INVALID', 'addOrUpdateCard takes an object of attributes.');
+    if (!isPlainObject(params)) throw KERNEL_ERRORS.docInvalid('addOrUpdateCard takes an object of attributes.');
     const attributes = Object.fromEntries(Object.entries(params).filter(([k]) => !ENGINE_FIELDS.includes(k)));
     let id = typeof params._id === 'string' ? params._id : null;
     if (!id && primaryKeyAttributes(this.current).length > 0 && primaryKeyValues(this.current, params)) {
@@ -207,9 +207,9 @@ export class Class extends EventEmitter {
   /** The active document whose primary key equals the given values (from the index, not a scan). */
   async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
     const keyAttributes = primaryKeyAttributes(this.current);
-    if (keyAttributes.length === 0) throw new DocstackError('DS_QUERY_INVALID', `The class "${this.name}" has no primary key.`);
+    if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
     const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
-    if (missing.length > 0) throw new DocstackError('DS_QUERY_INVALID', `getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+    if (missing.length > 0) throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
     const values = primaryKeyValues(this.current, params)!;
     const keyId = keyIdOf(this.name, values);
     const holds = (doc: Doc | null) => !!doc && claimFor(this.current, doc)?.keyId === keyId;
@@ -243,7 +243,7 @@ export class Class extends EventEmitter {
 
   async deleteCard(id: string): Promise<Doc> {
     const doc = await this.get(id);
-    if (!doc) throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active ${this.name} with the id ${JSON.stringify(id)}.`, { details: { id } });
+    if (!doc) throw KERNEL_ERRORS.docNotFound(`There is no active ${this.name} with the id ${JSON.stringify(id)}.`, { details: { id } });
     return this.stack.deleteDocument(id);
   }
 
@@ -258,17 +258,17 @@ export class Class extends EventEmitter {
 }
 
 function buildClassModel(name: string, description: string, options: ClassOptions, now: string): ClassModel {
-  if (!isPlainObject(options)) throw new DocstackError('DS_CLASS_INVALID', 'Class options must be an object.', { path: 'options' });
+  if (!isPlainObject(options)) throw KERNEL_ERRORS.classInvalid('Class options must be an object.', { path: 'options' });
   const flag = (key: 'simple' | 'ephemeral') => {
     const v = options[key];
-    if (v !== undefined && typeof v !== 'boolean') throw new DocstackError('DS_CLASS_INVALID', `"${key}" must be true or false.`, { path: key });
+    if (v !== undefined && typeof v !== 'boolean') throw KERNEL_ERRORS.classInvalid(`"${key}" must be true or false.`, { path: key });
     return v === true;
   };
   const tenants = options.tenants ?? [];
-  if (!Array.isArray(tenants) || tenants.some((t) => typeof t !== 'string')) throw new DocstackError('DS_CLASS_INVALID', '"tenants" must be a list of strings.', { path: 'tenants' });
+  if (!Array.isArray(tenants) || tenants.some((t) => typeof t !== 'string')) throw KERNEL_ERRORS.classInvalid('"tenants" must be a list of strings.', { path: 'tenants' });
   for (const key of ['parentClass', 'defaultScope'] as const) {
     const v = options[key];
-    if (v !== undefined && v !== null && (typeof v !== 'string' || v === '')) throw new DocstackError('DS_CLASS_INVALID', `"${key}" must be a non-empty string or null.`, { path: key });
+    if (v !== undefined && v !== null && (typeof v !== 'string' || v === '')) throw KERNEL_ERRORS.classInvalid(`"${key}" must be a non-empty string or null.`, { path: key });
   }
   return {
     _id: name,

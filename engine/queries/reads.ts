@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { KernelHooks } from '../../kernel/hooks.js';
 import { planFor } from '../../kernel/write-plan.js';
 import type { ClassModel, Doc } from '../../contracts/model.js';
@@ -17,14 +17,14 @@ export function checkFindOptions(options: FindOptions): void {
   for (const key of ['skip', 'limit'] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-      throw new DocstackError('DS_QUERY_INVALID', `${key} must be a whole number ≥ 0 (got ${String(value)}).`, { path: key });
+      throw KERNEL_ERRORS.queryInvalid(`${key} must be a whole number ≥ 0 (got ${String(value)}).`, { path: key });
     }
   }
   if (options.after !== undefined && typeof options.after !== 'string') {
-    throw new DocstackError('DS_QUERY_INVALID', 'after must be a document id.', { path: 'after' });
+    throw KERNEL_ERRORS.queryInvalid('after must be a document id.', { path: 'after' });
   }
   if (options.fields !== undefined && (!Array.isArray(options.fields) || options.fields.some((f) => typeof f !== 'string'))) {
-    throw new DocstackError('DS_QUERY_INVALID', 'fields must be a list of attribute names.', { path: 'fields' });
+    throw KERNEL_ERRORS.queryInvalid('fields must be a list of attribute names.', { path: 'fields' });
   }
 }
 
@@ -101,7 +101,7 @@ function yieldLoop(pace: (() => Promise<void>) | undefined): Promise<void> {
 /** A read past its deadline (its signal aborted) stops between two pages, with a coded refusal. */
 export function refuseAborted(signal: AbortSignal | undefined, className: string): void {
   if (!signal?.aborted) return;
-  throw new DocstackError('DS_QUERY_TOO_COSTLY', `The query over ${className} ran past its deadline and was stopped: narrow the selector (an indexed attribute, _id) or page with a smaller limit.`, {
+  throw KERNEL_ERRORS.queryTooCostly(`The query over ${className} ran past its deadline and was stopped: narrow the selector (an indexed attribute, _id) or page with a smaller limit.`, {
     details: { className, reason: 'deadline' },
   });
 }
@@ -146,12 +146,12 @@ export async function refuseTakenIds(db: Database, ids: string[]): Promise<void>
   if (ids.length === 0) return;
   if (new Set(ids).size !== ids.length) {
     const dup = ids.find((id, i) => ids.indexOf(id) !== i);
-    throw new DocstackError('DS_DOC_EXISTS', `The id "${dup}" appears twice in one batch.`, { path: '_id', details: { id: dup } });
+    throw KERNEL_ERRORS.docExists(`The id "${dup}" appears twice in one batch.`, { path: '_id', details: { id: dup } });
   }
   const rows = await db.allDocs({ keys: ids });
   for (const row of rows.rows) {
     if ('value' in row && row.value && !row.value.deleted) {
-      throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
+      throw KERNEL_ERRORS.docExists(`A document with the id "${row.key}" already exists.`, { path: '_id', details: { id: row.key } });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { filterInMemoryFields, massageSelector } from 'pouchdb-selector-core';
-import { DocstackError } from '../../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { Doc } from '../../contracts/model.js';
 
 import type { PatternMatcher, RegexEngine, Selector } from '../../contracts/queries.js';
@@ -22,14 +22,14 @@ export const MAX_REGEX_WORK = 20_000;
 export function compileSelector(selector: Selector | undefined, regex?: RegexEngine): DocMatcher {
   if (selector === undefined || selector === null || Object.keys(selector).length === 0) return (docs) => docs;
   if (typeof selector !== 'object' || Array.isArray(selector)) {
-    throw new DocstackError('DS_QUERY_INVALID', 'A selector must be an object such as { status: "open" } or { age: { $gt: 18 } }.');
+    throw KERNEL_ERRORS.queryInvalid('A selector must be an object such as { status: "open" } or { age: { $gt: 18 } }.');
   }
   const patterns = regex ? compilePatterns(selector, regex) : null;
   let massaged: Selector;
   try {
     massaged = massageSelector(selector) as Selector;
   } catch (cause) {
-    throw new DocstackError('DS_QUERY_INVALID', `The selector is invalid: ${(cause as Error).message}`, { cause });
+    throw KERNEL_ERRORS.queryInvalid(`The selector is invalid: ${(cause as Error).message}`, { cause });
   }
   const fields = Object.keys(massaged);
   const filter = (docs: Doc[]) => filterInMemoryFields(docs.map((doc) => ({ doc })), { selector: massaged }, fields) as { doc: Doc }[];
@@ -41,7 +41,7 @@ export function compileSelector(selector: Selector | undefined, regex?: RegexEng
       return rows.map((row) => row.doc);
     } catch (cause) {
       if (cause instanceof DocstackError) throw cause;
-      throw new DocstackError('DS_QUERY_INVALID', `The selector is invalid: ${(cause as Error).message}`, { cause });
+      throw KERNEL_ERRORS.queryInvalid(`The selector is invalid: ${(cause as Error).message}`, { cause });
     }
   };
   if (patterns && patterns.size > 0) matcher.regexWork = () => meter.total;
@@ -52,7 +52,7 @@ export function compileSelector(selector: Selector | undefined, regex?: RegexEng
 function compilePatterns(selector: Selector, regex: RegexEngine): Map<string, PatternMatcher> {
   const out = new Map<string, PatternMatcher>();
   const visit = (node: unknown, depth: number): void => {
-    if (depth > 64) throw new DocstackError('DS_QUERY_INVALID', 'The selector is nested more than 64 levels deep.');
+    if (depth > 64) throw KERNEL_ERRORS.queryInvalid('The selector is nested more than 64 levels deep.');
     if (Array.isArray(node)) return node.forEach((n) => visit(n, depth + 1));
     if (node === null || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
@@ -60,10 +60,10 @@ function compilePatterns(selector: Selector, regex: RegexEngine): Map<string, Pa
         visit(value, depth + 1);
         continue;
       }
-      if (typeof value !== 'string') throw new DocstackError('DS_QUERY_INVALID', '$regex takes a pattern as text.', { path: '$regex' });
+      if (typeof value !== 'string') throw KERNEL_ERRORS.queryInvalid('$regex takes a pattern as text.', { path: '$regex' });
       if (out.has(value)) continue;
       const compiled = regex(value);
-      if (typeof compiled === 'string') throw new DocstackError('DS_QUERY_INVALID', `The $regex ${JSON.stringify(value.slice(0, 80))} is refused: ${compiled}.`, { path: '$regex' });
+      if (typeof compiled === 'string') throw KERNEL_ERRORS.queryInvalid(`The $regex ${JSON.stringify(value.slice(0, 80))} is refused: ${compiled}.`, { path: '$regex' });
       out.set(value, compiled);
     }
   };
@@ -88,7 +88,7 @@ function withPatterns<T>(patterns: Map<string, PatternMatcher>, meter: { total: 
         meter.total += text.length;
         meter.left -= text.length;
         if (meter.left < 0) {
-          throw new DocstackError('DS_QUERY_TOO_COSTLY', `A $regex would scan more than ${MAX_REGEX_WORK} characters of one document: match on shorter values, or narrow the selector.`, {
+          throw KERNEL_ERRORS.queryTooCostly(`A $regex would scan more than ${MAX_REGEX_WORK} characters of one document: match on shorter values, or narrow the selector.`, {
             details: { reason: 'regex', limit: MAX_REGEX_WORK },
           });
         }

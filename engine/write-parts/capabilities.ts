@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { ClassModel } from '../../contracts/model.js';
 import type { WritePart } from '../../contracts/unit-of-work.js';
 import type { AttributeTypes } from '../model/attribute-types.js';
@@ -15,8 +15,7 @@ export function capabilitiesPart(types: AttributeTypes): WritePart {
       for (const attribute of Object.values(model.schema)) {
         const missing = types.missing(attribute);
         if (missing) {
-          throw new DocstackError(
-            'DS_CAPABILITY_MISSING',
+          throw KERNEL_ERRORS.capabilityMissing(
             `"${model.name}" is read-only on this stack: its attribute "${attribute.name}" uses "${missing}", which no loaded plugin defines.`,
             { path: attribute.name, details: { className: model.name, capability: missing } },
           );

@@ -4,7 +4,7 @@ import { AUTHORITY_ERRORS, authorityErrorList } from './errors.js';
 import { claimedAttributes, isPending, PENDING_FIELD, pendingOf, SEQUENCE_NAME, sequenceAttributes, sequenceKey, uniqueKey } from './model.js';
 import { AuthorityRemote, type ClaimAnswer, type ConnectOptions } from './remote.js';
 import { claimOf, claimsOf, ROUTE_HOLD_MS, UniqueIndex, uniqueRefusal } from './unique-index.js';
-import { type ClassModel, definePlugin, type Doc, DocstackError, type WriteContext } from '../../index.js';
+import { KERNEL_ERRORS, type ClassModel, definePlugin, type Doc, DocstackError, type WriteContext } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
 
 export { isPending, pendingOf, PENDING_FIELD, type ClaimAnswer, type ConnectOptions, type NumberBlock };
@@ -200,9 +200,9 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
       },
       claim: async (className, attribute, value, id) => {
         const model = await stack.requireClass(className);
-        if (model.schema[attribute]?.unique !== true) throw new DocstackError('DS_ATTRIBUTE_INVALID', `"${attribute}" of ${className} is not a unique attribute.`, { path: attribute });
-        if (value === undefined || value === null || typeof value === 'object') throw new DocstackError('DS_DOC_INVALID', 'A claim needs a scalar value.', { path: 'value' });
-        if (typeof id !== 'string' || !id.startsWith(`${className}-`)) throw new DocstackError('DS_DOC_ID_INVALID', `A claim names the ${className} document it is for (an id starting with "${className}-").`, { path: 'id' });
+        if (model.schema[attribute]?.unique !== true) throw KERNEL_ERRORS.attributeInvalid(`"${attribute}" of ${className} is not a unique attribute.`, { path: attribute });
+        if (value === undefined || value === null || typeof value === 'object') throw KERNEL_ERRORS.docInvalid('A claim needs a scalar value.', { path: 'value' });
+        if (typeof id !== 'string' || !id.startsWith(`${className}-`)) throw KERNEL_ERRORS.docIdInvalid(`A claim names the ${className} document it is for (an id starting with "${className}-").`, { path: 'id' });
         if (!authority) {
           if (!remote) throw AUTHORITY_ERRORS.authorityOffline('No node is connected (authority.connect).');
           return remote.claim(className, attribute, value, id);

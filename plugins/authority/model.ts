@@ -1,4 +1,4 @@
-import { type AttributeModel, type ClassModel, type ConfigKeyDefinition, type Doc, DocstackError } from '../../index.js';
+import { KERNEL_ERRORS, type AttributeModel, type ClassModel, type ConfigKeyDefinition, type Doc } from '../../index.js';
 
 /** The document field listing the attributes whose number the node is still to assign. */
 export const PENDING_FIELD = '~pending';
@@ -7,7 +7,7 @@ export const SEQUENCE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 /** Types whose values have a stable JSON form, so a value can name a claim. */
 const UNIQUE_TYPES = new Set(['string', 'integer', 'decimal', 'boolean', 'date', 'enum', 'foreign_key', 'reference']);
 
-const invalid = (message: string, attribute: AttributeModel) => new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', message, { path: attribute.name });
+const invalid = (message: string, attribute: AttributeModel) => KERNEL_ERRORS.attributeConfigInvalid(message, { path: attribute.name });
 
 /** `sequence: "<name>"` on an integer attribute: its value is drawn from the node's named sequence. */
 export const sequenceKey: ConfigKeyDefinition = {

@@ -1,6 +1,7 @@
 import { authenticatedFetch, type SyncAuth } from '../sync/index.js';
 import type { NumberBlock } from './counters.js';
-import { DocstackError } from '../../index.js';
+import { KERNEL_ERRORS } from '../../index.js';
+import { AUTHORITY_ERRORS } from './errors.js';
 
 export interface ConnectOptions {
   /** the node: its origin (`http://127.0.0.1:5000`) or its database URL (`…/db/docstack`) */
@@ -44,9 +45,9 @@ export class AuthorityRemote {
     try {
       url = new URL(options.remote);
     } catch {
-      throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'authority.connect needs { remote: "http(s)://host[:port]" }.', { path: 'remote' });
+      throw KERNEL_ERRORS.stackOptionsInvalid('authority.connect needs { remote: "http(s)://host[:port]" }.', { path: 'remote' });
     }
-    if (!/^https?:$/.test(url.protocol)) throw new DocstackError('DS_STACK_OPTIONS_INVALID', 'authority.connect needs an http(s) remote.', { path: 'remote' });
+    if (!/^https?:$/.test(url.protocol)) throw KERNEL_ERRORS.stackOptionsInvalid('authority.connect needs an http(s) remote.', { path: 'remote' });
     this.origin = url.origin;
     const base = (u: string | Request, init?: RequestInit) => globalThis.fetch(u, init);
     this.fetch = authenticatedFetch(options.remote, options.auth, base) as Fetch;
@@ -83,11 +84,11 @@ export class AuthorityRemote {
     try {
       res = await this.fetch(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(this.options.tenant ? { 'x-docstack-tenant': this.options.tenant } : {}) }, body: JSON.stringify(body), signal, credentials: 'include' });
     } catch (err) {
-      throw new DocstackError('DS_AUTHORITY_OFFLINE', `The node at ${this.origin} could not be reached.`, { cause: err });
+      throw AUTHORITY_ERRORS.authorityOffline(`The node at ${this.origin} could not be reached.`, { cause: err });
     }
     const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (!res.ok) {
-      throw new DocstackError('DS_AUTHORITY_OFFLINE', `The node at ${this.origin} answered ${res.status}${typeof answer.code === 'string' ? ` (${answer.code})` : ''}.`, { details: { status: res.status, code: answer.code } });
+      throw AUTHORITY_ERRORS.authorityOffline(`The node at ${this.origin} answered ${res.status}${typeof answer.code === 'string' ? ` (${answer.code})` : ''}.`, { details: { status: res.status, code: answer.code } });
     }
     return answer;
   }

@@ -1,5 +1,5 @@
 import { claimedAttributes } from './model.js';
-import { type ClassModel, type Clock, type Doc, DocstackError, type Storage } from '../../index.js';
+import { KERNEL_ERRORS, type ClassModel, type Clock, type Doc, DocstackError, type Storage } from '../../index.js';
 
 /**
  * The index of unique values, built like the kernel's primary-key index
@@ -44,8 +44,7 @@ export function claimsOf(model: ClassModel, doc: Record<string, unknown> | null 
 
 /** `ownerId` is absent when the node did not name the holder (one the caller may not read). */
 export function uniqueRefusal(claim: ValueClaim, ownerId: string | undefined): DocstackError {
-  return new DocstackError(
-    'DS_UNIQUE_VIOLATION',
+  return KERNEL_ERRORS.uniqueViolation(
     `Another ${claim.className}${ownerId ? ` (${ownerId})` : ''} already has this ${claim.attribute} (${JSON.stringify(claim.value)}).`,
     { path: claim.attribute, details: { className: claim.className, attributes: [claim.attribute], ...(ownerId ? { existingId: ownerId } : {}) } },
   );

@@ -3,6 +3,7 @@ import { DOMAIN_NAME, domainDocId, RELATION_KINDS, relationPrefix, type DomainMo
 import type { RelationStore } from './relations.js';
 import { Class, type ClientStack, type Doc, DocstackError, DOMAIN_META, type Selector } from '../../index.js';
 import { whileObserved } from '../../kit/index.js';
+import { DOMAIN_ERRORS } from './errors.js';
 
 /**
  * What a domain needs of its stack's registry (DomainRegistry fits it): named here so this file
@@ -56,21 +57,21 @@ export class Domain extends EventEmitter {
     // stores the name either way (documents hold names, not objects).
     const sourceClass = classNameOf(sourceClassOrName);
     const targetClass = classNameOf(targetClassOrName);
-    if (type !== DOMAIN_META) throw new DocstackError('DS_DOMAIN_INVALID', `Domain.create makes documents of the "domain" meta-class, not "${type}".`, { path: 'type' });
+    if (type !== DOMAIN_META) throw DOMAIN_ERRORS.domainInvalid(`Domain.create makes documents of the "domain" meta-class, not "${type}".`, { path: 'type' });
     if (typeof name !== 'string' || !DOMAIN_NAME.test(name) || name.length > 64) {
-      throw new DocstackError('DS_DOMAIN_INVALID', `A domain name starts with a letter and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
+      throw DOMAIN_ERRORS.domainInvalid(`A domain name starts with a letter and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
     }
     if (!(RELATION_KINDS as readonly string[]).includes(relation)) {
-      throw new DocstackError('DS_DOMAIN_INVALID', `The relation of a domain is one of ${RELATION_KINDS.join(', ')} (got ${JSON.stringify(relation)}).`, { path: 'relation' });
+      throw DOMAIN_ERRORS.domainInvalid(`The relation of a domain is one of ${RELATION_KINDS.join(', ')} (got ${JSON.stringify(relation)}).`, { path: 'relation' });
     }
     for (const [path, cls] of [['sourceClass', sourceClass], ['targetClass', targetClass]] as const) {
       const model = typeof cls === 'string' ? await stack.classCache.get(cls) : null;
       if (!model || model.active === false || model['~class'] !== 'class') {
-        throw new DocstackError('DS_DOMAIN_INVALID', `The ${path} of the domain "${name}" must be a class (got ${JSON.stringify(cls)}).`, { path });
+        throw DOMAIN_ERRORS.domainInvalid(`The ${path} of the domain "${name}" must be a class (got ${JSON.stringify(cls)}).`, { path });
       }
-      if (model.simple) throw new DocstackError('DS_DOMAIN_INVALID', `"${cls}" is a simple class: its documents have no relation checks.`, { path });
+      if (model.simple) throw DOMAIN_ERRORS.domainInvalid(`"${cls}" is a simple class: its documents have no relation checks.`, { path });
     }
-    if (await registry.find(name)) throw new DocstackError('DS_DOMAIN_EXISTS', `A domain named "${name}" already exists.`, { path: 'name' });
+    if (await registry.find(name)) throw DOMAIN_ERRORS.domainExists(`A domain named "${name}" already exists.`, { path: 'name' });
     try {
       const doc = await stack.createDoc(
         { '~class': DOMAIN_META, name, description, relation, sourceClass, targetClass },
@@ -80,7 +81,7 @@ export class Domain extends EventEmitter {
       registry.forget();
       return registry.use(doc as DomainModel);
     } catch (err) {
-      if ((err as DocstackError).code === 'DS_UNIQUE_VIOLATION') throw new DocstackError('DS_DOMAIN_EXISTS', `A domain named "${name}" already exists.`, { path: 'name' });
+      if ((err as DocstackError).code === 'DS_UNIQUE_VIOLATION') throw DOMAIN_ERRORS.domainExists(`A domain named "${name}" already exists.`, { path: 'name' });
       throw err;
     }
   }
@@ -104,7 +105,7 @@ export class Domain extends EventEmitter {
   async deleteRelation(sourceId: string, targetId: string): Promise<void> {
     const relation = await this.registry.relations.find(this.model, sourceId, targetId);
     if (!relation) {
-      throw new DocstackError('DS_RELATION_NOT_FOUND', `${sourceId} and ${targetId} are not related in "${this.name}".`, { details: { domain: this.name, sourceId, targetId } });
+      throw DOMAIN_ERRORS.relationNotFound(`${sourceId} and ${targetId} are not related in "${this.name}".`, { details: { domain: this.name, sourceId, targetId } });
     }
     await this.registry.relations.remove(relation);
   }
@@ -134,7 +135,7 @@ function idOf(document: Doc | string): string {
 /** The stack's domain registry (registered by the domains plugin), or a clear error. */
 function domainRegistryOf(stack: ClientStack): DomainHost {
   const registry = (stack as unknown as { domains?: DomainHost }).domains;
-  if (!registry) throw new DocstackError('DS_DOMAIN_NOT_FOUND', 'This stack does not load the domains plugin.');
+  if (!registry) throw DOMAIN_ERRORS.domainNotFound('This stack does not load the domains plugin.');
   return registry;
 }
 

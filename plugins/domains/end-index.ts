@@ -1,5 +1,6 @@
 import type { End, RelationDoc } from './model.js';
-import { type Clock, DocstackError, type Storage } from '../../index.js';
+import { KERNEL_ERRORS, type Clock, type Storage } from '../../index.js';
+import { DOMAIN_ERRORS } from './errors.js';
 
 /** One relation at one end: the relation's id and the document at the other end. */
 export interface EndEntry {
@@ -51,20 +52,19 @@ export class EndIndex {
       const doc = await this.read(domain, end, docId);
       const live = await this.filterLive(doc.entries);
       if (live.some((e) => e.otherId === entry.otherId)) {
-        throw new DocstackError('DS_RELATION_EXISTS', `${docId} and ${entry.otherId} are already related in "${domain}".`, {
+        throw DOMAIN_ERRORS.relationExists(`${docId} and ${entry.otherId} are already related in "${domain}".`, {
           details: { domain, [end === 'source' ? 'sourceId' : 'targetId']: docId, existing: live.find((e) => e.otherId === entry.otherId)?.relationId },
         });
       }
       if (single && live.length > 0) {
-        throw new DocstackError(
-          'DS_RELATION_CARDINALITY',
+        throw DOMAIN_ERRORS.relationCardinality(
           `${docId} already has its one relation in "${domain}" (as ${end}, with ${live[0].otherId}); remove it first.`,
           { details: { domain, end, docId, existing: live[0].relationId } },
         );
       }
       if (await this.write({ ...doc, entries: [...live, entry] })) return;
     }
-    throw new DocstackError('DS_DOC_CONFLICT', `Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
+    throw KERNEL_ERRORS.docConflict(`Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
   }
 
   async remove(domain: string, end: End, docId: string, relationId: string): Promise<void> {
@@ -74,7 +74,7 @@ export class EndIndex {
       if (entries.length === doc.entries.length) return;
       if (await this.write({ ...doc, entries })) return;
     }
-    throw new DocstackError('DS_DOC_CONFLICT', `Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
+    throw KERNEL_ERRORS.docConflict(`Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
   }
 
   /**
@@ -87,7 +87,7 @@ export class EndIndex {
       if (doc.entries.some((e) => e.relationId === entry.relationId)) return;
       if (await this.write({ ...doc, entries: [...doc.entries, entry] })) return;
     }
-    throw new DocstackError('DS_DOC_CONFLICT', `Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
+    throw KERNEL_ERRORS.docConflict(`Too many concurrent writers on the relations of ${docId} in "${domain}"; retry.`, { details: { domain, docId } });
   }
 
   private async write(doc: EndDoc): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { domainOf } from './model.js';
 import { referenceCheck } from './references.js';
 import type { DomainRegistry } from './registry.js';
-import { type AttributeTypeDefinition, DocstackError } from '../../index.js';
+import { type AttributeTypeDefinition } from '../../index.js';
+import { DOMAIN_ERRORS } from './errors.js';
 
 export type { ReferenceAttribute } from './model.js';
 
@@ -16,17 +17,17 @@ export function referenceType(registry: DomainRegistry): AttributeTypeDefinition
     keys: {
       domain: (value, attribute) => {
         if (typeof value !== 'string' || value === '') {
-          throw new DocstackError('DS_ATTRIBUTE_REFERENCE_DOMAIN', `The reference "${attribute.name}" needs a "domain".`, { path: attribute.name });
+          throw DOMAIN_ERRORS.attributeReferenceDomain(`The reference "${attribute.name}" needs a "domain".`, { path: attribute.name });
         }
         return value;
       },
     },
     check: async (attribute, ctx) => {
       if (attribute.isArray) {
-        throw new DocstackError('DS_ATTRIBUTE_REFERENCE_ARRAY', `The reference "${attribute.name}" cannot be an array; use a domain N:N relation instead.`, { path: attribute.name });
+        throw DOMAIN_ERRORS.attributeReferenceArray(`The reference "${attribute.name}" cannot be an array; use a domain N:N relation instead.`, { path: attribute.name });
       }
       if (domainOf(attribute) === undefined) {
-        throw new DocstackError('DS_ATTRIBUTE_REFERENCE_DOMAIN', `The reference "${attribute.name}" needs a "domain".`, { path: attribute.name });
+        throw DOMAIN_ERRORS.attributeReferenceDomain(`The reference "${attribute.name}" needs a "domain".`, { path: attribute.name });
       }
       await referenceCheck(registry)(ctx.classModel, attribute);
     },

@@ -1,6 +1,7 @@
 import { domainDocId, domainOf, isSingleEnd, otherEnd, referenceEnd, type DomainModel, type End } from './model.js';
 import type { DomainRegistry } from './registry.js';
 import { type AttributeModel, type ClassModel, type Doc, DocstackError, type WriteContext } from '../../index.js';
+import { DOMAIN_ERRORS } from './errors.js';
 
 const referenceAttributes = new WeakMap<ClassModel, AttributeModel[]>();
 
@@ -24,7 +25,7 @@ async function place(registry: DomainRegistry, model: ClassModel, attribute: Att
   const domain = await registry.find(domainOf(attribute));
   if (!domain) {
     // a domain not here may still arrive (stack.ingest holds a peer's class or document for it)
-    throw new DocstackError('DS_DOMAIN_NOT_FOUND', `The reference "${attribute.name}" names the domain "${domainOf(attribute)}", which does not exist.`, {
+    throw DOMAIN_ERRORS.domainNotFound(`The reference "${attribute.name}" names the domain "${domainOf(attribute)}", which does not exist.`, {
       path: attribute.name,
       details: { domain: domainOf(attribute), waitingFor: [domainDocId(domainOf(attribute))] },
     });
@@ -40,7 +41,7 @@ function placementError(domain: DomainModel, className: string, path: string): D
     domain.relation === 'N:1' ? `on its source class ${domain.sourceClass}` :
     domain.relation === '1:1' ? `on ${domain.sourceClass} or ${domain.targetClass}` :
     'nowhere (an N:N relation has no single other end; use addRelation)';
-  return new DocstackError('DS_ATTRIBUTE_REFERENCE_PLACEMENT', `A reference of the ${domain.relation} domain "${domain.name}" belongs ${where}, not on ${className}.`, {
+  return DOMAIN_ERRORS.attributeReferencePlacement(`A reference of the ${domain.relation} domain "${domain.name}" belongs ${where}, not on ${className}.`, {
     path,
     details: { domain: domain.name, relation: domain.relation, className },
   });
@@ -77,20 +78,20 @@ export async function validateReferences(registry: DomainRegistry, draft: Doc, c
         await registry.relations.requireEnd(domain, otherEnd(end), value);
       }
     } catch (err) {
-      throw new DocstackError('DS_RELATION_INVALID', (err as Error).message, { path: attribute.name, details: (err as DocstackError).details, cause: err });
+      throw DOMAIN_ERRORS.relationInvalid((err as Error).message, { path: attribute.name, details: (err as DocstackError).details, cause: err });
     }
     if (ctx.origin === 'replication') continue;
     await registry.relations.ready();
     const theirs = await registry.relations.ends.live(domain.name, otherEnd(end), value as string);
     if (isSingleEnd(domain.relation, otherEnd(end)) && theirs.some((e) => e.otherId !== draft._id)) {
-      throw new DocstackError('DS_RELATION_CARDINALITY', `${String(value)} already has its one "${domain.name}" relation; "${attribute.name}" cannot point to it too.`, {
+      throw DOMAIN_ERRORS.relationCardinality(`${String(value)} already has its one "${domain.name}" relation; "${attribute.name}" cannot point to it too.`, {
         path: attribute.name,
         details: { domain: domain.name, existing: theirs[0].relationId },
       });
     }
     const mine = await registry.relations.ends.live(domain.name, end, draft._id);
     if (isSingleEnd(domain.relation, end) && mine.some((e) => e.otherId !== previous)) {
-      throw new DocstackError('DS_RELATION_CARDINALITY', `${draft._id} already has its one "${domain.name}" relation (added with addRelation); remove it before setting "${attribute.name}".`, {
+      throw DOMAIN_ERRORS.relationCardinality(`${draft._id} already has its one "${domain.name}" relation (added with addRelation); remove it before setting "${attribute.name}".`, {
         path: attribute.name,
         details: { domain: domain.name, existing: mine[0].relationId },
       });

@@ -1,7 +1,8 @@
 import { Domain } from './domain.js';
 import type { DomainModel } from './model.js';
 import { RelationStore } from './relations.js';
-import { type ClientStack, DocstackError, DOMAIN_META } from '../../index.js';
+import { type ClientStack, DOMAIN_META } from '../../index.js';
+import { DOMAIN_ERRORS } from './errors.js';
 
 /** How long the list of domains is trusted before it is read again (other writers may add domains). */
 export const DOMAIN_LIST_TTL_MS = 1000;
@@ -37,7 +38,7 @@ export class DomainRegistry {
     const cached = this.live.get(name);
     if (cached) return cached;
     const model = await this.find(name);
-    if (!model) throw new DocstackError('DS_DOMAIN_NOT_FOUND', `There is no domain named ${JSON.stringify(name)}.`, { details: { domain: name } });
+    if (!model) throw DOMAIN_ERRORS.domainNotFound(`There is no domain named ${JSON.stringify(name)}.`, { details: { domain: name } });
     return this.use(model);
   }
 

@@ -1,8 +1,9 @@
 import { RelationCatchUp } from './catch-up.js';
 import { EndIndex } from './end-index.js';
 import { isSingleEnd, relationPrefix, type DomainModel, type End, type RelationDoc } from './model.js';
-import { type ClientStack, type Doc, DocstackError, type Selector } from '../../index.js';
+import { type ClientStack, type Doc, type Selector } from '../../index.js';
 import { compileSelector, nowIso, projectFields } from '../../kit/index.js';
+import { DOMAIN_ERRORS } from './errors.js';
 
 export interface RelationEvent {
   op: 'add' | 'remove';
@@ -51,7 +52,7 @@ export class RelationStore {
     const expected = end === 'source' ? domain.sourceClass : domain.targetClass;
     const problem = !doc ? 'does not exist' : doc.active === false ? 'is inactive' : doc['~class'] !== expected ? `is a ${doc['~class']}, not a ${expected}` : null;
     if (problem) {
-      throw new DocstackError('DS_RELATION_INVALID', `The ${end} of a "${domain.name}" relation must be an active ${expected}; ${JSON.stringify(id)} ${problem}.`, {
+      throw DOMAIN_ERRORS.relationInvalid(`The ${end} of a "${domain.name}" relation must be an active ${expected}; ${JSON.stringify(id)} ${problem}.`, {
         path: end === 'source' ? 'sourceId' : 'targetId',
         details: { domain: domain.name, end, id, ...(!doc && typeof id === 'string' && id !== '' ? { waitingFor: [id] } : {}) },
       });
@@ -65,10 +66,10 @@ export class RelationStore {
     for (const [end, id, other] of [['source', sourceId, targetId], ['target', targetId, sourceId]] as [End, string, string][]) {
       const live = await this.ends.live(domain.name, end, id);
       if (live.some((e) => e.otherId === other)) {
-        throw new DocstackError('DS_RELATION_EXISTS', `${sourceId} and ${targetId} are already related in "${domain.name}".`, { details: { domain: domain.name } });
+        throw DOMAIN_ERRORS.relationExists(`${sourceId} and ${targetId} are already related in "${domain.name}".`, { details: { domain: domain.name } });
       }
       if (isSingleEnd(domain.relation, end) && live.length > 0) {
-        throw new DocstackError('DS_RELATION_CARDINALITY', `${id} already has its one relation in "${domain.name}" (as ${end}).`, {
+        throw DOMAIN_ERRORS.relationCardinality(`${id} already has its one relation in "${domain.name}" (as ${end}).`, {
           details: { domain: domain.name, end, docId: id, existing: live[0].relationId },
         });
       }
@@ -122,7 +123,7 @@ export class RelationStore {
   /** Deactivates a relation (kept, `active: false`) and frees both ends; `at`: its update time (./reconcile.ts gives a fixed one). */
   async remove(relation: RelationDoc, options: { at?: string } = {}): Promise<void> {
     const current = await this.stack.storage.get<RelationDoc>(relation._id);
-    if (!current) throw new DocstackError('DS_RELATION_NOT_FOUND', `There is no relation ${JSON.stringify(relation._id)}.`, { details: { id: relation._id } });
+    if (!current) throw DOMAIN_ERRORS.relationNotFound(`There is no relation ${JSON.stringify(relation._id)}.`, { details: { id: relation._id } });
     if (current.active) {
       await this.stack.storage.put({ ...current, active: false, '~updateTimestamp': options.at ?? nowIso(this.stack.clock) });
     }

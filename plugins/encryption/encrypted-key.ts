@@ -1,4 +1,5 @@
-import { type AttributeModel, type ConfigKeyDefinition, DocstackError } from '../../index.js';
+import { KERNEL_ERRORS, type AttributeModel, type ConfigKeyDefinition } from '../../index.js';
+import { ENCRYPTION_ERRORS } from './errors.js';
 
 /** Is this attribute stored sealed (`encrypted: true`, a config key this plugin defines)? */
 export const isEncrypted = (attribute: AttributeModel): boolean => attribute.encrypted === true;
@@ -10,17 +11,17 @@ export const isEncrypted = (attribute: AttributeModel): boolean => attribute.enc
 export const encryptedKey: ConfigKeyDefinition = {
   key: 'encrypted',
   rule: (value, attribute) => {
-    if (typeof value !== 'boolean') throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', `"encrypted" of "${attribute.name}" must be true or false.`, { path: attribute.name });
+    if (typeof value !== 'boolean') throw KERNEL_ERRORS.attributeConfigInvalid(`"encrypted" of "${attribute.name}" must be true or false.`, { path: attribute.name });
     return value ? true : undefined;
   },
   check: (attribute, { classModel }) => {
     if (!isEncrypted(attribute)) return;
     const { name } = attribute;
     if (classModel.simple) {
-      throw new DocstackError('DS_ATTRIBUTE_ENCRYPTED_SIMPLE', `"${classModel.name}" is a simple class: its documents are stored as given, so "${name}" cannot be encrypted.`, { path: name });
+      throw ENCRYPTION_ERRORS.attributeEncryptedSimple(`"${classModel.name}" is a simple class: its documents are stored as given, so "${name}" cannot be encrypted.`, { path: name });
     }
     if (attribute.primaryKey) {
-      throw new DocstackError('DS_ATTRIBUTE_ENCRYPTED_PRIMARY_KEY', `The primary-key attribute "${name}" cannot be encrypted: keys are indexed in clear.`, { path: name });
+      throw ENCRYPTION_ERRORS.attributeEncryptedPrimaryKey(`The primary-key attribute "${name}" cannot be encrypted: keys are indexed in clear.`, { path: name });
     }
   },
 };

@@ -2,10 +2,10 @@ import { encryptedKey, isEncrypted } from './encrypted-key.js';
 import { Keyring, KEYRING_CLASS } from './keyring.js';
 import { rotateScope, type RotationProgress } from './rotation.js';
 import { encryptedAttributes, PlainCache, Sealer, scopeOf } from './sealing.js';
-import { encryptionErrorList } from './errors.js';
+import { encryptionErrorList, ENCRYPTION_ERRORS } from './errors.js';
 import { isSealed } from './sealed.js';
 import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
-import { type ClassModel, definePlugin, DocstackError } from '../../index.js';
+import { type ClassModel, definePlugin } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
 
 export interface KeyringApi {
@@ -81,7 +81,7 @@ export const encryptionPlugin = definePlugin({
       const scope = scopeOf(draft, ctx.classModel);
       if (named !== undefined || keyring.unlocked) {
         if (!(await keyring.knowsScope(scope))) {
-          throw new DocstackError('DS_ENCRYPTION_SCOPE_UNKNOWN', `The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
+          throw ENCRYPTION_ERRORS.encryptionScopeUnknown(`The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
             path: '~scope',
             details: { scope },
           });
@@ -95,7 +95,7 @@ export const encryptionPlugin = definePlugin({
       for (const attribute of Object.values(ctx.classModel.schema)) {
         const value = doc[attribute.name];
         if (isEncrypted(attribute) && value !== undefined && value !== null && !isSealed(value)) {
-          throw new DocstackError('DS_ENCRYPTION_UNAVAILABLE', `"${attribute.name}" is encrypted, but it reached storage unsealed; it is not stored in clear.`, { path: attribute.name });
+          throw ENCRYPTION_ERRORS.encryptionUnavailable(`"${attribute.name}" is encrypted, but it reached storage unsealed; it is not stored in clear.`, { path: attribute.name });
         }
       }
       return doc;

@@ -2,6 +2,7 @@ import { deriveKekFrom, fromBase64, generateDataKey, generateWrappingKey, newKid
 import { KEYRING_CLASS, LEGACY_KEYRING_ID, newKeyringId, primaryOrder, readKeyrings, type KeyringDoc, type ScopeEntry, type StoredKeyring } from './keyring-docs.js';
 import { mergeIntoPrimary, STACK_KEY_LABEL, scopeKeyLabel } from './keyring-merge.js';
 import { Class, type ClientStack, DocstackError } from '../../index.js';
+import { ENCRYPTION_ERRORS } from './errors.js';
 
 export { KEYRING_CLASS, type KeyringDoc, type ScopeEntry } from './keyring-docs.js';
 export const DEFAULT_SCOPE = 'default';
@@ -80,7 +81,7 @@ export class Keyring {
    */
   async unlock(passphrase: string): Promise<void> {
     if (typeof passphrase !== 'string' || passphrase.length === 0) {
-      throw new DocstackError('DS_ENCRYPTION_PASSPHRASE', 'unlock needs a non-empty passphrase.');
+      throw ENCRYPTION_ERRORS.encryptionPassphrase('unlock needs a non-empty passphrase.');
     }
     this.lock();
     const base = await passphraseKey(passphrase);
@@ -90,7 +91,7 @@ export class Keyring {
       try {
         if (keyrings.length === 0) return await this.create();
         await this.reconcileNow();
-        if (!this.primary) throw new DocstackError('DS_ENCRYPTION_PASSPHRASE', 'The passphrase does not open any keyring of this database.');
+        if (!this.primary) throw ENCRYPTION_ERRORS.encryptionPassphrase('The passphrase does not open any keyring of this database.');
       } catch (err) {
         this.lock();
         throw err;
@@ -204,7 +205,7 @@ export class Keyring {
             this.keys.set(slot, key);
             this.sources.set(slot, { wrapped, stackKey });
           } catch {
-            throw new DocstackError('DS_ENCRYPTION_KEYRING', `The key ${kid} of the scope "${scope}" does not open with its keyring's stack key: the keyring ${k.id} is damaged.`);
+            throw ENCRYPTION_ERRORS.encryptionKeyring(`The key ${kid} of the scope "${scope}" does not open with its keyring's stack key: the keyring ${k.id} is damaged.`);
           }
         }
       }
@@ -233,18 +234,18 @@ export class Keyring {
   }
 
   private requireUnlocked(): string {
-    if (!this.primary) throw new DocstackError('DS_ENCRYPTION_LOCKED', 'The stack is locked: unlock it with its passphrase first.');
+    if (!this.primary) throw ENCRYPTION_ERRORS.encryptionLocked('The stack is locked: unlock it with its passphrase first.');
     return this.primary;
   }
 
   /** The key sealing values of a scope now, with its kid; DS_ENCRYPTION_LOCKED when not held. */
   async currentKey(scope: string): Promise<{ kid: string; key: CryptoKey }> {
-    if (!this.unlocked) throw new DocstackError('DS_ENCRYPTION_LOCKED', `Sealing a value of the scope "${scope}" needs its key: unlock the stack first.`, { path: '~scope' });
+    if (!this.unlocked) throw ENCRYPTION_ERRORS.encryptionLocked(`Sealing a value of the scope "${scope}" needs its key: unlock the stack first.`, { path: '~scope' });
     if (!this.view[scope] || !this.keys.has(`${scope}/${this.view[scope].current}`)) await this.reconcile();
     const entry = this.view[scope];
-    if (!entry) throw new DocstackError('DS_ENCRYPTION_SCOPE_UNKNOWN', `The keyring has no scope "${scope}".`, { path: '~scope' });
+    if (!entry) throw ENCRYPTION_ERRORS.encryptionScopeUnknown(`The keyring has no scope "${scope}".`, { path: '~scope' });
     const key = this.keys.get(`${scope}/${entry.current}`);
-    if (!key) throw new DocstackError('DS_ENCRYPTION_LOCKED', `The key of the scope "${scope}" is not held: unlock the stack first.`, { path: '~scope' });
+    if (!key) throw ENCRYPTION_ERRORS.encryptionLocked(`The key of the scope "${scope}" is not held: unlock the stack first.`, { path: '~scope' });
     return { kid: entry.current, key };
   }
 
@@ -260,7 +261,7 @@ export class Keyring {
   async createScope(name: string): Promise<void> {
     checkScopeName(name);
     await this.update(async (doc) => {
-      if (doc.scopes[name]) throw new DocstackError('DS_ENCRYPTION_SCOPE_EXISTS', `The keyring already has a scope "${name}".`, { path: 'name' });
+      if (doc.scopes[name]) throw ENCRYPTION_ERRORS.encryptionScopeExists(`The keyring already has a scope "${name}".`, { path: 'name' });
       await this.addScopeKey(doc, name, await generateDataKey());
     });
   }
@@ -288,7 +289,7 @@ export class Keyring {
    */
   async addScopeKey(doc: KeyringDoc, scope: string, key: CryptoKey, kid = newKid(), makeCurrent = true): Promise<string> {
     const stackKey = this.stackKeys.get(doc._id);
-    if (!stackKey) throw new DocstackError('DS_ENCRYPTION_LOCKED', 'The stack is locked: unlock it with its passphrase first.');
+    if (!stackKey) throw ENCRYPTION_ERRORS.encryptionLocked('The stack is locked: unlock it with its passphrase first.');
     const wrapped = await wrapKey(key, stackKey, scopeKeyLabel(scope, kid));
     const entry = doc.scopes[scope] ?? { current: kid, keys: {} };
     entry.keys[kid] = { ...wrapped, createdAt: new Date(this.stack.clock.now()).toISOString() };
@@ -307,7 +308,7 @@ export class Keyring {
 
   private copyOf(scope: string, kid: string): Promise<CryptoKey> {
     const source = this.sources.get(`${scope}/${kid}`);
-    if (!source) throw new DocstackError('DS_ENCRYPTION_SCOPE_UNKNOWN', `The keyring has no key ${kid} in the scope "${scope}".`);
+    if (!source) throw ENCRYPTION_ERRORS.encryptionScopeUnknown(`The keyring has no key ${kid} in the scope "${scope}".`);
     return unwrapKey(source.wrapped, source.stackKey, scopeKeyLabel(scope, kid), ['encrypt', 'decrypt'], true);
   }
 
@@ -319,7 +320,7 @@ export class Keyring {
         await this.reconcileNow();
         const id = this.requireUnlocked();
         const stored = await this.stack.storage.get<KeyringDoc>(id);
-        if (!stored) throw new DocstackError('DS_ENCRYPTION_KEYRING', `The keyring ${id} is gone.`);
+        if (!stored) throw ENCRYPTION_ERRORS.encryptionKeyring(`The keyring ${id} is gone.`);
         const doc = structuredClone(stored);
         await change(doc);
         try {
@@ -341,7 +342,7 @@ export class Keyring {
    */
   async changePassphrase(current: string, next: string): Promise<void> {
     this.requireUnlocked();
-    if (typeof next !== 'string' || next.length === 0) throw new DocstackError('DS_ENCRYPTION_PASSPHRASE', 'changePassphrase needs a non-empty new passphrase.');
+    if (typeof next !== 'string' || next.length === 0) throw ENCRYPTION_ERRORS.encryptionPassphrase('changePassphrase needs a non-empty new passphrase.');
     const [oldBase, newBase] = await Promise.all([passphraseKey(current), passphraseKey(next)]);
     await this.serial(async () => {
       await this.reconcileNow();
@@ -354,7 +355,7 @@ export class Keyring {
         const stackKey = await this.openStackKey(k.leaves[0], oldBase, true);
         if (stackKey) rewrapped.push({ id: k.id, rev: String(k.leaves[0]._rev), stackKey: await wrapKey(stackKey, kek, STACK_KEY_LABEL) });
       }
-      if (!rewrapped.some((r) => r.id === this.primary)) throw new DocstackError('DS_ENCRYPTION_PASSPHRASE', 'The current passphrase does not open this keyring.');
+      if (!rewrapped.some((r) => r.id === this.primary)) throw ENCRYPTION_ERRORS.encryptionPassphrase('The current passphrase does not open this keyring.');
       const at = new Date(this.stack.clock.now()).toISOString();
       for (const r of rewrapped) await this.stack.updateDoc(r.id, { kdf, stackKey: r.stackKey, passphraseChangedAt: at, _rev: r.rev }, { origin: 'system' });
       this.base = newBase;
@@ -366,6 +367,6 @@ export class Keyring {
 
 export function checkScopeName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || !SCOPE_NAME.test(name)) {
-    throw new DocstackError('DS_ENCRYPTION_KEYRING', `A scope name is 1–64 letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`, { path: 'name' });
+    throw ENCRYPTION_ERRORS.encryptionKeyring(`A scope name is 1–64 letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`, { path: 'name' });
   }
 }

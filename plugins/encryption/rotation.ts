@@ -3,6 +3,7 @@ import { generateDataKey } from './crypto.js';
 import type { Keyring } from './keyring.js';
 import { encryptedAttributes } from './sealing.js';
 import { type ClassModel, type ClientStack, type Doc, DocstackError, type WriteRequest } from '../../index.js';
+import { ENCRYPTION_ERRORS } from './errors.js';
 
 export interface RotationProgress {
   scope: string;
@@ -19,8 +20,8 @@ export interface RotationProgress {
  * batch that meets a concurrent writer is read again and retried. Progress: `keyring:rotation`.
  */
 export async function rotateScope(stack: ClientStack, keyring: Keyring, scope: string, batchSize = 100): Promise<RotationProgress> {
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new DocstackError('DS_ENCRYPTION_KEYRING', 'batchSize must be a whole number ≥ 1.', { path: 'batchSize' });
-  if (!(await keyring.knowsScope(scope))) throw new DocstackError('DS_ENCRYPTION_SCOPE_UNKNOWN', `The keyring has no scope "${scope}".`, { path: 'scope' });
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw ENCRYPTION_ERRORS.encryptionKeyring('batchSize must be a whole number ≥ 1.', { path: 'batchSize' });
+  if (!(await keyring.knowsScope(scope))) throw ENCRYPTION_ERRORS.encryptionScopeUnknown(`The keyring has no scope "${scope}".`, { path: 'scope' });
   let kid = '';
   await keyring.update(async (doc) => {
     kid = await keyring.addScopeKey(doc, scope, await generateDataKey());

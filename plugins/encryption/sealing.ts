@@ -2,7 +2,8 @@ import { isEncrypted } from './encrypted-key.js';
 import { isSealed, isSealedMarker, type SealedMarker, type SealedValue } from './sealed.js';
 import { decryptText, encryptJson, randomIvs } from './crypto.js';
 import { DEFAULT_SCOPE, type Keyring } from './keyring.js';
-import { type AttributeModel, type ClassModel, type Doc, DocstackError, type WriteContext } from '../../index.js';
+import { type AttributeModel, type ClassModel, type Doc, type WriteContext } from '../../index.js';
+import { ENCRYPTION_ERRORS } from './errors.js';
 
 const encryptedOf = new WeakMap<ClassModel, AttributeModel[]>();
 
@@ -144,8 +145,7 @@ export class Sealer {
       this.cache.set(payload, label, json);
       return JSON.parse(json) as unknown;
     } catch {
-      throw new DocstackError(
-        'DS_ENCRYPTION_INTEGRITY',
+      throw ENCRYPTION_ERRORS.encryptionIntegrity(
         `"${attribute}" of ${docId} does not open: its ciphertext was altered, or moved from another document or attribute.`,
         { path: attribute, details: { id: docId, scope: payload.scope, kid: payload.kid } },
       );
@@ -170,7 +170,7 @@ export class Sealer {
     for (const { name } of attributes) {
       const stored = ctx.previous?.[name];
       if (isSealedMarker(next[name])) {
-        if (!isSealed(stored)) throw new DocstackError('DS_ENCRYPTION_LOCKED', `"${name}" holds a sealed marker but there is no stored value behind it.`, { path: name });
+        if (!isSealed(stored)) throw ENCRYPTION_ERRORS.encryptionLocked(`"${name}" holds a sealed marker but there is no stored value behind it.`, { path: name });
         change(name, stored);
       }
       const value = next[name];
@@ -202,7 +202,7 @@ export class Sealer {
       if (value === undefined || value === null) continue;
       if (isSealed(value)) {
         if (value.scope !== scope) {
-          throw new DocstackError('DS_ENCRYPTION_LOCKED', `"${name}" must move to the scope "${scope}", which needs the key of "${value.scope}": unlock the stack first.`, { path: name });
+          throw ENCRYPTION_ERRORS.encryptionLocked(`"${name}" must move to the scope "${scope}", which needs the key of "${value.scope}": unlock the stack first.`, { path: name });
         }
         continue; // locked update: the stored ciphertext, unchanged
       }

@@ -1,6 +1,6 @@
 import { deriveKek, fromBase64, PBKDF2_ITERATIONS, randomBytes, toBase64, unwrapKey, unwrapWithPrivateKey, wrapForPublicKey, wrapKey } from './crypto.js';
 import { checkScopeName, type Keyring } from './keyring.js';
-import { DocstackError } from '../../index.js';
+import { ENCRYPTION_ERRORS } from './errors.js';
 
 /**
  * A scope's keys wrapped for one recipient — by a passphrase agreed with them, or by their
@@ -24,11 +24,11 @@ const bundleLabel = (scope: string, kid: string) => `docstack:scope-bundle|${sco
 
 export async function exportScope(keyring: Keyring, scope: string, to: Recipient): Promise<ScopeBundle> {
   const entry = await keyring.scopeEntry(scope);
-  if (!entry) throw new DocstackError('DS_ENCRYPTION_SCOPE_UNKNOWN', `The keyring has no scope "${scope}".`, { path: 'scope' });
+  if (!entry) throw ENCRYPTION_ERRORS.encryptionScopeUnknown(`The keyring has no scope "${scope}".`, { path: 'scope' });
   const bundle: ScopeBundle = { format: 'docstack-scope-keys', version: 1, scope, current: entry.current, method: 'passphrase', keys: [] };
   let kek: CryptoKey | null = null;
   if ('passphrase' in to) {
-    if (typeof to.passphrase !== 'string' || to.passphrase.length === 0) throw new DocstackError('DS_ENCRYPTION_PASSPHRASE', 'exportScope needs a non-empty passphrase for the recipient.');
+    if (typeof to.passphrase !== 'string' || to.passphrase.length === 0) throw ENCRYPTION_ERRORS.encryptionPassphrase('exportScope needs a non-empty passphrase for the recipient.');
     const salt = randomBytes(16);
     kek = await deriveKek(to.passphrase, salt, PBKDF2_ITERATIONS);
     bundle.kdf = { name: 'PBKDF2', hash: 'SHA-256', iterations: PBKDF2_ITERATIONS, salt: toBase64(salt) };
@@ -50,7 +50,7 @@ export async function exportScope(keyring: Keyring, scope: string, to: Recipient
 /** Adds the bundle's scope and keys to this keyring (wrapped under this stack's own key). */
 export async function importScope(keyring: Keyring, bundle: ScopeBundle, opener: Opener): Promise<string> {
   if (bundle?.format !== 'docstack-scope-keys' || bundle.version !== 1 || !Array.isArray(bundle.keys) || bundle.keys.length === 0) {
-    throw new DocstackError('DS_ENCRYPTION_KEYRING', 'This is not a docstack scope key bundle.');
+    throw ENCRYPTION_ERRORS.encryptionKeyring('This is not a docstack scope key bundle.');
   }
   checkScopeName(bundle.scope);
   const keys: { kid: string; key: CryptoKey }[] = [];
@@ -64,7 +64,7 @@ export async function importScope(keyring: Keyring, bundle: ScopeBundle, opener:
       for (const k of bundle.keys) keys.push({ kid: k.kid, key: await unwrapWithPrivateKey(k.wrapped, opener.privateKey, ['encrypt', 'decrypt'], true) });
     }
   } catch {
-    throw new DocstackError('DS_ENCRYPTION_PASSPHRASE', `The bundle of the scope "${bundle.scope}" does not open with what was given.`);
+    throw ENCRYPTION_ERRORS.encryptionPassphrase(`The bundle of the scope "${bundle.scope}" does not open with what was given.`);
   }
   await keyring.update(async (doc) => {
     for (const { kid, key } of keys) {

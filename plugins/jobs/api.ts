@@ -4,8 +4,9 @@ import { checkJobName, checkParams, normalizeJob } from './model.js';
 import type { RunStore } from './run-store.js';
 import type { JobRunner } from './runner.js';
 import type { JobDoc, JobsApi, RunOptions } from './types.js';
-import { type ClientStack, DocstackError } from '../../index.js';
+import { KERNEL_ERRORS, type ClientStack } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
+import { JOB_ERRORS } from './errors.js';
 
 export interface ApiDeps {
   stack: ClientStack;
@@ -38,10 +39,10 @@ export function createJobsApi(deps: ApiDeps): JobsApi {
     },
 
     async update(name, changes) {
-      if (!isPlainObject(changes)) throw new DocstackError('DS_JOB_INVALID', 'The changes to a job are an object.', { path: '' });
+      if (!isPlainObject(changes)) throw JOB_ERRORS.jobInvalid('The changes to a job are an object.', { path: '' });
       const job = await jobs.require(name);
       if (changes.name !== undefined && changes.name !== job.name) {
-        throw new DocstackError('DS_JOB_INVALID', 'A job cannot be renamed; define a new one and remove this one.', { path: 'name' });
+        throw JOB_ERRORS.jobInvalid('A job cannot be renamed; define a new one and remove this one.', { path: 'name' });
       }
       const normalized = await normalizeJob({ ...modelOf(job), ...changes }, handlers, stack);
       const updated = await jobs.replace(job, normalized);
@@ -61,22 +62,22 @@ export function createJobsApi(deps: ApiDeps): JobsApi {
       if (name !== undefined) checkJobName(name);
       const limit = options.limit;
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
-        throw new DocstackError('DS_QUERY_INVALID', `limit must be a whole number ≥ 0 (got ${String(limit)}).`, { path: 'limit' });
+        throw KERNEL_ERRORS.queryInvalid(`limit must be a whole number ≥ 0 (got ${String(limit)}).`, { path: 'limit' });
       }
       return runs.list(name, limit);
     },
 
     async run(name, params = {}, options: RunOptions = {}) {
-      if (!isPlainObject(params)) throw new DocstackError('DS_JOB_INVALID', 'Run params are an object.', { path: 'params' });
+      if (!isPlainObject(params)) throw JOB_ERRORS.jobInvalid('Run params are an object.', { path: 'params' });
       const trigger = options.trigger ?? 'manual';
       if (!MANUAL_TRIGGERS.includes(trigger)) {
-        throw new DocstackError('DS_JOB_INVALID', `A run started by a caller has trigger "manual" or "event" (got ${JSON.stringify(trigger)}).`, { path: 'trigger' });
+        throw JOB_ERRORS.jobInvalid(`A run started by a caller has trigger "manual" or "event" (got ${JSON.stringify(trigger)}).`, { path: 'trigger' });
       }
       const depth = options.depth ?? 0;
-      if (!Number.isInteger(depth) || depth < 0) throw new DocstackError('DS_JOB_INVALID', 'depth is a whole number ≥ 0.', { path: 'depth' });
+      if (!Number.isInteger(depth) || depth < 0) throw JOB_ERRORS.jobInvalid('depth is a whole number ≥ 0.', { path: 'depth' });
       const job = await jobs.require(name);
       if (job.enabled === false) {
-        throw new DocstackError('DS_JOB_DISABLED', `The job "${name}" is disabled; enable it with jobs.update(name, { enabled: true }).`, { details: { job: name } });
+        throw JOB_ERRORS.jobDisabled(`The job "${name}" is disabled; enable it with jobs.update(name, { enabled: true }).`, { details: { job: name } });
       }
       // refuse before anything is recorded: the handler exists here and takes these params
       handlers.require(job.handler, { path: 'handler' });

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { DocstackError } from '../../index.js';
+import { JOB_ERRORS } from './errors.js';
 
 /**
  * A job schedule, parsed by croner (never by hand). Used only as a calculator: the scheduler
@@ -11,22 +11,22 @@ import { DocstackError } from '../../index.js';
  */
 export function parseSchedule(schedule: unknown, path = 'schedule'): Cron {
   if (typeof schedule !== 'string' || schedule.trim() === '') {
-    throw new DocstackError('DS_JOB_INVALID', 'A job schedule is a cron pattern such as "*/5 * * * *" or "0 0 3 * * *".', { path });
+    throw JOB_ERRORS.jobInvalid('A job schedule is a cron pattern such as "*/5 * * * *" or "0 0 3 * * *".', { path });
   }
   let cron: Cron;
   try {
     cron = new Cron(schedule, { paused: true, mode: '5-or-6-parts' });
   } catch (cause) {
-    throw new DocstackError('DS_JOB_INVALID', `The schedule ${JSON.stringify(schedule)} is not a cron pattern: ${(cause as Error).message}`, {
+    throw JOB_ERRORS.jobInvalid(`The schedule ${JSON.stringify(schedule)} is not a cron pattern: ${(cause as Error).message}`, {
       path,
       cause,
     });
   }
   if (cron.getPattern() === undefined) {
-    throw new DocstackError('DS_JOB_INVALID', `The schedule ${JSON.stringify(schedule)} is a date, not a cron pattern; run a one-off job by hand.`, { path });
+    throw JOB_ERRORS.jobInvalid(`The schedule ${JSON.stringify(schedule)} is a date, not a cron pattern; run a one-off job by hand.`, { path });
   }
   if (cron.nextRun() === null) {
-    throw new DocstackError('DS_JOB_INVALID', `The schedule ${JSON.stringify(schedule)} never fires (a date that does not exist?).`, { path });
+    throw JOB_ERRORS.jobInvalid(`The schedule ${JSON.stringify(schedule)} never fires (a date that does not exist?).`, { path });
   }
   return cron;
 }

@@ -1,6 +1,7 @@
 import type { JobContext, JobHandler } from './types.js';
 import { DocstackError } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
+import { JOB_ERRORS } from './errors.js';
 
 export interface Outcome {
   status: 'SUCCESS' | 'FAILURE' | 'TIMEOUT';
@@ -44,7 +45,7 @@ export async function execute(handler: JobHandler, context: Omit<JobContext, 'si
       ? undefined
       : setTimeout(() => {
           const job = context.job.name;
-          controller.abort(new DocstackError('DS_JOB_TIMEOUT', `The job "${job}" ran longer than its timeout of ${timeoutMs} ms.`, { details: { job, timeoutMs } }));
+          controller.abort(JOB_ERRORS.jobTimeout(`The job "${job}" ran longer than its timeout of ${timeoutMs} ms.`, { details: { job, timeoutMs } }));
         }, timeoutMs);
 
   const work = (async (): Promise<Outcome> => {

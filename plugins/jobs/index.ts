@@ -8,9 +8,10 @@ import { JobRunner } from './runner.js';
 import { Scheduler } from './scheduler.js';
 import { jobErrorList } from './errors.js';
 import type { JobsApi } from './types.js';
-import { definePlugin, DocstackError } from '../../index.js';
+import { definePlugin, KERNEL_ERRORS } from '../../index.js';
 
 export { JOB_HANDLERS, JobHandlerRegistry, registerJobHandler } from './handlers.js';
+export { JOB_ERRORS } from './errors.js';
 export * from './types.js';
 
 export interface JobsOptions {
@@ -32,7 +33,7 @@ const CLOSE_STAGE = -100;
 function resolveOptions(options: JobsOptions | undefined): Required<JobsOptions> {
   const o = options ?? {};
   const refuse = (key: string, expected: string): never => {
-    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `The jobs plugin option "${key}" must be ${expected}.`, { path: `jobs.${key}` });
+    throw KERNEL_ERRORS.stackOptionsInvalid(`The jobs plugin option "${key}" must be ${expected}.`, { path: `jobs.${key}` });
   };
   if (o.platform !== undefined && o.platform !== 'client' && o.platform !== 'server') refuse('platform', '"client" or "server"');
   if (o.scheduler !== undefined && typeof o.scheduler !== 'boolean') refuse('scheduler', 'true or false');

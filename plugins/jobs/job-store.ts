@@ -1,6 +1,7 @@
 import { JOB_NAME } from './model.js';
 import { JOB_CLASS, type JobDoc, type JobModel } from './types.js';
 import { type ClientStack, DocstackError, isDocstackError } from '../../index.js';
+import { JOB_ERRORS } from './errors.js';
 
 /** Optional fields of a job: an update that leaves one out clears it. */
 const OPTIONAL = ['schedule', 'timeout', 'description'] as const;
@@ -20,7 +21,7 @@ export class JobStore {
 
   async require(name: string): Promise<JobDoc> {
     const job = await this.find(name);
-    if (!job) throw new DocstackError('DS_JOB_NOT_FOUND', `There is no job named ${JSON.stringify(name)}.`, { path: 'name', details: { job: name } });
+    if (!job) throw JOB_ERRORS.jobNotFound(`There is no job named ${JSON.stringify(name)}.`, { path: 'name', details: { job: name } });
     return job;
   }
 
@@ -51,5 +52,5 @@ export class JobStore {
 }
 
 export function exists(name: string): DocstackError {
-  return new DocstackError('DS_JOB_EXISTS', `A job named "${name}" already exists; update it or remove it first.`, { path: 'name', details: { job: name } });
+  return JOB_ERRORS.jobExists(`A job named "${name}" already exists; update it or remove it first.`, { path: 'name', details: { job: name } });
 }

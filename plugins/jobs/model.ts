@@ -3,6 +3,7 @@ import type { JobHandlerRegistry } from './handlers.js';
 import { JOB_PLATFORMS, type JobModel, type JobPlatform } from './types.js';
 import { type ClientStack, DocstackError } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
+import { JOB_ERRORS } from './errors.js';
 
 /**
  * Job names are the primary key of `~Job` and part of run-record ids and lock ids, so they
@@ -18,7 +19,7 @@ export const MAX_DELAY_MS = 2_147_483_647;
 const KEYS = ['name', 'handler', 'schedule', 'params', 'singleton', 'enabled', 'platform', 'timeout', 'retries', 'backoffMs', 'description'] as const;
 
 function invalid(message: string, path: string): never {
-  throw new DocstackError('DS_JOB_INVALID', message, { path });
+  throw JOB_ERRORS.jobInvalid(message, { path });
 }
 
 function wholeNumber(value: unknown, path: string, least: number, most: number): number {
@@ -95,6 +96,6 @@ export async function checkParams(
     await check(params, phase, stack);
   } catch (err) {
     if (err instanceof DocstackError) throw err;
-    throw new DocstackError('DS_JOB_INVALID', `The job params are refused: ${err instanceof Error ? err.message : String(err)}`, { path: 'params', cause: err });
+    throw JOB_ERRORS.jobInvalid(`The job params are refused: ${err instanceof Error ? err.message : String(err)}`, { path: 'params', cause: err });
   }
 }

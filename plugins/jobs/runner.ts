@@ -5,7 +5,7 @@ import type { JobLocks, Lease } from './lock.js';
 import { checkParams, MAX_DELAY_MS } from './model.js';
 import type { RunStore } from './run-store.js';
 import type { FinalStatus, JobDoc, JobFinishedEvent, JobRunDoc, JobStartedEvent, RunTrigger } from './types.js';
-import { type ClientStack, DocstackError } from '../../index.js';
+import { KERNEL_ERRORS, type ClientStack } from '../../index.js';
 import { nowIso } from '../../kit/index.js';
 
 export interface RunRequest {
@@ -55,7 +55,7 @@ export class JobRunner {
   constructor(private readonly deps: RunnerDeps) {}
 
   run(job: JobDoc, request: RunRequest): Promise<JobRunDoc> {
-    if (this.closing) return Promise.reject(new DocstackError('DS_STACK_CLOSED', `The stack "${this.deps.stack.name}" is closing; the job "${job.name}" was not started.`));
+    if (this.closing) return Promise.reject(KERNEL_ERRORS.stackClosed(`The stack "${this.deps.stack.name}" is closing; the job "${job.name}" was not started.`));
     const chain = this.runAttempts(job, request);
     this.inFlight.add(chain);
     const forget = () => this.inFlight.delete(chain);
@@ -210,14 +210,14 @@ export class JobRunner {
     this.beginClosing();
     const settled = Promise.allSettled([...this.inFlight]);
     if (await within(settled, timeoutMs)) return;
-    this.stop.abort(new DocstackError('DS_STACK_CLOSED', `The stack "${this.deps.stack.name}" closed while the job was running.`));
+    this.stop.abort(KERNEL_ERRORS.stackClosed(`The stack "${this.deps.stack.name}" closed while the job was running.`));
     await within(settled, ABORT_GRACE_MS);
   }
 
   /** After the stack closed (also when opening failed half-way): abort whatever is left. */
   abandon(): void {
     this.beginClosing();
-    if (!this.stop.signal.aborted) this.stop.abort(new DocstackError('DS_STACK_CLOSED', `The stack "${this.deps.stack.name}" is closed.`));
+    if (!this.stop.signal.aborted) this.stop.abort(KERNEL_ERRORS.stackClosed(`The stack "${this.deps.stack.name}" is closed.`));
   }
 }
 

@@ -1,5 +1,6 @@
-import { CLASS_META, DocstackError, DOMAIN_META } from '../../index.js';
+import { CLASS_META, DOMAIN_META } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
+import { JOB_ERRORS } from '../jobs/index.js';
 
 export type SweepMode = 'deactivate' | 'purge';
 
@@ -16,7 +17,7 @@ const MODES: readonly SweepMode[] = ['deactivate', 'purge'];
 const KEYS = ['className', 'olderThanDays', 'mode', 'batchSize'];
 
 function invalid(message: string, key: string): never {
-  throw new DocstackError('DS_JOB_INVALID', message, { path: `params.${key}` });
+  throw JOB_ERRORS.jobInvalid(message, { path: `params.${key}` });
 }
 
 /**

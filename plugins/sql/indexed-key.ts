@@ -1,5 +1,5 @@
 import { isIndexed, kindOf } from './catalog.js';
-import { type ConfigKeyDefinition, DocstackError } from '../../index.js';
+import { KERNEL_ERRORS, type ConfigKeyDefinition } from '../../index.js';
 
 /**
  * `indexed: true` on a scalar attribute: the sql plugin keeps a secondary index of its values
@@ -10,17 +10,17 @@ import { type ConfigKeyDefinition, DocstackError } from '../../index.js';
 export const indexedKey: ConfigKeyDefinition = {
   key: 'indexed',
   rule: (value, attribute) => {
-    if (typeof value !== 'boolean') throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', `"indexed" of "${attribute.name}" must be true or false.`, { path: attribute.name });
+    if (typeof value !== 'boolean') throw KERNEL_ERRORS.attributeConfigInvalid(`"indexed" of "${attribute.name}" must be true or false.`, { path: attribute.name });
     return value ? true : undefined;
   },
   check: (attribute) => {
     if (!isIndexed(attribute)) return;
     const { name } = attribute;
     if (attribute.encrypted === true) {
-      throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', `"${name}" is encrypted: an index would hold its values in clear, so it cannot be indexed.`, { path: name });
+      throw KERNEL_ERRORS.attributeConfigInvalid(`"${name}" is encrypted: an index would hold its values in clear, so it cannot be indexed.`, { path: name });
     }
     if (kindOf(attribute) === 'other') {
-      throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', `"${name}" (${attribute.isArray ? 'a list' : attribute.type}) cannot be indexed: only single numbers, texts, dates, booleans and ids can.`, { path: name });
+      throw KERNEL_ERRORS.attributeConfigInvalid(`"${name}" (${attribute.isArray ? 'a list' : attribute.type}) cannot be indexed: only single numbers, texts, dates, booleans and ids can.`, { path: name });
     }
   },
 };

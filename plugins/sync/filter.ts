@@ -1,4 +1,5 @@
-import { type ClientStack, DocstackError, isEngineClassName } from '../../index.js';
+import { type ClientStack, isEngineClassName } from '../../index.js';
+import { SYNC_ERRORS } from './errors.js';
 
 /** What a sync carries: every document, or the asked classes plus ids. */
 export interface SyncScope {
@@ -12,7 +13,7 @@ const ID = /^[^\s]{1,1000}$/;
 
 function stringList(value: unknown, path: string): string[] {
   if (!Array.isArray(value) || value.length > 10_000 || !value.every((v) => typeof v === 'string' && ID.test(v))) {
-    throw new DocstackError('DS_SYNC_OPTIONS', `stack.sync: "${path}" must be a list of names or ids (strings without spaces).`, { path });
+    throw SYNC_ERRORS.syncOptions(`stack.sync: "${path}" must be a list of names or ids (strings without spaces).`, { path });
   }
   return [...new Set(value as string[])].sort();
 }
@@ -23,17 +24,17 @@ function stringList(value: unknown, path: string): string[] {
  */
 export function syncScope(classes: unknown, internalDocs: unknown): SyncScope | null {
   if (internalDocs !== undefined && (typeof internalDocs !== 'object' || internalDocs === null || Array.isArray(internalDocs))) {
-    throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync: "internalDocs" must be { extraDocIds?: [...] }.', { path: 'internalDocs' });
+    throw SYNC_ERRORS.syncOptions('stack.sync: "internalDocs" must be { extraDocIds?: [...] }.', { path: 'internalDocs' });
   }
   const extra = (internalDocs as { extraDocIds?: unknown } | undefined)?.extraDocIds;
   if (classes === undefined) {
-    if (extra !== undefined) throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync: "internalDocs.extraDocIds" narrows nothing without "classes" (the whole stack syncs already).', { path: 'internalDocs.extraDocIds' });
+    if (extra !== undefined) throw SYNC_ERRORS.syncOptions('stack.sync: "internalDocs.extraDocIds" narrows nothing without "classes" (the whole stack syncs already).', { path: 'internalDocs.extraDocIds' });
     return null;
   }
   const names = stringList(classes, 'classes');
-  if (names.length === 0) throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync: "classes" must name at least one class (leave it out to sync everything).', { path: 'classes' });
+  if (names.length === 0) throw SYNC_ERRORS.syncOptions('stack.sync: "classes" must name at least one class (leave it out to sync everything).', { path: 'classes' });
   const engine = names.find((name) => isEngineClassName(name) || name.includes('-'));
-  if (engine) throw new DocstackError('DS_SYNC_OPTIONS', `stack.sync: "${engine}" is not an application class name; engine documents travel by id (internalDocs.extraDocIds).`, { path: 'classes' });
+  if (engine) throw SYNC_ERRORS.syncOptions(`stack.sync: "${engine}" is not an application class name; engine documents travel by id (internalDocs.extraDocIds).`, { path: 'classes' });
   const ids = extra === undefined ? [] : stringList(extra, 'internalDocs.extraDocIds');
   return { classes: names, ids: [...new Set([...names, ...ids])].sort() };
 }

@@ -5,7 +5,7 @@ import Replication from 'pouchdb-replication';
 import ChangesFilter from 'pouchdb-changes-filter';
 import { SyncSessions, type Fetch, type SyncAuth } from './auth.js';
 import { DeniedRecords } from './denied.js';
-import { syncErrorList } from './errors.js';
+import { SYNC_ERRORS, syncErrorList } from './errors.js';
 import { followEphemeralClasses, syncScope, type SyncScope } from './filter.js';
 import { followSync, type PouchSync } from './follow.js';
 import { PendingCounter } from './pending.js';
@@ -20,6 +20,7 @@ export { authenticatedFetch, SyncLoginError, type SyncAuth } from './auth.js';
 export type { DeniedPush, HeldDocument, SyncDirection, SyncRefusal, SyncResult, SyncState, SyncStatus } from './status.js';
 export type { SyncPolicy } from './policy.js';
 export type { SyncOptions } from './options.js';
+export { SYNC_ERRORS } from './errors.js';
 
 /**
  * Events: `status` (SyncStatus, on every change of it), change { direction, change }, paused,
@@ -125,10 +126,10 @@ function remoteKey(remote: string, scope: SyncScope | null): string {
 
 function checkOptions(options: SyncOptions, policy: SyncPolicy): void {
   if (!options || typeof options.remote !== 'string' || !/^https?:\/\//.test(options.remote)) {
-    throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
+    throw SYNC_ERRORS.syncOptions('stack.sync needs { remote: "http(s)://host/db/<name>" }.', { path: 'remote' });
   }
   if (options.pullAs !== undefined && (typeof options.pullAs !== 'string' || options.pullAs === '' || !policy.pullSession)) {
-    throw new DocstackError('DS_SYNC_OPTIONS', 'stack.sync: "pullAs" names a local user, on a stack that authorizes what it pulls (a server node).', { path: 'pullAs' });
+    throw SYNC_ERRORS.syncOptions('stack.sync: "pullAs" names a local user, on a stack that authorizes what it pulls (a server node).', { path: 'pullAs' });
   }
 }
 

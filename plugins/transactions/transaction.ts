@@ -1,7 +1,7 @@
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { TxClass } from './tx-class.js';
-import { type ClassModel, type ClientStack, type Doc, DocstackError, type FindOptions, type GetOptions, type NewDoc, type Selector, type WriteOp } from '../../index.js';
+import { KERNEL_ERRORS, type ClassModel, type ClientStack, type Doc, type FindOptions, type GetOptions, type NewDoc, type Selector, type WriteOp } from '../../index.js';
 import { checkFindOptions, claimFor, classNameOf, compileSelector, createDraft, deleteDraft, type KeyClaim, nowIso, projectFields, requireObject, updateDraft } from '../../kit/index.js';
 
 /** One document the transaction writes: the checked draft (plaintext) and the stored revision it replaces. */
@@ -67,7 +67,7 @@ export class Transaction {
 
   async createDocs(docs: NewDoc[]): Promise<Doc[]> {
     this.assertOpen();
-    if (!Array.isArray(docs)) throw new DocstackError('DS_DOC_INVALID', 'createDocs takes an array of documents.');
+    if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('createDocs takes an array of documents.');
     const now = nowIso(this.stack.clock);
     const writes: TxWrite[] = [];
     for (const input of docs) {
@@ -75,7 +75,7 @@ export class Transaction {
       const model = await this.stack.requireClass(classNameOf(doc));
       const draft = createDraft(doc, model, undefined, now);
       if (this.writes.has(draft._id) || (doc._id !== undefined && (await this.stack.storage.get(draft._id)))) {
-        throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${draft._id}" already exists.`, { path: '_id', details: { id: draft._id } });
+        throw KERNEL_ERRORS.docExists(`A document with the id "${draft._id}" already exists.`, { path: '_id', details: { id: draft._id } });
       }
       writes.push({ op: 'create', draft, model });
     }
@@ -134,7 +134,7 @@ export class Transaction {
     // as the commit sees it: a hidden document is absent
     if (!own) this.noteRead(id, visible ? (stored._rev ?? null) : null);
     if (!visible || stored.active === false || typeof stored['~class'] !== 'string') {
-      throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
+      throw KERNEL_ERRORS.docNotFound(`There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
     }
     return { base: stored };
   }

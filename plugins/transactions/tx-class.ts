@@ -1,4 +1,4 @@
-import { type ClassModel, type Doc, DocstackError, type FindOptions, type NewDoc, primaryKeyAttributes, type Selector } from '../../index.js';
+import { KERNEL_ERRORS, type ClassModel, type Doc, type FindOptions, type NewDoc, primaryKeyAttributes, type Selector } from '../../index.js';
 import { isPlainObject, primaryKeyValues } from '../../kit/index.js';
 
 /**
@@ -41,9 +41,9 @@ export class TxClass {
   /** The active card with that primary key, this transaction's writes included. */
   async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
     const keys = primaryKeyAttributes(this.model);
-    if (keys.length === 0) throw new DocstackError('DS_QUERY_INVALID', `The class "${this.name}" has no primary key.`);
+    if (keys.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
     const missing = keys.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
-    if (missing.length > 0) throw new DocstackError('DS_QUERY_INVALID', `getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+    if (missing.length > 0) throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
     const selector = Object.fromEntries(keys.map((a) => [a.name, params[a.name]]));
     const [found] = await this.tx.findDocuments(this.name, selector, { limit: 1 });
     return found ?? null;
@@ -51,7 +51,7 @@ export class TxClass {
 
   /** Updates the card named by `_id` or by its primary key; creates it otherwise — inside the transaction. */
   async addOrUpdateCard(params: Record<string, unknown>): Promise<Doc> {
-    if (!isPlainObject(params)) throw new DocstackError('DS_DOC_INVALID', 'addOrUpdateCard takes an object of attributes.');
+    if (!isPlainObject(params)) throw KERNEL_ERRORS.docInvalid('addOrUpdateCard takes an object of attributes.');
     const attributes = Object.fromEntries(Object.entries(params).filter(([k]) => !ENGINE_FIELDS.includes(k)));
     let existing = typeof params._id === 'string' ? await this.tx.getDocument(params._id) : null;
     if (!existing && primaryKeyAttributes(this.model).length > 0 && primaryKeyValues(this.model, params)) existing = await this.getByPrimaryKeys(params);

@@ -1,10 +1,10 @@
 import { asValue } from 'awilix';
-import { triggerErrorList } from './errors.js';
+import { triggerErrorList, TRIGGER_ERRORS } from './errors.js';
 import { ensureFailureClass } from './failures.js';
 import { createTriggerCheck, type TriggerCheck, type TriggerModel } from './model.js';
 import { TRIGGER_HANDLERS, TriggerHandlerRegistry } from './registry.js';
 import { refuseTooDeep, runAfterTriggers, runBeforeTriggers } from './run.js';
-import { type Class, type ClassModel, definePlugin, DocstackError, getApi } from '../../index.js';
+import { KERNEL_ERRORS, type Class, type ClassModel, definePlugin, getApi } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
 
 export { TRIGGER_FAILED_EVENT, TRIGGER_FAILURE_CLASS, type TriggerFailedEvent } from './failures.js';
@@ -38,7 +38,7 @@ const ENSURE_STAGE = 10;
 function readMaxDepth(options: TriggersOptions | undefined): number {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   if (!Number.isSafeInteger(maxDepth) || maxDepth < 0) {
-    throw new DocstackError('DS_STACK_OPTIONS_INVALID', `The triggers plugin's maxDepth must be a whole number ≥ 0 (got ${String(maxDepth)}).`, {
+    throw KERNEL_ERRORS.stackOptionsInvalid(`The triggers plugin's maxDepth must be a whole number ≥ 0 (got ${String(maxDepth)}).`, {
       path: 'maxDepth',
     });
   }
@@ -83,7 +83,7 @@ export interface TriggersApi {
 
 function triggersOf(cls: Class): TriggersApi {
   const api = getApi(cls.stack, triggersPlugin);
-  if (!api) throw new DocstackError('DS_TRIGGER_UNAVAILABLE', 'This stack does not load the triggers plugin, so it cannot run triggers.');
+  if (!api) throw TRIGGER_ERRORS.triggerUnavailable('This stack does not load the triggers plugin, so it cannot run triggers.');
   return api;
 }
 
@@ -96,7 +96,7 @@ export async function addTrigger(cls: Class, trigger: Record<string, unknown>): 
   const normalized = await triggersOf(cls).checkTrigger(cls.model, trigger);
   await cls.saveModel((model) => {
     const taken = (model.triggers as { name?: string }[]).some((t) => t.name === normalized.name);
-    if (taken) throw new DocstackError('DS_TRIGGER_EXISTS', `"${model.name}" already has a trigger named "${String(normalized.name)}".`, { path: 'name' });
+    if (taken) throw TRIGGER_ERRORS.triggerExists(`"${model.name}" already has a trigger named "${String(normalized.name)}".`, { path: 'name' });
     model.triggers = [...model.triggers, normalized];
     return model;
   });
@@ -107,7 +107,7 @@ export async function addTrigger(cls: Class, trigger: Record<string, unknown>): 
 export async function removeTrigger(cls: Class, name: string): Promise<void> {
   await cls.saveModel((model) => {
     const kept = (model.triggers as { name?: string }[]).filter((t) => t.name !== name);
-    if (kept.length === model.triggers.length) throw new DocstackError('DS_TRIGGER_NOT_FOUND', `"${model.name}" has no trigger named "${name}".`, { path: 'name' });
+    if (kept.length === model.triggers.length) throw TRIGGER_ERRORS.triggerNotFound(`"${model.name}" has no trigger named "${name}".`, { path: 'name' });
     model.triggers = kept;
     return model;
   });

@@ -1,6 +1,6 @@
 import { jobsPlugin } from '../jobs/index.js';
 import type { TriggerModel } from './types.js';
-import { type ClientStack, DocstackError, getApi, type WriteContext } from '../../index.js';
+import { KERNEL_ERRORS, type ClientStack, DocstackError, getApi, type WriteContext } from '../../index.js';
 
 /** The jobs plugin's API when this stack loads it (triggers list jobs as optional). */
 function jobsOf(stack: ClientStack) {
@@ -9,7 +9,7 @@ function jobsOf(stack: ClientStack) {
 
 /** DS_HANDLER_UNKNOWN, like a trigger naming a handler this stack lacks: the code it names cannot run here. */
 function unknownJob(trigger: string, job: string, why: string): DocstackError {
-  return new DocstackError('DS_HANDLER_UNKNOWN', `The trigger "${trigger}" starts the job "${job}", but ${why}.`, {
+  return KERNEL_ERRORS.handlerUnknown(`The trigger "${trigger}" starts the job "${job}", but ${why}.`, {
     path: 'job',
     details: { kind: 'job', trigger, job },
   });

@@ -3,8 +3,9 @@ import { TRIGGER_FAILURE_CLASS } from './failures.js';
 import { requireJob } from './jobs.js';
 import type { TriggerHandlerRegistry } from './registry.js';
 import type { TriggerModel } from './types.js';
-import { type Class, type ClassModel, type ClientStack, DocstackError, type WriteOp } from '../../index.js';
+import { type Class, type ClassModel, type ClientStack, type WriteOp } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
+import { TRIGGER_ERRORS } from './errors.js';
 
 export type { TriggerModel } from './types.js';
 
@@ -54,7 +55,7 @@ function pathOf(issue: z.core.$ZodIssue): string {
 
 /** The trigger model checked and normalised; DS_TRIGGER_INVALID with the path of the first problem. */
 export function parseTrigger(input: unknown): TriggerModel {
-  if (!isPlainObject(input)) throw new DocstackError('DS_TRIGGER_INVALID', 'A trigger model must be a plain object.');
+  if (!isPlainObject(input)) throw TRIGGER_ERRORS.triggerInvalid('A trigger model must be a plain object.');
   const parsed = triggerSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -62,7 +63,7 @@ export function parseTrigger(input: unknown): TriggerModel {
     const label = typeof input.name === 'string' ? `The trigger "${input.name}"` : 'The trigger model';
     const message =
       issue.code === 'unrecognized_keys' ? `${label} has no field "${path}".` : path ? `${label}: "${path}" ${issue.message}.` : `${label}: ${issue.message}.`;
-    throw new DocstackError('DS_TRIGGER_INVALID', message, { ...(path ? { path } : {}), details: { trigger: input.name } });
+    throw TRIGGER_ERRORS.triggerInvalid(message, { ...(path ? { path } : {}), details: { trigger: input.name } });
   }
   const t = parsed.data;
   return {
@@ -81,13 +82,13 @@ export function parseTrigger(input: unknown): TriggerModel {
 export function createTriggerCheck(stack: ClientStack, registry: TriggerHandlerRegistry): TriggerCheck {
   return async (classModel: ClassModel, input: Record<string, unknown>) => {
     if (classModel.simple) {
-      throw new DocstackError('DS_TRIGGER_INVALID', `"${classModel.name}" is a simple class: its documents are stored as given, without triggers.`, {
+      throw TRIGGER_ERRORS.triggerInvalid(`"${classModel.name}" is a simple class: its documents are stored as given, without triggers.`, {
         details: { className: classModel.name },
       });
     }
     if (classModel.name === TRIGGER_FAILURE_CLASS) {
       // a failing trigger on the failure records would report itself forever
-      throw new DocstackError('DS_TRIGGER_INVALID', `"${TRIGGER_FAILURE_CLASS}" records trigger failures and cannot have triggers of its own.`, {
+      throw TRIGGER_ERRORS.triggerInvalid(`"${TRIGGER_FAILURE_CLASS}" records trigger failures and cannot have triggers of its own.`, {
         details: { className: classModel.name },
       });
     }
@@ -102,11 +103,11 @@ export function createTriggerCheck(stack: ClientStack, registry: TriggerHandlerR
 
 /** Switches a stored trigger on or off without removing it; it takes effect with the next write. */
 export async function setTriggerEnabled(cls: Class, name: string, enabled: boolean): Promise<void> {
-  if (typeof enabled !== 'boolean') throw new DocstackError('DS_TRIGGER_INVALID', '"enabled" must be true or false.', { path: 'enabled' });
+  if (typeof enabled !== 'boolean') throw TRIGGER_ERRORS.triggerInvalid('"enabled" must be true or false.', { path: 'enabled' });
   await cls.saveModel((model) => {
     const triggers = model.triggers as TriggerModel[];
     if (!triggers.some((t) => t.name === name)) {
-      throw new DocstackError('DS_TRIGGER_NOT_FOUND', `"${model.name}" has no trigger named "${name}".`, { path: 'name' });
+      throw TRIGGER_ERRORS.triggerNotFound(`"${model.name}" has no trigger named "${name}".`, { path: 'name' });
     }
     model.triggers = triggers.map((t) => (t.name === name ? { ...t, enabled } : t));
     return model;

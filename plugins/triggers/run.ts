@@ -2,8 +2,9 @@ import { reportFailure, TRIGGER_FAILURE_CLASS } from './failures.js';
 import { startJob } from './jobs.js';
 import type { TriggerModel } from './types.js';
 import type { TriggerContext, TriggerHandler, TriggerHandlerRegistry, TriggerWriteApi, TriggerWriteOptions } from './registry.js';
-import { type Doc, DocstackError, type WriteContext, type WriteOptions } from '../../index.js';
+import { KERNEL_ERRORS, type Doc, DocstackError, type WriteContext, type WriteOptions } from '../../index.js';
 import { isPlainObject, reactionWrite } from '../../kit/index.js';
+import { TRIGGER_ERRORS } from './errors.js';
 
 /** Fields the engine owns: a before-trigger may change attributes, never these. */
 const ENGINE_FIELDS = ['_id', '_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active'] as const;
@@ -25,8 +26,7 @@ function triggersFor(ctx: WriteContext, when: TriggerModel['when']): TriggerMode
 /** Refuses a write nested deeper than the limit, before anything of it runs. */
 export function refuseTooDeep(ctx: WriteContext, maxDepth: number): void {
   if (ctx.depth <= maxDepth) return;
-  throw new DocstackError(
-    'DS_TRIGGER_DEPTH',
+  throw TRIGGER_ERRORS.triggerDepth(
     `This ${ctx.op} of a "${ctx.classModel.name}" document is nested ${ctx.depth} writes deep in trigger writes, past the limit of ${maxDepth} ` +
       '(the maxDepth option of the triggers plugin); a trigger probably writes documents that start it again.',
     { details: { depth: ctx.depth, maxDepth, className: ctx.classModel.name } },
@@ -66,7 +66,7 @@ function copyOf(doc: Doc): Doc {
   try {
     return structuredClone(doc);
   } catch {
-    throw new DocstackError('DS_DOC_INVALID', `The document "${doc._id}" holds a value that is not JSON (a function, a class instance…).`, {
+    throw KERNEL_ERRORS.docInvalid(`The document "${doc._id}" holds a value that is not JSON (a function, a class instance…).`, {
       details: { id: doc._id },
     });
   }
@@ -80,7 +80,7 @@ function handlerOf(trigger: TriggerModel, registry: TriggerHandlerRegistry): Tri
 function refusal(trigger: TriggerModel, ctx: WriteContext, err: unknown): DocstackError {
   const message = err instanceof Error ? err.message : String(err);
   const path = (err as { path?: unknown } | null)?.path;
-  return new DocstackError('DS_TRIGGER_REFUSED', `The trigger "${trigger.name}" refused the ${ctx.op} of a "${ctx.classModel.name}" document: ${message}`, {
+  return TRIGGER_ERRORS.triggerRefused(`The trigger "${trigger.name}" refused the ${ctx.op} of a "${ctx.classModel.name}" document: ${message}`, {
     ...(typeof path === 'string' ? { path } : {}),
     details: { trigger: trigger.name, className: ctx.classModel.name },
     cause: err,
@@ -89,14 +89,13 @@ function refusal(trigger: TriggerModel, ctx: WriteContext, err: unknown): Docsta
 
 function checkResult(trigger: TriggerModel, before: Doc, result: unknown): Doc {
   if (!isPlainObject(result)) {
-    throw new DocstackError('DS_TRIGGER_REFUSED', `The trigger "${trigger.name}" returned ${Array.isArray(result) ? 'a list' : result === null ? 'null' : typeof result}, not a document.`, {
+    throw TRIGGER_ERRORS.triggerRefused(`The trigger "${trigger.name}" returned ${Array.isArray(result) ? 'a list' : result === null ? 'null' : typeof result}, not a document.`, {
       details: { trigger: trigger.name },
     });
   }
   for (const field of ENGINE_FIELDS) {
     if (result[field] !== before[field]) {
-      throw new DocstackError(
-        'DS_DOC_PROTECTED_FIELD',
+      throw KERNEL_ERRORS.docProtectedField(
         `The trigger "${trigger.name}" changed "${field}", which the engine sets; return the whole document with its system fields as given.`,
         { path: field, details: { trigger: trigger.name } },
       );

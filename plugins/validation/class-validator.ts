@@ -1,8 +1,9 @@
 import type * as z from 'zod';
 import { attributeSchema } from './attribute-schema.js';
 import { issueToError } from './issues.js';
-import { type AttributeModel, type ClassModel, type Doc, DocstackError, SYSTEM_FIELDS } from '../../index.js';
+import { type AttributeModel, type ClassModel, type Doc, SYSTEM_FIELDS } from '../../index.js';
 import type { AttributeTypes } from '../../kit/index.js';
+import { VALIDATION_ERRORS } from './errors.js';
 
 interface CompiledAttribute {
   model: AttributeModel;
@@ -40,8 +41,7 @@ export function compileClass(model: ClassModel, types: AttributeTypes): Compiled
 export function checkShape(validator: CompiledClass, model: ClassModel, draft: Doc, opaque: ReadonlySet<string> = new Set()): void {
   const unknown = Object.keys(draft).filter((k) => !validator.known.has(k));
   if (unknown.length > 0) {
-    throw new DocstackError(
-      'DS_VALIDATION_UNKNOWN_ATTRIBUTE',
+    throw VALIDATION_ERRORS.validationUnknownAttribute(
       `The class "${model.name}" has no attribute${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}.`,
       { path: unknown[0], details: { attributes: unknown } },
     );
@@ -53,7 +53,7 @@ export function checkShape(validator: CompiledClass, model: ClassModel, draft: D
     if (opaque.has(attribute.name)) continue;
     if (value === undefined || value === null) {
       if (attribute.mandatory) {
-        throw new DocstackError('DS_VALIDATION_MANDATORY', `"${attribute.name}" is mandatory in the class "${model.name}".`, { path: attribute.name });
+        throw VALIDATION_ERRORS.validationMandatory(`"${attribute.name}" is mandatory in the class "${model.name}".`, { path: attribute.name });
       }
       continue;
     }

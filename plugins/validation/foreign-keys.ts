@@ -1,4 +1,5 @@
-import { type AttributeModel, type Doc, DocstackError, type WriteContext } from '../../index.js';
+import { type AttributeModel, type Doc, type WriteContext } from '../../index.js';
+import { VALIDATION_ERRORS } from './errors.js';
 
 type Target = Pick<Doc, '_id' | '~class' | 'active'> | null;
 
@@ -110,7 +111,7 @@ function refuseTarget(fk: AttributeModel, target: Target, id: string, path: stri
         : null;
   if (problem) {
     // a target not here at all may still arrive: stack.ingest holds the referrer for it
-    throw new DocstackError('DS_VALIDATION_FOREIGN_KEY', `"${path}" names ${JSON.stringify(id)}, which ${problem}.`, {
+    throw VALIDATION_ERRORS.validationForeignKey(`"${path}" names ${JSON.stringify(id)}, which ${problem}.`, {
       path,
       details: { attribute: fk.name, targetClass: fk.targetClass, id, ...(target ? {} : { waitingFor: [id] }) },
     });

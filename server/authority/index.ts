@@ -1,5 +1,5 @@
 import express, { type Request, type Response } from 'express';
-import { DocstackError, getApi, type ClientStack } from '../../index.js';
+import { getApi, KERNEL_ERRORS, type ClientStack } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
 import { authorityPlugin, type AuthorityApi } from '../../plugins.config.js';
 import { authorize, callerOf, canRead, classifyWrite } from '../authorization/index.js';
@@ -61,7 +61,7 @@ export function createAuthority(ctx: NodeContext) {
   };
   const apiOf = (current: ClientStack): AuthorityApi => {
     const found = getApi(current, authorityPlugin);
-    if (!found?.isAuthority) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the authority plugin (authority: true).', { details: { requires: 'authority' } });
+    if (!found?.isAuthority) throw KERNEL_ERRORS.pluginMissingRequirement('This node runs without the authority plugin (authority: true).', { details: { requires: 'authority' } });
     return found;
   };
 
@@ -117,7 +117,7 @@ export function createAuthority(ctx: NodeContext) {
   router.delete('/quotas/:id', handle(async (req, res) => {
     adminOnly(res, 'remove quotas');
     const doc = await stack().getDocument(String(req.params.id));
-    if (!doc || doc['~class'] !== QUOTA_CLASS) throw new DocstackError('DS_DOC_NOT_FOUND', 'No quota with that id.', { path: 'id' });
+    if (!doc || doc['~class'] !== QUOTA_CLASS) throw KERNEL_ERRORS.docNotFound('No quota with that id.', { path: 'id' });
     await stack().deleteDocument(doc._id);
     await reloadEverywhere();
     return { ok: true, id: doc._id };

@@ -1,8 +1,9 @@
-import { DocstackError, type ClientStack, type Doc, type WriteContext } from '../../index.js';
+import { type ClientStack, type Doc, type WriteContext } from '../../index.js';
 import type { Caller } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { OwnerRecords } from './owner-records.js';
 import { ensureQuotaClass, QUOTA_CLASS, usageKey, UsageStore, type QuotaDoc, type Usage } from './quota-store.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 /** A write's change to the usage of its owner and tenant, held until it is stored or given up. */
 interface Reservation {
@@ -133,7 +134,7 @@ export class Quotas {
         const whose = limit.scope === 'user' ? `user ${caller.username || limit.subject}` : `tenant ${limit.subject}`;
         const event = { id: docId, className, quota: key, scope: limit.scope, subject: limit.subject, usage: used, maxDocs: limit.maxDocs ?? null, maxBytes: limit.maxBytes ?? null, user: caller.username };
         this.ctx.events.emit('quota:exceeded', event);
-        throw new DocstackError('DS_QUOTA_EXCEEDED', `Quota exceeded for ${whose}${limit.className ? ` (class ${limit.className})` : ''}: ${what} used; ${docId} needs ${overDocs ? '1 more document' : `${bytes} more bytes`}.`, {
+        throw SERVER_ERRORS.quotaExceeded(`Quota exceeded for ${whose}${limit.className ? ` (class ${limit.className})` : ''}: ${what} used; ${docId} needs ${overDocs ? '1 more document' : `${bytes} more bytes`}.`, {
           details: { quota: key, usage: used, maxDocs: limit.maxDocs ?? null, maxBytes: limit.maxBytes ?? null },
         });
       }

@@ -1,4 +1,5 @@
-import { type ClassModel, DocstackError } from '../../index.js';
+import { type ClassModel, type DocstackError, type ErrorFactory } from '../../index.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 import { isSealed } from '../../plugins.config.js';
 import type { Caller } from './caller.js';
 import { META_CLASS_IDS, type WriteSubject } from './subjects.js';
@@ -33,18 +34,18 @@ export type Action =
 export function authorize(caller: Caller, action: Action): void {
   switch (action.type) {
     case 'admin':
-      if (!caller.admin) throw forbidden('DS_AUTHZ_ADMIN', `Only an admin may ${action.what}.`);
+      if (!caller.admin) throw forbidden(SERVER_ERRORS.authzAdmin, `Only an admin may ${action.what}.`);
       return;
     case 'own':
-      if (!caller.admin && caller.userId !== action.ownerId) throw forbidden('DS_AUTHZ_SESSION', `Only its owner or an admin may ${action.what}.`);
+      if (!caller.admin && caller.userId !== action.ownerId) throw forbidden(SERVER_ERRORS.authzSession, `Only its owner or an admin may ${action.what}.`);
       return;
     case 'schema':
       return authorizeSchemaName(caller, action.className);
     case 'default-stack':
-      if (!caller.admin && caller.tenants.length > 0) throw forbidden('DS_AUTHZ_TENANT', 'A member of tenants reaches only the databases of their tenants (/db/<tenant>), not the default one.', 'tenant');
+      if (!caller.admin && caller.tenants.length > 0) throw forbidden(SERVER_ERRORS.authzTenant, 'A member of tenants reaches only the databases of their tenants (/db/<tenant>), not the default one.', 'tenant');
       return;
     case 'tenant':
-      if (!caller.admin && !caller.tenants.includes(action.tenant)) throw forbidden('DS_AUTHZ_TENANT', `You are not a member of the tenant ${JSON.stringify(action.tenant)}.`, 'tenant');
+      if (!caller.admin && !caller.tenants.includes(action.tenant)) throw forbidden(SERVER_ERRORS.authzTenant, `You are not a member of the tenant ${JSON.stringify(action.tenant)}.`, 'tenant');
       return;
     case 'write':
       return authorizeSubject(caller, action.subject);
@@ -53,27 +54,27 @@ export function authorize(caller: Caller, action: Action): void {
 
 function authorizeSchemaName(caller: Caller, className: string): void {
   if (META_CLASS_IDS.has(className)) {
-    throw forbidden('DS_AUTHZ_META_CLASS', `"${className}" is a meta-class; it cannot be changed over HTTP.`, className);
+    throw forbidden(SERVER_ERRORS.authzMetaClass, `"${className}" is a meta-class; it cannot be changed over HTTP.`, className);
   }
   if (className.startsWith('~')) {
-    throw forbidden('DS_AUTHZ_INTERNAL', `"${className}" is an engine-internal class; it is managed by the engine.`, className);
+    throw forbidden(SERVER_ERRORS.authzInternal, `"${className}" is an engine-internal class; it is managed by the engine.`, className);
   }
-  if (!caller.admin) throw forbidden('DS_AUTHZ_SCHEMA', `Only an admin may change the schema (class "${className}").`, className);
+  if (!caller.admin) throw forbidden(SERVER_ERRORS.authzSchema, `Only an admin may change the schema (class "${className}").`, className);
 }
 
 function authorizeSubject(caller: Caller, subject: WriteSubject): void {
   switch (subject.kind) {
     case 'meta':
-      throw forbidden('DS_AUTHZ_META_CLASS', `"${subject.id}" is a meta-class document; the engine writes it, never a peer.`, subject.id);
+      throw forbidden(SERVER_ERRORS.authzMetaClass, `"${subject.id}" is a meta-class document; the engine writes it, never a peer.`, subject.id);
     case 'internal':
-      throw forbidden('DS_AUTHZ_INTERNAL', `"${subject.id}" belongs to the engine-internal class ${subject.className}; a peer cannot write it.`, subject.id);
+      throw forbidden(SERVER_ERRORS.authzInternal, `"${subject.id}" belongs to the engine-internal class ${subject.className}; a peer cannot write it.`, subject.id);
     case 'schema':
-      if (!caller.admin) throw forbidden('DS_AUTHZ_SCHEMA', `Only an admin may change the schema (${subject.what} document "${subject.id}").`, subject.id);
+      if (!caller.admin) throw forbidden(SERVER_ERRORS.authzSchema, `Only an admin may change the schema (${subject.what} document "${subject.id}").`, subject.id);
       return;
     case 'keyring':
       // only over replication, where the admission looked the owner up; never by another user, admins included
       if (subject.owner === undefined || caller.userId === '' || (subject.owner !== null && subject.owner !== caller.userId)) {
-        throw forbidden('DS_AUTHZ_KEYRING', `"${subject.id}" is a keyring: only its owner's devices write it, by replication.`, subject.id);
+        throw forbidden(SERVER_ERRORS.authzKeyring, `"${subject.id}" is a keyring: only its owner's devices write it, by replication.`, subject.id);
       }
       return;
     case 'checkpoint':
@@ -94,7 +95,7 @@ export function refusePlaintext(model: ClassModel, doc: Record<string, unknown>)
     const value = doc[attribute.name];
     if (value === undefined || value === null) continue;
     if (!isSealedPayload(value)) {
-      throw forbidden('DS_AUTHZ_PLAINTEXT', `"${attribute.name}" of ${model.name} is encrypted: a peer must send it sealed, never in clear.`, attribute.name);
+      throw forbidden(SERVER_ERRORS.authzPlaintext, `"${attribute.name}" of ${model.name} is encrypted: a peer must send it sealed, never in clear.`, attribute.name);
     }
   }
 }
@@ -110,6 +111,6 @@ function isSealedPayload(value: unknown): boolean {
   return (['scope', 'kid'] as const).every((k) => typeof v[k] === 'string' && v[k] !== '') && (['iv', 'ct'] as const).every((k) => typeof v[k] === 'string' && BASE64.test(v[k] as string));
 }
 
-function forbidden(code: 'DS_AUTHZ_KEYRING' | 'DS_AUTHZ_TENANT' | 'DS_AUTHZ_ADMIN' | 'DS_AUTHZ_SESSION' | 'DS_AUTHZ_INTERNAL' | 'DS_AUTHZ_META_CLASS' | 'DS_AUTHZ_SCHEMA' | 'DS_AUTHZ_PLAINTEXT', message: string, path?: string): DocstackError {
-  return new DocstackError(code, message, path === undefined ? {} : { path });
+function forbidden(error: ErrorFactory, message: string, path?: string): DocstackError {
+  return error(message, path === undefined ? {} : { path });
 }

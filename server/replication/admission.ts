@@ -1,9 +1,10 @@
-import { DocstackError, type ClientStack } from '../../index.js';
+import { type ClientStack } from '../../index.js';
 import { isEachPeersOwnClassDoc } from '../../kit/index.js';
 import { authorize, classifyWrite, KeyringOwners, refusePlaintext, type Caller } from '../authorization/index.js';
 import { quotasByStack } from '../authority/quotas.js';
 import { refusedId } from './policy.js';
 import { malformedDoc } from './shapes.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 /** The session a replication request passes to `stack.ingest`: who pushed. */
 export class PeerPush {
@@ -41,7 +42,7 @@ export function admitPeerPushes(stack: ClientStack): void {
       return;
     }
     const reserved = refusedId(doc._id);
-    if (reserved) throw new DocstackError('DS_REPLICATION_FORBIDDEN', reserved, { details: { id: doc._id } });
+    if (reserved) throw SERVER_ERRORS.replicationForbidden(reserved, { details: { id: doc._id } });
     const { caller } = ctx.session;
     const subject = classifyWrite(doc._id, doc, previous);
     // a keyring is its owner's: the node's record says who (a stored one nobody owns: nobody writes it)
@@ -49,12 +50,12 @@ export function admitPeerPushes(stack: ClientStack): void {
     if (subject.kind === 'keyring' && owners) subject.owner = owners.ownerOf(doc._id) ?? (previous ? '' : null);
     authorize(caller, { type: 'write', subject });
     // checkpoints are written with PUT /_local/<id>, where they are bounded (./peer-locals.ts)
-    if (doc._id.startsWith('_local/')) throw new DocstackError('DS_REPLICATION_FORBIDDEN', 'A _local document is written with PUT /db/<name>/_local/<id>, not through _bulk_docs.', { details: { id: doc._id } });
+    if (doc._id.startsWith('_local/')) throw SERVER_ERRORS.replicationForbidden('A _local document is written with PUT /db/<name>/_local/<id>, not through _bulk_docs.', { details: { id: doc._id } });
     const malformed = malformedDoc(doc, ctx.newEdits);
-    if (malformed) throw new DocstackError('DS_REQUEST_INVALID', malformed, { details: { id: doc._id } });
+    if (malformed) throw SERVER_ERRORS.requestInvalid(malformed, { details: { id: doc._id } });
     // a keyring nobody pushed yet becomes the pusher's, unless a concurrent push claimed it first
     if (subject.kind === 'keyring' && owners && subject.owner === null && (await owners.claim(doc._id, caller.userId)) !== caller.userId) {
-      throw new DocstackError('DS_AUTHZ_KEYRING', `"${doc._id}" is a keyring of another user.`, { path: doc._id });
+      throw SERVER_ERRORS.authzKeyring(`"${doc._id}" is a keyring of another user.`, { path: doc._id });
     }
     await refusePlaintextOf(stack, doc);
     // quotas (server/authority): the write's share reserved, or refused with the usage

@@ -1,5 +1,5 @@
-import { DocstackError, getApi, type ClientStack } from '../../index.js';
-import { isTravellingKeyringId, syncPlugin } from '../../plugins.config.js';
+import { getApi, type ClientStack } from '../../index.js';
+import { isTravellingKeyringId, syncPlugin, SYNC_ERRORS } from '../../plugins.config.js';
 import { findUser, publicUser } from '../auth/users.js';
 import type { Caller } from '../authorization/index.js';
 import { isServerPrivateId } from '../authorization/visibility.js';
@@ -40,7 +40,7 @@ async function callerFor(users: ClientStack, username: string): Promise<Caller> 
   const found = await findUser(users, username);
   const user = found ? publicUser(found) : null;
   if (!user || user.disabled) {
-    throw new DocstackError('DS_SYNC_OPTIONS', `stack.sync: "pullAs" names no active user of this node ("${username}").`, { path: 'pullAs' });
+    throw SYNC_ERRORS.syncOptions(`stack.sync: "pullAs" names no active user of this node ("${username}").`, { path: 'pullAs' });
   }
   return { userId: user.id, username: user.username, admin: user.role === 'admin', tenants: user.tenants };
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type ClientStack, DocstackError, type Doc } from '../../index.js';
+import { type ClientStack, type Doc } from '../../index.js';
 import { authorize, canRead, classifyWrite, refusePlaintext, type Caller } from '../authorization/index.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 /**
  * The session a route of the HTTP document API passes to the pipeline (`createDoc(…, { session })`):
@@ -55,6 +56,6 @@ export function enforceApiAccess(stack: ClientStack): void {
 export async function refuseUnreadableTables(stack: ClientStack, caller: Caller, statement: string): Promise<void> {
   for (const name of new Set(statement.match(/~[A-Za-z_][A-Za-z0-9_]*/g) ?? [])) {
     if (canRead(caller, `${name}-x`) || !(await stack.classCache.get(name))) continue;
-    throw new DocstackError('DS_AUTHZ_INTERNAL', `The statement reads ${name}, whose documents this caller may not read.`, { path: name, details: { className: name } });
+    throw SERVER_ERRORS.authzInternal(`The statement reads ${name}, whose documents this caller may not read.`, { path: name, details: { className: name } });
   }
 }

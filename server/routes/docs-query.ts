@@ -1,4 +1,4 @@
-import { DocstackError, type Doc, type Selector } from '../../index.js';
+import { DocstackError, KERNEL_ERRORS, type Doc, type Selector } from '../../index.js';
 
 /** What `GET /api/private/docs/:class` reads from its query string. */
 export interface ListQuery {
@@ -21,7 +21,7 @@ export const MAX_LIMIT = 1000;
 /** A sorted listing sorts in memory: at most this many matching documents. */
 export const MAX_SORTED = 10_000;
 
-const invalid = (message: string, path: string) => new DocstackError('DS_QUERY_INVALID', message, { path });
+const invalid = (message: string, path: string) => KERNEL_ERRORS.queryInvalid(message, { path });
 
 function text(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;

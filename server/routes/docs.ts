@@ -1,5 +1,5 @@
 import express, { type Request, type Response } from 'express';
-import { CLASS_META, type ClientStack, type Doc, DocstackError, DOMAIN_META, SELF_META } from '../../index.js';
+import { CLASS_META, KERNEL_ERRORS, type ClientStack, type Doc, DOMAIN_META, SELF_META } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
 import { authorize, callerOf, canRead, type Caller } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
@@ -49,14 +49,14 @@ export async function stackForRequest(ctx: NodeContext, req: Request, res: Respo
 
 /** A class the caller may read documents of: not a meta-class, and readable by replication's rule. */
 async function readableClass(stack: ClientStack, caller: Caller, name: string): Promise<string> {
-  if (META.has(name) || !canRead(caller, `${name}-x`)) throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
+  if (META.has(name) || !canRead(caller, `${name}-x`)) throw KERNEL_ERRORS.classNotFound(`There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
   return (await stack.requireClass(name)).name;
 }
 
 /** The stored document `id` of class `name`, active and readable, else DS_DOC_NOT_FOUND (raw: no afterRead). */
 async function storedDoc(stack: ClientStack, caller: Caller, name: string, id: string): Promise<Doc> {
   const doc = canRead(caller, id) ? await stack.storage.get(id) : null;
-  if (!doc || doc['~class'] !== name || doc.active === false || stack.hooks.hidden.call(doc, { stack })) throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active ${name} with the id ${JSON.stringify(id)}.`, { details: { id } });
+  if (!doc || doc['~class'] !== name || doc.active === false || stack.hooks.hidden.call(doc, { stack })) throw KERNEL_ERRORS.docNotFound(`There is no active ${name} with the id ${JSON.stringify(id)}.`, { details: { id } });
   return doc;
 }
 
@@ -92,7 +92,7 @@ async function list(stack: ClientStack, name: string, caller: Caller, query: Lis
     docs = await stack.findDocuments(name, selector, { limit: limit + 1, ...remote, ...(cursor ? { after: cursor.id } : {}) });
   } else {
     const all = await stack.findDocuments(name, selector, { limit: MAX_SORTED + 1, ...remote });
-    if (all.length > MAX_SORTED) throw new DocstackError('DS_QUERY_INVALID', `A sorted listing sorts in memory, at most ${MAX_SORTED} documents: narrow q.`, { path: 'sort' });
+    if (all.length > MAX_SORTED) throw KERNEL_ERRORS.queryInvalid(`A sorted listing sorts in memory, at most ${MAX_SORTED} documents: narrow q.`, { path: 'sort' });
     const positioned = all.map((doc) => ({ doc, keys: sortKeys(doc, sort), id: doc._id })).sort((a, b) => comparePositions(a, b, sort));
     const after = cursor ? { id: cursor.id, keys: cursor.keys ?? [] } : null;
     docs = positioned.filter((p) => !after || comparePositions(p, after, sort) > 0).slice(0, limit + 1).map((p) => p.doc);
@@ -149,7 +149,7 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
     const name = await readableClass(stack, caller, param(req, 'class'));
     await storedDoc(stack, caller, name, param(req, 'id'));
     const doc = await stack.getDocument(param(req, 'id'));
-    if (!doc) throw new DocstackError('DS_DOC_NOT_FOUND', `There is no active ${name} with the id ${JSON.stringify(param(req, 'id'))}.`, { details: { id: param(req, 'id') } });
+    if (!doc) throw KERNEL_ERRORS.docNotFound(`There is no active ${name} with the id ${JSON.stringify(param(req, 'id'))}.`, { details: { id: param(req, 'id') } });
     res.json(doc);
   }));
 
@@ -177,7 +177,7 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
     const previous = await storedDoc(stack, caller, name, param(req, 'id'));
     const rev = req.get('if-match')?.replace(/"/g, '') ?? (typeof req.query.rev === 'string' ? req.query.rev : undefined);
     if (rev !== undefined && rev !== previous._rev) {
-      throw new DocstackError('DS_DOC_CONFLICT', `"${previous._id}" is at another revision than the one given; read it again and retry.`, { path: '_rev', details: { id: previous._id } });
+      throw KERNEL_ERRORS.docConflict(`"${previous._id}" is at another revision than the one given; read it again and retry.`, { path: '_rev', details: { id: previous._id } });
     }
     authorizeWrite(caller, name, previous, previous);
     res.json(await stack.deleteDocument(previous._id, { origin: 'local', session: new ApiWrite(caller) }));

@@ -1,5 +1,5 @@
 import express from 'express';
-import { DocstackError, getApi } from '../../index.js';
+import { getApi, KERNEL_ERRORS } from '../../index.js';
 import { patchesPlugin } from '../../plugins.config.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
@@ -16,7 +16,7 @@ export function createPatchesRouter(ctx: NodeContext): express.Router {
     try {
       authorize(callerOf(res), { type: 'admin', what: 'list the patches' });
       const patches = getApi(ctx.stack(), patchesPlugin);
-      if (!patches) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the patches plugin.', { details: { requires: 'patches' } });
+      if (!patches) throw KERNEL_ERRORS.pluginMissingRequirement('This node runs without the patches plugin.', { details: { requires: 'patches' } });
       res.json({ applied: await patches.list(), pending: await patches.pending() });
     } catch (err) {
       sendError(res, err, ctx.log);

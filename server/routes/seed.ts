@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { Attribute, Class, CLASS_META, DocstackError } from '../../index.js';
+import { Attribute, Class, CLASS_META, KERNEL_ERRORS } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
@@ -85,10 +85,10 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
       const stack = ctx.stack();
       const cls = await stack.getClassSnapshot(className); // DS_CLASS_NOT_FOUND → 404
       if (body.config !== undefined && !isPlainObject(body.config)) {
-        throw new DocstackError('DS_ATTRIBUTE_CONFIG_INVALID', 'The attribute config must be an object.', { path: 'config' });
+        throw KERNEL_ERRORS.attributeConfigInvalid('The attribute config must be an object.', { path: 'config' });
       }
       if (body.description !== undefined && typeof body.description !== 'string') {
-        throw new DocstackError('DS_ATTRIBUTE_INVALID', 'The attribute description must be a string.', { path: 'description' });
+        throw KERNEL_ERRORS.attributeInvalid('The attribute description must be a string.', { path: 'description' });
       }
       await Attribute.create(cls, body.name as string, body.type as string, body.description as string | undefined, (body.config ?? {}) as Record<string, unknown>);
       res.json(await stack.requireClass(className));

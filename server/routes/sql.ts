@@ -1,5 +1,5 @@
 import express from 'express';
-import { type ClientStack, DocstackError } from '../../index.js';
+import { KERNEL_ERRORS, type ClientStack } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
 import { loadAlasql, type ServerStack } from '../../plugins.config.js';
 import { callerOf } from '../authorization/index.js';
@@ -34,7 +34,7 @@ export function createSqlRouter(ctx: NodeContext): express.Router {
       const stack = (await stackForRequest(ctx, req, res)) as unknown as Partial<ServerStack>;
       takeQuerySlot(ctx, res);
       const sql = stack.sql;
-      if (!sql) throw new DocstackError('DS_PLUGIN_MISSING_REQUIREMENT', 'This node runs without the sql plugin.', { details: { requires: 'sql' } });
+      if (!sql) throw KERNEL_ERRORS.pluginMissingRequirement('This node runs without the sql plugin.', { details: { requires: 'sql' } });
       const caller = callerOf(res);
       await refuseUnreadableTables(stack as unknown as ClientStack, caller, statement);
       const options = remoteSqlOptions(ctx, res);

@@ -1,6 +1,7 @@
-import { type ClientStack, DocstackError } from '../../index.js';
+import { type ClientStack } from '../../index.js';
 import { isClassDocId } from '../../kit/index.js';
 import { PeerPush } from '../replication/admission.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 const admitted = new WeakSet<ClientStack>();
 
@@ -35,5 +36,5 @@ export function admitTenantPushes(stack: ClientStack, tenant: string, source: Cl
 }
 
 function refuse(id: string, message: string): never {
-  throw new DocstackError('DS_TENANT_CLASS', message, { details: { id } });
+  throw SERVER_ERRORS.tenantClass(message, { details: { id } });
 }

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../index.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 /**
  * A tenant name is part of a URL (`/db/<tenant>`) and of a folder name on disk, so it is
@@ -18,14 +18,14 @@ export function isTenantName(value: unknown): value is string {
 /** The tenant name, or DS_TENANT_INVALID naming `path`. */
 export function requireTenantName(value: unknown, path = 'tenant'): string {
   if (!isTenantName(value)) {
-    throw new DocstackError('DS_TENANT_INVALID', `${JSON.stringify(String(value).slice(0, 80))} is not a tenant name: 1 to 64 lowercase letters, digits, "_" or "-", starting with a letter or digit.`, { path });
+    throw SERVER_ERRORS.tenantInvalid(`${JSON.stringify(String(value).slice(0, 80))} is not a tenant name: 1 to 64 lowercase letters, digits, "_" or "-", starting with a letter or digit.`, { path });
   }
   return value;
 }
 
 /** A list of tenant names (a user's tenants): deduplicated, each one checked. */
 export function requireTenantList(value: unknown, path = 'tenants'): string[] {
-  if (!Array.isArray(value) || value.length > 1000) throw new DocstackError('DS_TENANT_INVALID', `"${path}" must be a list of at most 1000 tenant names.`, { path });
+  if (!Array.isArray(value) || value.length > 1000) throw SERVER_ERRORS.tenantInvalid(`"${path}" must be a list of at most 1000 tenant names.`, { path });
   return [...new Set(value.map((name, i) => requireTenantName(name, `${path}.${i}`)))];
 }
 

@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
-import { type ClientStack, createStack, DocstackError, type PluginEntry } from '../../index.js';
+import { KERNEL_ERRORS, type ClientStack, createStack, type PluginEntry } from '../../index.js';
 import type { TenantLease, TenantLeases } from '../context.js';
 import { admitTenantPushes } from './admission.js';
 import { tenantDataDir, tenantStoreName } from './names.js';
 import { copySchemaDocs, declaredTenants, tenantSchemaIds } from './schema.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 export interface TenantStacksOptions {
   stackName: string;
@@ -64,9 +65,9 @@ export class TenantStacks implements TenantLeases {
 
   /** The open stack of a declared tenant, lent until `release()`; DS_TENANT_NOT_FOUND for any other name. */
   async lease(tenant: string): Promise<TenantLease> {
-    if (this.stopped) throw new DocstackError('DS_STACK_CLOSED', 'The node is stopping.');
+    if (this.stopped) throw KERNEL_ERRORS.stackClosed('The node is stopping.');
     if (!(await this.declared()).has(tenant)) {
-      throw new DocstackError('DS_TENANT_NOT_FOUND', `No class of this node belongs to a tenant named ${JSON.stringify(tenant)}.`, { path: 'tenant' });
+      throw SERVER_ERRORS.tenantNotFound(`No class of this node belongs to a tenant named ${JSON.stringify(tenant)}.`, { path: 'tenant' });
     }
     let entry = this.entries.get(tenant);
     if (entry?.closing) {

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../index.js';
+import { SERVER_ERRORS } from '../errors-codes.js';
 
 /** How deliveries are sent and retried (ServerNodeOptions.webhooks, or WEBHOOK_* variables). */
 export interface WebhookOptions {
@@ -33,7 +33,7 @@ export function webhookOptions(env: Record<string, string | undefined>, given: P
   for (const key of Object.keys(ENV) as Array<keyof WebhookOptions>) {
     const raw = given[key] ?? (env[ENV[key]] ? Number(env[ENV[key]]) : undefined);
     if (raw === undefined) continue;
-    if (!Number.isInteger(raw) || raw < 1) throw new DocstackError('DS_SERVER_CONFIG_INVALID', `${ENV[key]} (webhooks.${key}) must be a whole number ≥ 1 (got ${String(raw)}).`, { path: ENV[key] });
+    if (!Number.isInteger(raw) || raw < 1) throw SERVER_ERRORS.serverConfigInvalid(`${ENV[key]} (webhooks.${key}) must be a whole number ≥ 1 (got ${String(raw)}).`, { path: ENV[key] });
     out[key] = raw;
   }
   return out;

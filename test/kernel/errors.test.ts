@@ -25,6 +25,15 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return files;
 }
 
+/** The layers whose sources throw: every refusal goes through a factory made by createError. */
+const LAYERS = ['contracts', 'storage', 'kernel', 'engine', 'kit', 'plugins', 'server'];
+
+/** Where a source builds an error from a literal code (`new DocstackError('DS_…', …)`) instead of its factory. */
+function rawErrorCalls(file: string, text: string): string[] {
+  if (file === join('contracts', 'errors.ts')) return []; // createError itself
+  return [...text.matchAll(/new\s+DocstackError\(\s*['"`]/g)].map((m) => `${file}:${text.slice(0, m.index).split('\n').length}`);
+}
+
 /** Every built-in plugin: the server preset's, and the opt-in ones (in no preset). */
 const builtIn: Plugin[] = [...server.map((entry) => (Array.isArray(entry) ? entry[0] : entry) as Plugin), driveSyncPlugin, cloudQueuePlugin];
 
@@ -44,13 +53,30 @@ describe('error codes', () => {
 
   it('every code the engine and the node throw is registered (no typo reaches a caller)', async () => {
     const used = new Set<string>();
-    for (const dir of ['kernel', 'plugins', 'server']) {
+    for (const dir of LAYERS) {
       for (const file of await sourceFiles(dir)) {
         for (const match of (await readFile(new URL(file, root), 'utf8')).matchAll(/'(DS_[A-Z_]+)'/g)) used.add(match[1]);
       }
     }
     expect(used.size).toBeGreaterThan(50);
     expect([...used].filter((code) => !registeredErrors().has(code))).toEqual([]);
+  });
+
+  it('are thrown through their factory, never as a raw new DocstackError(\'CODE\', …) (one style, issue 27)', async () => {
+    const offenders: string[] = [];
+    for (const dir of LAYERS) {
+      for (const file of await sourceFiles(dir)) offenders.push(...rawErrorCalls(file, await readFile(new URL(file, root), 'utf8')));
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the raw-call check sees one, across lines too (it can fail)', () => {
+    const file = join('plugins', 'acme', 'index.ts');
+    expect(rawErrorCalls(file, "const a = 1;\nthrow new DocstackError('DS_ACME_X', 'no');")).toEqual([`${file}:2`]);
+    expect(rawErrorCalls(file, 'throw new DocstackError(\n  "DS_ACME_X",\n  "no",\n);')).toEqual([`${file}:1`]);
+    // a factory, and a rethrow of a code the caller was given, pass
+    expect(rawErrorCalls(file, "throw ACME_ERRORS.x('no');\nthrow new DocstackError(err.code, err.message);")).toEqual([]);
+    expect(rawErrorCalls(join('contracts', 'errors.ts'), "throw new DocstackError('DS_PLUGIN_INVALID', 'x');")).toEqual([]);
   });
 
   it('are stable strings prefixed DS_, each with an owner and an HTTP error status', () => {
