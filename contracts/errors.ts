@@ -126,7 +126,7 @@ export const KERNEL_ERRORS = {
   capabilityMissing: createError('DS_CAPABILITY_MISSING', 'The class uses an attribute type or config key (encrypted, reference…) no loaded plugin defines: it is read-only on this stack.', { status: 409 }),
   pluginMissingRequirement: createError('DS_PLUGIN_MISSING_REQUIREMENT', 'A plugin requires (or uses) another plugin that is not in the list or not declared.', { status: 500 }),
 
-  // handler registries (kernel/handler-registry.ts): trigger handlers, job handlers
+  // handler registries (kit/handler-registry.ts): trigger handlers, job handlers
   handlerInvalid: createError('DS_HANDLER_INVALID', 'A handler registration is invalid: the name breaks the handler name rule, or the handler is not a function.', { status: 500 }),
   handlerDuplicate: createError('DS_HANDLER_DUPLICATE', 'A handler of that kind and name is already registered on this stack.', { status: 500 }),
   handlerUnknown: createError('DS_HANDLER_UNKNOWN', 'A trigger or a job names a handler (or a trigger a job) that this stack does not have.'),

@@ -122,7 +122,7 @@ export interface AdmitContext {
   session?: unknown;
   newEdits: boolean;
   /**
-   * True when a held document is tried again (kernel/ingest-held.ts): it was admitted when it
+   * True when a held document is tried again (engine/ingest/ingest-held.ts): it was admitted when it
    * arrived, and its pusher's session is not kept — taps that judge who pushed skip it.
    */
   held?: boolean;

@@ -1,6 +1,6 @@
 /** The data model shared by the kernel and every plugin: documents, classes, attributes. */
 
-/** The kernel's attribute types (kernel/model/builtin-types.ts); plugins define more (`reference`). */
+/** The kernel's attribute types (engine/model/builtin-types.ts); plugins define more (`reference`). */
 export const ATTRIBUTE_TYPES = ['string', 'integer', 'decimal', 'boolean', 'date', 'enum', 'object', 'foreign_key'] as const;
 /** A kernel type, or the name of a type a plugin defines. */
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number] | (string & {});

@@ -6,7 +6,7 @@ import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'a
  */
 export const KEYS = {
   stack: 'stack',
-  /** the storage facade (kernel/storage-facade.ts); the PouchDB store itself is the kernel's */
+  /** the storage facade (storage/facade.ts); the PouchDB store itself is the kernel's */
   storage: 'storage',
   hooks: 'hooks',
   changeFeed: 'changeFeed',

@@ -90,7 +90,7 @@ export function refusedDependents<T extends { doc: IngestDoc; reason: HeldReason
 }
 
 /**
- * The documents this replica holds (kernel/ingest.ts): one `_local` record (never replicated,
+ * The documents this replica holds (engine/ingest/ingest.ts): one `_local` record (never replicated,
  * at most HELD_LIMIT documents), kept in memory once read. `release` takes out the documents
  * waiting for something that just arrived — with the held documents they wait for, or that
  * wait for them, so a cycle is retried as one batch and validates against itself — and

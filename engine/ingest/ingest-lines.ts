@@ -6,7 +6,7 @@ export interface BulkDocsLine {
   id: string;
   ok?: true;
   rev?: string;
-  /** kept aside here until what it waits for arrives (kernel/ingest-held.ts); `ok` all the same */
+  /** kept aside here until what it waits for arrives (engine/ingest/ingest-held.ts); `ok` all the same */
   held?: HeldReason;
   /** CouchDB's error word: `bad_request` (malformed), `conflict` (stale revision), else `forbidden` */
   error?: 'bad_request' | 'conflict' | 'forbidden';

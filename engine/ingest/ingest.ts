@@ -30,7 +30,7 @@ export interface IngestOptions {
   keyConflicts?: 'refuse' | 'report';
   /**
    * true (the default): a document waiting for something not here yet (its class, a foreign
-   * key's target, a domain, a relation end) is held (kernel/ingest-held.ts) and applied when it
+   * key's target, a domain, a relation end) is held (engine/ingest/ingest-held.ts) and applied when it
    * arrives; false refuses it with its code. Only revisions kept as they came can be held.
    */
   hold?: boolean;

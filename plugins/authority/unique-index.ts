@@ -3,7 +3,7 @@ import { KERNEL_ERRORS, type ClassModel, type Clock, type Doc, DocstackError, ty
 
 /**
  * The index of unique values, built like the kernel's primary-key index
- * (kernel/indexes/primary-keys.ts): one `_local` claim document per (class, attribute, value)
+ * (engine/indexes/primary-keys.ts): one `_local` claim document per (class, attribute, value)
  * naming the document that holds the value. A second writer of the same claim gets PouchDB's
  * conflict, so two concurrent writers cannot both win; `_local` documents do not replicate, so
  * each peer keeps its own index. A claim whose document does not hold the value any more

@@ -8,7 +8,7 @@ export type BulkResult = BulkDocsLine;
 
 /**
  * What a peer pushed through `_bulk_docs` (or one `PUT`) goes through the stack's one ingest
- * path (kernel/ingest.ts): admitted by the node's authorization (./admission.ts), validated,
+ * path (engine/ingest/ingest.ts): admitted by the node's authorization (./admission.ts), validated,
  * keys claimed, stored with the peer's revisions, announced. Each refused document gets its own
  * line: `bad_request` for a malformed one, `conflict` for a stale revision, else `forbidden`
  * (which PouchDB's replicator reports as `denied` and goes past).
