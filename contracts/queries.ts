@@ -23,7 +23,7 @@ export interface FindOptions {
   includeInactive?: boolean;
   /** Only documents whose `_id` sorts after this one: a cursor, so a next page does not read the pages before it. */
   after?: string;
-  /** How `$regex` patterns are compiled: a remote query's read passes a linear-time engine (kernel/linear-regex.ts). */
+  /** How `$regex` patterns are compiled: a remote query's read passes a linear-time engine (engine/queries/linear-regex.ts). */
   regex?: RegexEngine;
   /** Checked between pages of the scan: once aborted, the read stops with DS_QUERY_TOO_COSTLY (a remote query's deadline). */
   signal?: AbortSignal;

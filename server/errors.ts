@@ -5,7 +5,7 @@ import { SERVER_ERRORS } from './errors-codes.js';
 /**
  * The one error renderer of the node. Every error answer is CouchDB-shaped — `{ error, reason }`,
  * what stock PouchDB reads — plus `code` (always) and `path` (when an attribute is at fault).
- * The status is the code's registered status (kernel/errors.ts, each plugin's errors.ts,
+ * The status is the code's registered status (contracts/errors.ts, each plugin's errors.ts,
  * server/errors-codes.ts): never guessed from the code's name.
  */
 

@@ -28,7 +28,7 @@ export interface FetchOptions {
  * - `change` ({ id, rev, deleted }): a document of the class changed.
  * It listens to the stack's change feed while it has `model` or `change` listeners; without
  * listeners its `model` follows the stack's class cache, which is never more than a second
- * behind another writer (see kernel/class-cache.ts) — so an idle class object costs nothing.
+ * behind another writer (see engine/class-cache.ts) — so an idle class object costs nothing.
  */
 export class Class extends EventEmitter {
   private current: ClassModel;
