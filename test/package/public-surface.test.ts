@@ -15,7 +15,7 @@ const DOCSTACK = [
     'ConfigKeyRule', 'DOMAIN_META', 'DefaultValueContext', 'Doc', 'DocChangeEvent', 'DocFields',
     'DocstackError', 'ERROR_CODES', 'EngineDoc', 'EnumValue', 'ErrorCode', 'ErrorFactory', 'ErrorSpec',
     'FetchOptions', 'FindCandidates', 'FindContext', 'FindOptions', 'GetOptions', 'HeldEntry', 'HeldReason',
-    'IngestDoc', 'IngestItem', 'IngestOptions', 'IngestRefusal', 'IngestResult', 'Kernel', 'KernelHooks',
+    'IngestDoc', 'IngestItem', 'IngestOptions', 'IngestRefusal', 'IngestResult', 'Kernel', 'KERNEL_ERRORS', 'KernelHooks',
     'LocalDoc', 'NewDoc', 'OpenRevision', 'PatternMatcher', 'PendingDocs', 'Plugin', 'PluginEntry',
     'PluginMembers', 'RangeOptions', 'RangeRow', 'ReadContext', 'RegexEngine', 'ReplicationAllDocsOptions',
     'ReplicationBulkGetOptions', 'ReplicationChangesOptions', 'ReplicationGetOptions', 'ReplicationStep',
