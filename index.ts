@@ -16,6 +16,7 @@ export type {
   ReplicationTarget, ReplicationTargetOptions, ReplicationWriteResult, StorageReplication,
 } from './storage/replication.js';
 export { destroyStore, type AdapterName, type StorageOptions } from './storage/database.js';
+export type { WriteSession } from './contracts/hooks.js';
 export type { AdmitContext, FindCandidates, FindContext, IngestDoc, IngestItem, AttributeContext, DefaultValueContext, KernelHooks, PendingDocs, WriteContext, WriteOp, WriteOrigin, ReadContext, WriteBatch } from './kernel/hooks.js';
 export { systemClock, type Clock } from './contracts/clock.js';
 export type { FindOptions, GetOptions } from './engine/queries/reads.js';

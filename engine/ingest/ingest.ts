@@ -1,6 +1,7 @@
 import type { ClassCache } from '../class-cache.js';
 import { DocstackError } from '../../contracts/errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from '../../kernel/hooks.js';
+import type { WriteSession } from '../../contracts/hooks.js';
 import type { ClassCounts } from '../indexes/class-counts.js';
 import type { PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { storeAsCame, storeDocuments, type Entry, type IngestResult, type Kind } from './ingest-store.js';
@@ -21,7 +22,7 @@ export interface IngestOptions {
   /** false (the default): revisions are kept as the peer made them, as CouchDB's `new_edits: false` */
   newEdits?: boolean;
   /** who sends the documents, for the `admit` taps (the node passes the pushing user) */
-  session?: unknown;
+  session?: WriteSession;
   /**
    * A document whose primary key another live document owns here: 'refuse' it (the default: a
    * node keeps keys unique) or store it and 'report' the clash (`index:conflict` on the stack:

@@ -1,3 +1,4 @@
+import type { WriteSession } from '../../contracts/hooks.js';
 import type { IngestResult } from '../../engine/ingest/ingest.js';
 import { pullSelector, pushFilter, type SyncScope } from './filter.js';
 import type { SyncOptions } from './options.js';
@@ -15,7 +16,7 @@ export interface SyncPolicy {
    * authorize the remote as they authorize a peer's push. Throws (a DocstackError) to refuse
    * the sync; `options.pullAs` names the local user the remote acts as.
    */
-  pullSession?(options: SyncOptions): unknown | Promise<unknown>;
+  pullSession?(options: SyncOptions): WriteSession | undefined | Promise<WriteSession | undefined>;
   /** Every ingest answer of what a sync pulled, once stored (a node gives back quota shares of refused documents). */
   pulled?(results: IngestResult[]): void | Promise<void>;
 }

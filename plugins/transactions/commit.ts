@@ -2,6 +2,7 @@ import { DocstackError } from '../../contracts/errors.js';
 import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
 import type { Doc } from '../../contracts/model.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
+import type { WriteSession } from '../../contracts/hooks.js';
 import type { ClientStack } from '../../engine/client-stack.js';
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
@@ -11,6 +12,8 @@ import { Transaction } from './transaction.js';
 export interface TransactionOptions {
   /** how many times the function is run again after a conflict at commit (default 3) */
   retries?: number;
+  /** who runs the transaction: its checks and its commit carry it (WriteContext.session) */
+  session?: WriteSession;
 }
 
 export const DEFAULT_RETRIES = 3;
@@ -28,7 +31,7 @@ export async function runTransaction<T>(stack: ClientStack, journal: Journal, fn
   if (!Number.isInteger(retries) || retries < 0) throw TX_ERRORS.invalid(`retries must be a whole number ≥ 0 (got ${String(retries)}).`, { path: 'retries' });
   let lastConflict = '';
   for (let attempt = 0; attempt <= retries; attempt++) {
-    const tx = new Transaction(globalThis.crypto.randomUUID(), stack, journal);
+    const tx = new Transaction(globalThis.crypto.randomUUID(), stack, journal, options.session);
     let result: T;
     try {
       result = await fn(tx);
@@ -80,7 +83,7 @@ async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Pr
       }
       await journal.begin(tx.id, requests, releases);
       // inside the store's write lock, right before bulkDocs: no writer of this process slips in between check and write
-      stored = await stack.writeRequests(requests, 'local', { transaction: tx.id, guard: () => checkReads(stack, tx) });
+      stored = await stack.writeRequests(requests, 'local', { transaction: tx.id, ...tx.sessionExtras, guard: () => checkReads(stack, tx) });
     } catch (err) {
       // nothing of it is stored (the pipeline undoes a partial write): give the keys back
       await stack.primaryKeys.release(tx.held);

@@ -1,7 +1,7 @@
 import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../../kernel/drafts.js';
 import { DocstackError } from '../../contracts/errors.js';
 import { claimFor, type KeyClaim } from '../../engine/indexes/primary-keys.js';
-import type { WriteOp } from '../../kernel/hooks.js';
+import type { WriteOp, WriteSession } from '../../kernel/hooks.js';
 import type { ClassModel, Doc, NewDoc } from '../../contracts/model.js';
 import { checkFindOptions, type FindOptions, type GetOptions } from '../../engine/queries/reads.js';
 import { compileSelector, projectFields, type Selector } from '../../engine/queries/selector.js';
@@ -37,7 +37,13 @@ export class Transaction {
     readonly id: string,
     private readonly stack: ClientStack,
     private readonly journal: Journal,
+    private readonly session?: WriteSession,
   ) {}
+
+  /** the session every write of this transaction carries, as write extras */
+  get sessionExtras(): { session?: WriteSession } {
+    return this.session !== undefined ? { session: this.session } : {};
+  }
 
   async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
     this.assertOpen();
@@ -79,7 +85,7 @@ export class Transaction {
     for (const input of docs) {
       const doc = requireObject(input, 'A document');
       const model = await this.stack.requireClass(classNameOf(doc));
-      const draft = createDraft(doc, model, undefined, now);
+      const draft = createDraft(doc, model, undefined, now, this.stack.systemFields);
       if (this.writes.has(draft._id) || (doc._id !== undefined && (await this.stack.storage.get(draft._id)))) {
         throw new DocstackError('DS_DOC_EXISTS', `A document with the id "${draft._id}" already exists.`, { path: '_id', details: { id: draft._id } });
       }
@@ -92,7 +98,7 @@ export class Transaction {
     this.assertOpen();
     const { base, own } = await this.current(id);
     const model = await this.stack.requireClass(base['~class']);
-    const draft = updateDraft(base, requireObject(changes, 'The changes'), nowIso(this.stack.clock));
+    const draft = updateDraft(base, requireObject(changes, 'The changes'), nowIso(this.stack.clock), this.stack.systemFields);
     const [updated] = await this.stage([{ op: own?.op ?? 'update', draft, ...(own ? (own.previous ? { previous: own.previous } : {}) : { previous: base }), model }]);
     return updated;
   }
@@ -152,7 +158,7 @@ export class Transaction {
   private async stage(writes: TxWrite[]): Promise<Doc[]> {
     const requests = writes.map((w) => ({ op: w.op, draft: w.draft, ...(w.previous ? { previous: w.previous } : {}), classModel: w.model }));
     // the checks see this transaction's earlier writes as stored (a child's foreign key names the parent it created)
-    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id, pending: (id) => this.writes.get(id)?.draft });
+    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id, ...this.sessionExtras, pending: (id) => this.writes.get(id)?.draft });
     const claims: KeyClaim[] = [];
     writes.forEach((w, i) => {
       const next = checked[i].active !== false ? claimFor(w.model, checked[i]) : null;

@@ -38,8 +38,9 @@ export function compileClass(model: ClassModel, types: AttributeTypes): Compiled
 
 /** The synchronous part of validation: unknown attributes, mandatory, types and bounds. */
 /** `opaque`: attributes another plugin vouches for as stored (WriteContext.opaque); left alone. */
-export function checkShape(validator: CompiledClass, model: ClassModel, draft: Doc, opaque: ReadonlySet<string> = new Set()): void {
-  const unknown = Object.keys(draft).filter((k) => !validator.known.has(k));
+/** `systemFields`: the `~` fields the stack's plugins own (stack.systemFields). */
+export function checkShape(validator: CompiledClass, model: ClassModel, draft: Doc, opaque: ReadonlySet<string> = new Set(), systemFields: ReadonlySet<string> = new Set()): void {
+  const unknown = Object.keys(draft).filter((k) => !validator.known.has(k) && !systemFields.has(k));
   if (unknown.length > 0) {
     throw new DocstackError(
       'DS_VALIDATION_UNKNOWN_ATTRIBUTE',

@@ -23,7 +23,7 @@ export const validationPlugin = definePlugin({
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
       if (ctx.op === 'delete') return; // deleting never depends on the document being valid
       const validator = compileClass(ctx.classModel, stack.attributeTypes);
-      checkShape(validator, ctx.classModel, draft, ctx.opaque);
+      checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields);
       await checkForeignKeys(draft, ctx, validator.foreignKeys);
     });
 
