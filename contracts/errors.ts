@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   DS_CLASS_EXISTS: kernelCode('A class with that name already exists.', 409),
   DS_CLASS_INVALID: kernelCode('The class model is invalid (name, meta-class, options).'),
   DS_CLASS_MISSING: kernelCode('A document was written without a ~class.'),
+  DS_CLASS_NOT_HERE: kernelCode("A peer's document of a ~ system class this stack does not have: the plugin owning it is not loaded here (refused, not held: its class never arrives by replication).", 409),
 
   // attribute models
   DS_ATTRIBUTE_INVALID: kernelCode('The attribute model is invalid.'),

@@ -8,7 +8,7 @@ import { storeAsCame, storeDocuments, type Entry, type IngestResult, type Kind }
 import { ingestClasses } from './ingest-classes.js';
 import { answersOf, HeldStore, holdReason, refusedDependents, type HeldEntry, type HeldReason } from './ingest-held.js';
 import { nowIso } from '../../kernel/drafts.js';
-import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../../contracts/model.js';
+import { CLASS_META, SELF_META, isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from '../../kernel/pipeline.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
@@ -252,6 +252,10 @@ export class Ingestor {
       throw new DocstackError('DS_CLASS_MISSING', 'A document needs a "~class" naming its class.', { path: '~class' });
     }
     const model = await this.deps.classCache.get(className);
+    if (!model && isEngineClassName(className)) {
+      // a plugin's class is made by its own patch on each peer: waiting for it would be forever
+      throw new DocstackError('DS_CLASS_NOT_HERE', `"${className}" is a system class of a plugin this stack does not load: its document is refused.`, { details: { className } });
+    }
     if (!model || !isClassDoc(model as unknown as Record<string, unknown>) || model.active === false) {
       throw new DocstackError('DS_CLASS_NOT_FOUND', `There is no class named ${JSON.stringify(className)} here.`, { details: { className } });
     }

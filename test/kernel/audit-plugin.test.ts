@@ -4,6 +4,7 @@ import { attr, metaClass } from '../../kit/index.js';
 import { browser } from '../../plugins.config.js';
 import { sqlPlugin } from '../../plugins/sql/index.js';
 import { track, uniqueName } from '../helpers/stack.js';
+import { AsyncSeriesHook } from 'tapable';
 
 declare module '../../index.js' {
   interface WriteSession {
@@ -120,5 +121,69 @@ describe('an audit-log plugin: a plugin-owned system field and a record stored w
     await stack.sql("UPDATE Note SET title = 's2' WHERE title = 's1'", undefined, { session: { user: 'erin' } });
     expect((await stack.getDocument(ids[0]))?.['~updatedBy']).toBe('erin');
     expect((await records(stack)).filter((r) => r.docId === ids[0]).map((r) => r.by).sort()).toEqual(['dave', 'erin']);
+  });
+});
+
+describe('a peer without the plugin', () => {
+  it("refuses the plugin's documents with a code (not ok, not held) and keeps its field on the documents it stamped", async () => {
+    const a = await open();
+    const b = await createStack({ name: uniqueName('audit-b'), adapter: 'memory', plugins: browser }).then(track);
+    await Class.create(b, 'Note', 'class', '', { title: { type: 'string', primaryKey: true } });
+    const note = await a.createDoc({ '~class': 'Note', title: 'n' }, { session: { user: 'ann' } });
+    const recordIds = (await a.storage.range({ prefix: '~Audit-' })).map((r) => r.id);
+    const revision = (id: string) => a.storage.replication.get(id, { revs: true });
+    const results = await b.ingest(await Promise.all([...recordIds, note._id].map(revision)));
+    // the records: a ~ class no plugin here owns never arrives, so they are refused, not held
+    expect(results.slice(0, -1).map((r) => !r.ok && r.code)).toEqual(recordIds.map(() => 'DS_CLASS_NOT_HERE'));
+    expect(await b.heldDocuments()).toEqual([]);
+    // the note: stored with the peer plugin's stamp as it came (not held as "schema ahead")
+    expect(results.at(-1)).toEqual({ id: note._id, ok: true, rev: note._rev });
+    expect((await b.getDocument(note._id))?.['~updatedBy']).toBe('ann');
+    // updated here, the stamp is kept unchanged; set by hand it is an unknown attribute
+    expect((await b.updateDoc(note._id, { title: 'm' }))['~updatedBy']).toBe('ann');
+    await expect(b.updateDoc(note._id, { '~updatedBy': 'mallory' })).rejects.toMatchObject({ code: 'DS_VALIDATION_UNKNOWN_ATTRIBUTE' });
+    await expect(b.createDoc({ '~class': 'Note', title: 'o', '~updatedBy': 'mallory' })).rejects.toMatchObject({ code: 'DS_VALIDATION_UNKNOWN_ATTRIBUTE' });
+  });
+});
+
+describe('hooks a plugin publishes', () => {
+  it('are made per stack, called by their plugin and tapped by a plugin that lists it', async () => {
+    const counter = definePlugin({
+      name: 'counter',
+      hooks: () => ({ counted: new AsyncSeriesHook<[string]>(['id']) }),
+      setup({ hooks, ownHooks }) {
+        hooks.afterWrite.tapPromise('counter', async ([doc]) => ownHooks.counted.promise(doc._id));
+      },
+    });
+    const seen: string[] = [];
+    const listener = definePlugin({
+      name: 'listener',
+      requires: ['counter'],
+      setup({ hooksOf }) {
+        hooksOf(counter)?.counted.tap('listener', (id) => void seen.push(id));
+      },
+    });
+    const stranger = definePlugin({ name: 'stranger', setup: ({ hooksOf }) => void hooksOf(counter) });
+    const stack = await createStack({ name: uniqueName('hooks'), adapter: 'memory', plugins: [...browser, counter, listener] }).then(track);
+    await Class.create(stack, 'Note', 'class', '', { title: { type: 'string' } });
+    const note = await stack.createDoc({ '~class': 'Note', title: 'x' });
+    expect(seen).toContain(note._id);
+    // a second stack has hooks of its own: no tap of the first one runs there
+    const other = await createStack({ name: uniqueName('hooks'), adapter: 'memory', plugins: [...browser, counter] }).then(track);
+    await Class.create(other, 'Note', 'class', '', { title: { type: 'string' } });
+    const before = seen.length;
+    await other.createDoc({ '~class': 'Note', title: 'y' });
+    expect(seen).toHaveLength(before);
+    // reading the hooks of a plugin not listed is refused, as `use` is
+    await expect(createStack({ name: uniqueName('hooks'), adapter: 'memory', plugins: [...browser, counter, stranger] })).rejects.toMatchObject({ code: 'DS_PLUGIN_MISSING_REQUIREMENT' });
+  });
+
+  it('defineSystemField refuses a malformed name, an engine field and another plugin\'s field', async () => {
+    const field = (name: string, field: string) => definePlugin({ name, setup: ({ defineSystemField }) => defineSystemField(field as `~${string}`) });
+    const tryOpen = (...plugins: ReturnType<typeof field>[]) => createStack({ name: uniqueName('fields'), adapter: 'memory', plugins: [...browser, ...plugins] }).then(track);
+    await expect(tryOpen(field('p', 'updatedBy'))).rejects.toMatchObject({ code: 'DS_PLUGIN_INVALID' });
+    await expect(tryOpen(field('p', '~tx'))).rejects.toMatchObject({ code: 'DS_PLUGIN_INVALID' });
+    await expect(tryOpen(field('p', '~by'), field('q', '~by'))).rejects.toMatchObject({ code: 'DS_PLUGIN_INVALID', details: { field: '~by' } });
+    expect([...(await tryOpen(field('p', '~by'))).systemFields]).toEqual(['~by']);
   });
 });
