@@ -25,6 +25,7 @@ export type {
   AdmitContext, AttributeContext, DefaultValueContext, FindCandidates, FindContext, IngestDoc, IngestItem, IngestRefusal, PendingDocs, ReadContext,
   ReplicationStep, WriteBatch, WriteContext, WriteOp, WriteOrigin,
 } from './contracts/hooks.js';
+export type { WriteSession } from './contracts/hooks.js';
 export type { StackPort } from './contracts/stack-port.js';
 export type { StoredResult, UnitDoc, UnitItem, UnitOfWork, WritePart, WriteShare } from './contracts/unit-of-work.js';
 export type { AttributeTypeDefinition, ConfigKeyDefinition, ConfigKeyRule } from './contracts/attribute-types.js';

@@ -5,6 +5,7 @@ export default defineConfig({
   // the docs' examples import the package by its name: inside the repository, the source
   resolve: {
     alias: [
+      { find: /^docstack\/plugin-kit$/, replacement: fileURLToPath(new URL('./kit/index.ts', import.meta.url)) },
       { find: /^docstack\/presets$/, replacement: fileURLToPath(new URL('./plugins.config.ts', import.meta.url)) },
       { find: /^docstack\/plugin-kit$/, replacement: fileURLToPath(new URL('./kit/index.ts', import.meta.url)) },
       { find: /^docstack\/browser$/, replacement: fileURLToPath(new URL('./browser.ts', import.meta.url)) },

@@ -146,6 +146,7 @@ export const KERNEL_ERRORS = {
   classExists: createError('DS_CLASS_EXISTS', 'A class with that name already exists.', { status: 409 }),
   classInvalid: createError('DS_CLASS_INVALID', 'The class model is invalid (name, meta-class, options).'),
   classMissing: createError('DS_CLASS_MISSING', 'A document was written without a ~class.'),
+  classNotHere: createError('DS_CLASS_NOT_HERE', "A peer's document of a ~ system class this stack does not have: the plugin owning it is not loaded here (refused, not held: its class never arrives by replication).", { status: 409 }),
 
   // attribute models
   attributeInvalid: createError('DS_ATTRIBUTE_INVALID', 'The attribute model is invalid.'),

@@ -4,6 +4,17 @@ import type { StackPort } from './stack-port.js';
 /* The contexts the kernel's hooks hand their taps: what a plugin programs against. */
 
 export type WriteOp = 'create' | 'update' | 'delete';
+
+/**
+ * Who makes a write: what a caller passes as `session` (createDoc, transaction, sql, ingest) and
+ * hook taps read as `ctx.session`. Empty here: an app or a plugin adds the members it uses by
+ * augmenting it — `declare module 'docstack' { interface WriteSession { user?: string } }` — and
+ * every party of one program shares the merged interface. A value passed as a session must then
+ * have one of its members (TypeScript refuses an object sharing none: the server's sessions
+ * declare `caller`, the authority plugin's `authority`).
+ */
+export interface WriteSession {}
+
 export type WriteOrigin = 'local' | 'replication' | 'patch' | 'system';
 
 /**
@@ -35,8 +46,8 @@ export interface WriteContext {
   /** The stored document before this write (update and delete). */
   previous?: Doc;
   origin: WriteOrigin;
-  /** Set by the server node / auth plugin when a user session makes the write. */
-  session?: unknown;
+  /** Who makes the write (WriteSession, augmented by the app): the caller's `session` option. */
+  session?: WriteSession;
   /** Set by the transactions plugin. */
   transaction?: unknown;
   /** Set by the transactions plugin while it stages a write: its earlier writes (PendingDocs). */
@@ -118,8 +129,8 @@ export interface IngestRefusal {
 export interface AdmitContext {
   stack: StackPort;
   origin: WriteOrigin;
-  /** whatever the caller of ingest passed (the node: who pushed) */
-  session?: unknown;
+  /** what the caller of ingest passed (the node: who pushed) */
+  session?: WriteSession;
   newEdits: boolean;
   /**
    * True when a held document is tried again (engine/ingest/ingest-held.ts): it was admitted when it

@@ -60,7 +60,12 @@ export interface WriteShare {
   docs?(start: number, end: number): UnitDoc[] | Promise<UnitDoc[]>;
   /** Those documents' outcomes, in order; an error returned fails the whole write (then undone). */
   stored?(results: readonly StoredResult[]): Error | undefined;
-  /** The write failed: documents that take back what `stored` saw stored (one bulkDocs with the write's own). */
+  /**
+   * The write failed: documents that take back what `stored` saw stored (one bulkDocs with the
+   * write's own). Without it the kernel deletes the share's documents that were stored — a share
+   * that only adds new documents (an audit record) needs none; one whose documents replace
+   * stored ones (a `_rev` given) must have one (else DS_PLUGIN_INVALID, nothing stored).
+   */
   undo?(): Promise<UnitDoc[]>;
   /** Every document of the write is stored. */
   done?(): Promise<void>;

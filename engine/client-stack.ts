@@ -148,7 +148,7 @@ export class ClientStack extends StackCore {
       const className = classNameOf(doc);
       let model = models.get(className);
       if (!model) models.set(className, (model = await this.requireClass(className)));
-      const draft = createDraft(doc, model, undefined, now);
+      const draft = createDraft(doc, model, undefined, now, this.systemFields);
       if (doc._id !== undefined) chosenIds.push(draft._id);
       requests.push({ op: 'create', draft, classModel: model });
     }
@@ -160,7 +160,7 @@ export class ClientStack extends StackCore {
     this.assertOpen();
     const previous = await this.requireActive(id);
     const model = await this.requireClass(previous['~class']);
-    const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso(this.clock));
+    const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso(this.clock), this.systemFields);
     const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
     return updated;
   }

@@ -53,9 +53,14 @@ export function classNameOf(input: Record<string, unknown>): string {
   return name;
 }
 
-/** The draft of a new document: the caller's attributes plus the system fields. */
-export function createDraft(input: Record<string, unknown>, model: ClassModel, givenId: string | undefined, now: string): Doc {
-  for (const field of CREATE_PROTECTED) {
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The draft of a new document: the caller's attributes plus the system fields. `pluginFields`:
+ * the stack's plugin-owned `~` fields (stack.systemFields), which a caller may not set either.
+ */
+export function createDraft(input: Record<string, unknown>, model: ClassModel, givenId: string | undefined, now: string, pluginFields: ReadonlySet<string> = NONE): Doc {
+  for (const field of [...CREATE_PROTECTED, ...pluginFields]) {
     if (Object.hasOwn(input, field)) {
       throw KERNEL_ERRORS.docProtectedField(`"${field}" is set by the engine; leave it out of a new document.`, { path: field });
     }
@@ -79,16 +84,19 @@ export function checkDocId(id: unknown, className: string): void {
   }
 }
 
-/** The draft of an update: stored document, changes merged on top, `null` clearing an attribute. */
-export function updateDraft(previous: Doc, changes: Record<string, unknown>, now: string): Doc {
+/**
+ * The draft of an update: stored document, changes merged on top, `null` clearing an attribute.
+ * A plugin-owned `~` field (`pluginFields`) may be repeated with its stored value, never changed.
+ */
+export function updateDraft(previous: Doc, changes: Record<string, unknown>, now: string, pluginFields: ReadonlySet<string> = NONE): Doc {
   if (Object.hasOwn(changes, '_rev') && changes._rev !== previous._rev) {
     throw KERNEL_ERRORS.docConflict(`"${previous._id}" is at another revision than the one given; read it again and retry.`, {
       path: '_rev',
       details: { id: previous._id, expected: changes._rev, actual: previous._rev },
     });
   }
-  for (const field of UPDATE_PROTECTED) {
-    if (Object.hasOwn(changes, field) && changes[field] !== previous[field]) {
+  for (const field of [...UPDATE_PROTECTED, ...pluginFields]) {
+    if (Object.hasOwn(changes, field) && !sameValue(changes[field], previous[field])) {
       throw KERNEL_ERRORS.docProtectedField(`"${field}" cannot be changed by an update.`, { path: field });
     }
   }
@@ -100,6 +108,11 @@ export function updateDraft(previous: Doc, changes: Record<string, unknown>, now
   }
   draft['~updateTimestamp'] = now;
   return draft as Doc;
+}
+
+/** Equal as stored (JSON): a system field's value read back and given again is not a change. */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b));
 }
 
 export function deleteDraft(previous: Doc, now: string): Doc {

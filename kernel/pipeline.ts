@@ -1,5 +1,5 @@
 import { KERNEL_ERRORS } from '../contracts/errors.js';
-import type { PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin } from '../contracts/hooks.js';
+import type { PendingDocs, WriteBatch, WriteContext, WriteOp, WriteOrigin, WriteSession } from '../contracts/hooks.js';
 import type { ClassModel, Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import type { UnitItem, UnitOfWork, WritePart, WriteShare } from '../contracts/unit-of-work.js';
@@ -15,7 +15,8 @@ export interface WriteRequest {
 }
 
 export interface WriteExtras {
-  session?: unknown;
+  /** who makes the write (WriteContext.session) */
+  session?: WriteSession;
   transaction?: unknown;
   /**
    * How many writes led to this one: 0 for a caller's write, +1 for each write a plugin makes

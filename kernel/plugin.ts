@@ -24,7 +24,7 @@ export interface Kernel {
    * one is absent. Asking for a plugin not listed is a DS_PLUGIN_MISSING_REQUIREMENT: a plugin's
    * dependencies are what it declares, nothing else.
    */
-  use<Api>(plugin: Plugin<any, Api, any>): Api | undefined;
+  use<Api>(plugin: Plugin<any, Api, any, any>): Api | undefined;
   /** Defines an attribute type this plugin owns (the domains plugin's `reference`). */
   defineAttribute(definition: AttributeTypeDefinition): void;
   /** Defines a config key every attribute type accepts (the encryption plugin's `encrypted`). */
@@ -34,7 +34,22 @@ export interface Kernel {
    * part's documents go into the write's own bulkDocs calls and are undone with it.
    */
   addWritePart(part: WritePart): void;
+  /**
+   * Declares a `~` field this plugin stamps on documents (`~updatedBy`): validation accepts it,
+   * and a caller cannot set it (createDoc, updateDoc, a transaction's or a statement's writes:
+   * DS_DOC_PROTECTED_FIELD, as for `~tx`) — the plugin's own beforeValidate tap does. A name
+   * that is not `~` and a letter, or that the engine or another plugin has, is DS_PLUGIN_INVALID.
+   */
+  defineSystemField(name: `~${string}`): void;
+  /**
+   * The hooks a plugin this one lists in `requires` or `optional` publishes (its `hooks`), to
+   * tap: undefined when an optional one is absent; an unlisted one is DS_PLUGIN_MISSING_REQUIREMENT.
+   */
+  hooksOf<H extends object>(plugin: Plugin<any, any, any, H>): Readonly<H> | undefined;
 }
+
+/** A plugin's setup context: the kernel's, plus the hooks the plugin publishes (its `hooks`). */
+export type PluginKernel<Hooks extends object = {}> = Kernel & { readonly ownHooks: Readonly<Hooks> };
 
 /** What the layer that opens a stack adds to each plugin's setup context (the engine: attribute types). */
 export type KernelExtension = (plugin: Plugin) => Pick<Kernel, 'defineAttribute' | 'defineConfigKey'>;
@@ -45,7 +60,7 @@ export type KernelExtension = (plugin: Plugin) => Pick<Kernel, 'defineAttribute'
  * the stack object itself (the specification's `stack.sync`, `stack.unlock`…); the stack type
  * `createStack` returns carries exactly the members of the plugins it was given.
  */
-export interface Plugin<Options = any, Api = unknown, Members extends object = {}> {
+export interface Plugin<Options = any, Api = unknown, Members extends object = {}, Hooks extends object = {}> {
   /** Unique within a stack; also the tap name the plugin uses on hooks. */
   name: string;
   /** Names of plugins that must be present (they are set up first). */
@@ -59,7 +74,12 @@ export interface Plugin<Options = any, Api = unknown, Members extends object = {
    * after the kernel's, in plugin order, recorded like them. Ids are `<plugin name>/NNNN-what`.
    */
   patches?: readonly SystemPatch[];
-  setup(kernel: Kernel, options: Options): Api | Promise<Api>;
+  /**
+   * Hooks of the plugin's own (tapable hooks, made fresh per stack): the plugin calls them
+   * (`kernel.ownHooks`), the plugins that list it tap them (`kernel.hooksOf(plugin)`). Frozen, like the kernel's.
+   */
+  hooks?(): Hooks;
+  setup(kernel: PluginKernel<Hooks>, options: Options): Api | Promise<Api>;
   /** Members added to the stack object, built from the API setup returned. */
   members?(api: Api): Members;
 }
@@ -81,9 +101,9 @@ export type MistypedEntries<P extends readonly PluginEntry[]> = {
  * codes are registered when a stack is set up with it (resolvePlugins), not here: defining a
  * plugin has no effect a bundle must keep, so an unused plugin is left out of it.
  */
-export function definePlugin<Options = undefined, Api = void, Members extends object = {}>(
-  plugin: Plugin<Options, Api, Members>,
-): Plugin<Options, Api, Members> {
+export function definePlugin<Options = undefined, Api = void, Members extends object = {}, Hooks extends object = {}>(
+  plugin: Plugin<Options, Api, Members, Hooks>,
+): Plugin<Options, Api, Members, Hooks> {
   for (const patch of plugin.patches ?? []) {
     if (!patch.id.startsWith(`${plugin.name}/`)) {
       throw KERNEL_ERRORS.pluginInvalid(`The patch "${patch.id}" of ${plugin.name} must have an id starting with "${plugin.name}/".`, {
@@ -95,14 +115,14 @@ export function definePlugin<Options = undefined, Api = void, Members extends ob
 }
 
 type EntryPlugin<E> = E extends readonly [infer P, unknown] ? P : E;
-type MembersOfPlugin<P> = P extends Plugin<any, any, infer M> ? M : {};
+type MembersOfPlugin<P> = P extends Plugin<any, any, infer M, any> ? M : {};
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 
 /** The stack members the plugins of a preset add (`stack.sync`, `stack.jobs`…). */
 export type PluginMembers<P extends readonly PluginEntry[]> = UnionToIntersection<MembersOfPlugin<EntryPlugin<P[number]>>>;
 
 /** The API of a plugin type. */
-export type ApiOf<P> = P extends Plugin<any, infer A, any> ? A : never;
+export type ApiOf<P> = P extends Plugin<any, infer A, any, any> ? A : never;
 
 export interface ResolvedPlugin {
   plugin: Plugin;
@@ -164,25 +184,36 @@ export function resolvePlugins(entries: readonly PluginEntry[]): ResolvedPlugin[
   return ordered;
 }
 
-/** The setup context of one plugin: `use` limited to what it declares. */
+/** What the stack keeps per plugin for the setup contexts: APIs, published hooks, owned fields. */
+export interface PluginRegistry {
+  apiOf(name: string): unknown;
+  hooksOf(name: string): object | undefined;
+  defineSystemField(name: string, plugin: string): void;
+}
+
+/** The setup context of one plugin: `use` and `hooksOf` limited to what it declares. */
 export function kernelFor(
   plugin: Plugin,
   base: Pick<Kernel, 'hooks' | 'container' | 'stack' | 'storage' | 'addWritePart'>,
   extend: KernelExtension,
-  apiOf: (name: string) => unknown,
-): Kernel {
+  registry: PluginRegistry,
+): PluginKernel<object> {
   const declared = new Set([...(plugin.requires ?? []), ...(plugin.optional ?? [])]);
+  const listed = (other: Plugin<any, any, any, any>, what: string) => {
+    if (!declared.has(other.name)) {
+      throw KERNEL_ERRORS.pluginMissingRequirement(`The plugin "${plugin.name}" ${what} "${other.name}" without listing it in requires or optional.`, {
+        details: { plugin: plugin.name, requires: other.name },
+      });
+    }
+    return other.name;
+  };
   return {
     ...base,
     ...extend(plugin),
-    use<Api>(other: Plugin<any, Api, any>): Api | undefined {
-      if (!declared.has(other.name)) {
-        throw KERNEL_ERRORS.pluginMissingRequirement(`The plugin "${plugin.name}" uses "${other.name}" without listing it in requires or optional.`, {
-          details: { plugin: plugin.name, requires: other.name },
-        });
-      }
-      return apiOf(other.name) as Api | undefined;
-    },
+    ownHooks: registry.hooksOf(plugin.name) ?? {},
+    use: <Api>(other: Plugin<any, Api, any, any>) => registry.apiOf(listed(other, 'uses')) as Api | undefined,
+    hooksOf: <H extends object>(other: Plugin<any, any, any, H>) => registry.hooksOf(listed(other, 'taps the hooks of')) as Readonly<H> | undefined,
+    defineSystemField: (name) => registry.defineSystemField(name, plugin.name),
   };
 }
 
@@ -190,10 +221,10 @@ export function kernelFor(
  * Replaces (or adds) a plugin's entry in a preset, keeping its place: the way to change the
  * options of a preset plugin (listing it a second time is DS_PLUGIN_DUPLICATE).
  */
-export function withPlugin<const P extends readonly PluginEntry[], Q extends Plugin<any, any, any>>(
+export function withPlugin<const P extends readonly PluginEntry[], Q extends Plugin<any, any, any, any>>(
   preset: P,
   plugin: Q,
-  options?: Q extends Plugin<infer O, any, any> ? O : never,
+  options?: Q extends Plugin<infer O, any, any, any> ? O : never,
 ): P {
   const entry = (options === undefined ? plugin : [plugin, options]) as PluginEntry;
   const nameOf = (e: PluginEntry) => (e ? (Array.isArray(e) ? (e[0] as Plugin).name : (e as Plugin).name) : undefined);

@@ -3,7 +3,7 @@ import { EventEmitter } from 'events';
 import { systemClock, type Clock } from '../contracts/clock.js';
 import { KERNEL_ERRORS } from '../contracts/errors.js';
 import type { WriteOrigin } from '../contracts/hooks.js';
-import type { Doc } from '../contracts/model.js';
+import { SYSTEM_FIELDS, type Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import { ChangeFeed } from '../storage/change-feed.js';
 import { openDatabase, type AdapterName, type Database } from '../storage/database.js';
@@ -13,7 +13,7 @@ import { createStackContainer, KEYS } from './container.js';
 import { createHooks, type KernelHooks } from './hooks.js';
 import type { SystemPatch } from './patch-types.js';
 import { WritePipeline, type WriteExtras, type WriteRequest } from './pipeline.js';
-import { kernelFor, resolvePlugins, type KernelExtension, type PluginEntry } from './plugin.js';
+import { kernelFor, resolvePlugins, type KernelExtension, type PluginEntry, type PluginRegistry } from './plugin.js';
 import { applySystemPatches, expectedPatchCount } from './system-patches.js';
 
 export interface StackOptions {
@@ -37,6 +37,7 @@ export interface WriteOptions extends WriteExtras {
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const SYSTEM_FIELD_NAME = /^~[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /** What the layer above gives the kernel when it opens a stack of its own (the engine's ClientStack). */
 export interface StackLayer<S extends StackCore> {
@@ -66,6 +67,15 @@ export abstract class StackCore extends EventEmitter {
   protected readonly pipeline: WritePipeline;
   /** what each plugin's setup returned, by plugin name (read with getApi) */
   private readonly apis = new Map<string, unknown>();
+  /** the hooks each plugin publishes (Plugin.hooks), by plugin name */
+  private readonly pluginHooks = new Map<string, object>();
+  /** the `~` fields plugins own (kernel.defineSystemField) → the owning plugin */
+  private readonly ownedFields = new Map<string, string>();
+  /**
+   * The `~` fields this stack's plugins stamp (`~updatedBy`): validation accepts them beside
+   * SYSTEM_FIELDS, and drafts refuse a caller's value for them (kernel/drafts.ts).
+   */
+  readonly systemFields: ReadonlySet<string> = new Set<string>();
   private state: 'opening' | 'open' | 'closing' | 'closed' = 'opening';
   private closing: Promise<void> | null = null;
   /** how many system patches this database has applied */
@@ -111,8 +121,14 @@ export abstract class StackCore extends EventEmitter {
     const stack = layer.make(db, options);
     try {
       const base = { hooks: stack.hooks, container: stack.container, stack: stack.port, storage: stack.storage, addWritePart: stack.pipeline.addPart.bind(stack.pipeline) };
+      const registry: PluginRegistry = {
+        apiOf: (name) => stack.apis.get(name),
+        hooksOf: (name) => stack.pluginHooks.get(name),
+        defineSystemField: (name, owner) => stack.defineSystemField(name, owner),
+      };
       for (const { plugin, options: pluginOptions } of plugins) {
-        const api = await plugin.setup(kernelFor(plugin, base, layer.extend, (name) => stack.apis.get(name)), pluginOptions);
+        if (plugin.hooks) stack.pluginHooks.set(plugin.name, Object.freeze(plugin.hooks()));
+        const api = await plugin.setup(kernelFor(plugin, base, layer.extend, registry), pluginOptions);
         stack.apis.set(plugin.name, api);
         const members = plugin.members?.(api as never) ?? {};
         for (const [member, value] of Object.entries(members)) stack.defineExtension(member, value);
@@ -143,6 +159,19 @@ export abstract class StackCore extends EventEmitter {
   /** The API a plugin's setup returned, when that plugin (by name) is loaded; use `getApi`. */
   apiOf(name: string): unknown {
     return this.apis.get(name);
+  }
+
+  /** A plugin's `~` field (kernel.defineSystemField): refused when malformed or taken. */
+  private defineSystemField(name: string, owner: string): void {
+    const refuse = (why: string) => {
+      throw KERNEL_ERRORS.pluginInvalid(`The plugin "${owner}" cannot define the system field ${JSON.stringify(name)}: ${why}.`, { details: { plugin: owner, field: name } });
+    };
+    if (typeof name !== 'string' || !SYSTEM_FIELD_NAME.test(name)) refuse('a system field is "~", a letter, then letters, digits or "_"');
+    if ((SYSTEM_FIELDS as readonly string[]).includes(name)) refuse('the engine has it');
+    const taken = this.ownedFields.get(name);
+    if (taken) refuse(`the plugin "${taken}" has it`);
+    this.ownedFields.set(name, owner);
+    (this.systemFields as Set<string>).add(name);
   }
 
   /**

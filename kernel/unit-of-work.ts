@@ -42,12 +42,19 @@ export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shar
     if (guard) await guard();
     for (const share of shares) await share.prepare?.();
     const written: number[] = [];
+    // what shares without an `undo` stored (new documents only): the kernel takes it back for them
+    const created: UnitDoc[] = [];
     let failure: Error | DocFailure | null = null;
     const run = async (): Promise<WrittenChange[]> => {
       for (let start = 0; start < items.length && !failure; start += WRITE_CHUNK) {
         const end = Math.min(items.length, start + WRITE_CHUNK);
         const added: UnitDoc[][] = [];
         for (const share of shares) added.push(share.docs ? await share.docs(start, end) : []);
+        const replacing = shares.findIndex((share, k) => !share.undo && added[k].some((doc) => doc._rev !== undefined));
+        if (replacing >= 0) {
+          failure = KERNEL_ERRORS.pluginInvalid('A write share that replaces documents (a _rev given) needs an undo.', { details: { share: replacing } });
+          break;
+        }
         const locals = added.flat().map((doc) => ({ ...doc }));
         const results = (await deps.db.bulkDocs([...locals, ...items.slice(start, end).map((i) => i.doc)] as never[])) as StoredResult[];
         let offset = 0;
@@ -56,6 +63,7 @@ export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shar
           offset += added[k].length;
           const error = added[k].length > 0 ? share.stored?.(own) : undefined;
           if (error) failure ??= error;
+          if (!share.undo) own.forEach((r, j) => !failed(r) && created.push({ _id: added[k][j]._id, _rev: r.rev, _deleted: true }));
         });
         for (let i = locals.length; i < results.length; i++) {
           const index = start + i - locals.length;
@@ -68,7 +76,7 @@ export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shar
         }
       }
       if (failure) {
-        await undo(deps, items, written, shares);
+        await undo(deps, items, written, shares, created);
         return [];
       }
       return written.map((i) => ({ id: items[i].doc._id, rev: items[i].doc._rev!, deleted: (items[i].doc as { _deleted?: boolean })._deleted === true }));
@@ -81,11 +89,12 @@ export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shar
 }
 
 /** Compensates a partial write: new documents removed, updated ones restored, each share's documents taken back. */
-async function undo(deps: UnitDeps, items: readonly UnitItem[], written: number[], shares: readonly WriteShare[]): Promise<void> {
-  const reverts: object[] = written.map((i) => {
+async function undo(deps: UnitDeps, items: readonly UnitItem[], written: number[], shares: readonly WriteShare[], created: UnitDoc[]): Promise<void> {
+  const reverts: object[] = [...created];
+  reverts.push(...written.map((i) => {
     const { previous, doc } = items[i];
     return previous ? { ...previous, _rev: doc._rev } : { _id: doc._id, _rev: doc._rev, _deleted: true };
-  });
+  }));
   for (const share of shares) if (share.undo) reverts.push(...(await share.undo()));
   if (reverts.length > 0) await deps.db.bulkDocs(reverts as never[]);
 }

@@ -46,7 +46,13 @@ function write(source, n, block) {
   let checks = 0;
   let waiting = []; // checks stated on a line whose statement has not ended yet
   let depth = 0;
+  let inDeclare = false; // a `declare module` augmentation: module scope, with the imports
   for (const line of block.body) {
+    if (inDeclare || /^declare\s+module\s/.test(line)) {
+      imports.push(line);
+      inDeclare = !/^}\s*$/.test(line);
+      continue;
+    }
     if (inImport || /^import\s/.test(line)) {
       imports.push(line);
       inImport = !/;\s*$/.test(line);

@@ -121,6 +121,13 @@ export interface Caller {
   tenants: readonly string[];
 }
 
+declare module '../index.js' {
+  /** The node's write sessions (ApiWrite, PeerPush) name who writes or pushes: `ctx.session.caller`. */
+  interface WriteSession {
+    readonly caller?: Caller;
+  }
+}
+
 /** A tenant stack lent to one request: `release()` when the answer is sent. */
 export interface TenantLease {
   stack: ClientStack;

@@ -1,13 +1,14 @@
 import type { ClassCache } from '../class-cache.js';
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from '../../kernel/hooks.js';
+import type { WriteSession } from '../../contracts/hooks.js';
 import type { ClassCounts } from '../indexes/class-counts.js';
 import type { PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { storeAsCame, storeDocuments, type Entry, type IngestResult, type Kind } from './ingest-store.js';
 import { ingestClasses } from './ingest-classes.js';
 import { answersOf, HeldStore, holdReason, refusedDependents, type HeldEntry, type HeldReason } from './ingest-held.js';
 import { nowIso } from '../../kernel/drafts.js';
-import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../../contracts/model.js';
+import { CLASS_META, SELF_META, isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from '../../kernel/pipeline.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
@@ -21,7 +22,7 @@ export interface IngestOptions {
   /** false (the default): revisions are kept as the peer made them, as CouchDB's `new_edits: false` */
   newEdits?: boolean;
   /** who sends the documents, for the `admit` taps (the node passes the pushing user) */
-  session?: unknown;
+  session?: WriteSession;
   /**
    * A document whose primary key another live document owns here: 'refuse' it (the default: a
    * node keeps keys unique) or store it and 'report' the clash (`index:conflict` on the stack:
@@ -251,6 +252,10 @@ export class Ingestor {
       throw KERNEL_ERRORS.classMissing('A document needs a "~class" naming its class.', { path: '~class' });
     }
     const model = await this.deps.classCache.get(className);
+    if (!model && isEngineClassName(className)) {
+      // a plugin's class is made by its own patch on each peer: waiting for it would be forever
+      throw KERNEL_ERRORS.classNotHere(`"${className}" is a system class of a plugin this stack does not load: its document is refused.`, { details: { className } });
+    }
     if (!model || !isClassDoc(model as unknown as Record<string, unknown>) || model.active === false) {
       throw KERNEL_ERRORS.classNotFound(`There is no class named ${JSON.stringify(className)} here.`, { details: { className } });
     }

@@ -2,6 +2,13 @@ import type { SequenceCounters } from './counters.js';
 import { PENDING_FIELD, pendingOf, sequenceAttributes } from './model.js';
 import type { ClientStack, Doc } from '../../index.js';
 
+declare module '../../contracts/hooks.js' {
+  interface WriteSession {
+    /** set on the node's own assignment writes (ASSIGNING) */
+    readonly authority?: 'assign';
+  }
+}
+
 /** The session of the node's own assignment writes: the sequence rules let it set the numbers. */
 export const ASSIGNING = Object.freeze({ authority: 'assign' as const });
 

@@ -5,7 +5,7 @@ import { SQL_ERRORS } from './errors.js';
 import { guard } from './guard.js';
 import { runWithin, type SqlLimits } from './budget.js';
 import { cleanRows } from './rows.js';
-import { type Doc, DocstackError, type NewDoc, type WriteRequest } from '../../index.js';
+import { type Doc, DocstackError, type NewDoc, type WriteExtras, type WriteRequest } from '../../index.js';
 import { createDraft, deleteDraft, nowIso, updateDraft } from '../../kit/index.js';
 
 type Yy = Record<string, new (p: object) => Node>;
@@ -17,9 +17,10 @@ const yyOf = (alasql: AlaSQL) => (alasql as unknown as { yy: Yy }).yy;
  * nothing is stored. UPDATE and DELETE first run as a SELECT of the rows they touch (with the
  * same index pushdown), the SET expressions computed by alasql over each row.
  */
-export async function write(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, limits: SqlLimits): Promise<WriteResult> {
+/** `extras`: the caller's session, carried by every write of the statement. */
+export async function write(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, limits: SqlLimits, extras: WriteExtras = {}): Promise<WriteResult> {
   const kind = classOf.get(root);
-  if (kind === 'Insert') return insert(deps, alasql, root, classOf, params, limits);
+  if (kind === 'Insert') return insert(deps, alasql, root, classOf, params, limits, extras);
   if (kind !== 'Update' && kind !== 'Delete') throw refuseKind(kind);
   const info = await target(deps, root.table.tableid);
   const yy = yyOf(alasql);
@@ -36,13 +37,13 @@ export async function write(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: 
     const before = previous.get(row._id as string)!;
     if (kind === 'Delete') return { op: 'delete', draft: deleteDraft(before, now), previous: before, classModel: info.model! };
     const changes = Object.fromEntries(names.map((name, i) => [name, row[`_set${i}`]]));
-    return { op: 'update', draft: updateDraft(before, changes, now), previous: before, classModel: info.model! };
+    return { op: 'update', draft: updateDraft(before, changes, now, deps.stack.systemFields), previous: before, classModel: info.model! };
   });
-  const stored = requests.length > 0 ? await deps.stack.writeRequests(requests, 'local') : [];
+  const stored = requests.length > 0 ? await deps.stack.writeRequests(requests, 'local', extras) : [];
   return { count: stored.length, ids: stored.map((d) => d._id) };
 }
 
-async function insert(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, limits: SqlLimits): Promise<WriteResult> {
+async function insert(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<Node, string>, params: unknown, limits: SqlLimits, extras: WriteExtras): Promise<WriteResult> {
   const info = await target(deps, root.into.tableid);
   const named: string[] | undefined = root.columns?.map((c: Node) => c.columnid as string);
   if (!named) throw SQL_ERRORS.refused('INSERT names its columns: INSERT INTO Customer (name, age) VALUES (…) or … SELECT ….', { details: { construct: 'INSERT without columns' } });
@@ -72,15 +73,15 @@ async function insert(deps: SqlDeps, alasql: AlaSQL, root: Node, classOf: Map<No
   });
   if (docs.length === 0) return { count: 0, ids: [] };
   try {
-    const stored = await deps.stack.createDocs(docs);
+    const stored = await deps.stack.createDocs(docs, extras);
     return { count: stored.length, ids: stored.map((d) => d._id) };
   } catch (err) {
-    throw await nameRow(deps, info, docs, err);
+    throw await nameRow(deps, info, docs, err, extras);
   }
 }
 
 /** A refused INSERT names its row: each row is checked alone (a dry run) until one fails the same way. */
-async function nameRow(deps: SqlDeps, info: TableInfo, docs: NewDoc[], err: unknown): Promise<unknown> {
+async function nameRow(deps: SqlDeps, info: TableInfo, docs: NewDoc[], err: unknown, extras: WriteExtras): Promise<unknown> {
   if (!(err instanceof DocstackError) || docs.length === 1) return err;
   const named = (r: number, found: DocstackError) =>
     new DocstackError(err.code, `Row ${r + 1}: ${found.message}`, { path: found.path, details: { ...found.details, row: r + 1 }, cause: err });
@@ -88,8 +89,8 @@ async function nameRow(deps: SqlDeps, info: TableInfo, docs: NewDoc[], err: unkn
   const now = nowIso(deps.stack.clock);
   for (let r = 0; r < docs.length; r++) {
     try {
-      const draft = createDraft(docs[r], info.model!, undefined, now);
-      await deps.stack.checkRequests([{ op: 'create', draft, classModel: info.model! }], 'local');
+      const draft = createDraft(docs[r], info.model!, undefined, now, deps.stack.systemFields);
+      await deps.stack.checkRequests([{ op: 'create', draft, classModel: info.model! }], 'local', extras);
       // a dry run claims no key: a clash with a stored document is found through the key index
       const values = info.primaryKey.map((a) => draft[a]);
       if (owner && values.length > 0 && (await deps.stack.primaryKeys.lookup(info.name, values)) === owner) return named(r, err);

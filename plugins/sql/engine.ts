@@ -12,7 +12,7 @@ export async function runSql(deps: SqlDeps, statement: string, params: unknown, 
   const limits = limitsOf(deps, options);
   const kind = classOf.get(root);
   if (kind !== 'Select') {
-    return write(deps, alasql, root, classOf, params, limits);
+    return write(deps, alasql, root, classOf, params, limits, options?.session !== undefined ? { session: options.session } : {});
   }
   const prepared = await prepare(deps, alasql, root, classOf, params, limits);
   if (root.explain) return prepared.plan;

@@ -1,3 +1,4 @@
+import type { WriteSession } from '../../contracts/hooks.js';
 // Reading and planning a statement, apart from runSql: dml.ts uses them and runSql (engine.ts) uses dml.ts.
 import type { DomainRegistry } from '../domains/index.js';
 import { loadAlasql, type AlaSQL, type Node } from './alasql.js';
@@ -37,6 +38,8 @@ export interface SqlDeps {
 /** One call's own limits (a server passes its remote budget and a deadline). */
 export interface SqlRunOptions {
   budget?: Partial<SqlBudget>;
+  /** who runs the statement: every write it makes carries it (WriteContext.session) */
+  session?: WriteSession;
   /** once aborted, reads stop between pages and nothing more runs (DS_SQL_BUDGET) */
   signal?: AbortSignal;
   /**

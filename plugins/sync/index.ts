@@ -1,3 +1,4 @@
+import type { WriteSession } from '../../contracts/hooks.js';
 import { EventEmitter } from 'events';
 import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';
@@ -99,7 +100,7 @@ function registerPouchPluginsOnce(): void {
  * `session`: who the remote is for the `admit` taps (SyncPolicy.pullSession); `observe` sees
  * every ingest answer (held lines, pulled revisions).
  */
-function ingestingTarget(stack: ClientStack, session: unknown, observe: (results: IngestResult[]) => void | Promise<void>): ReplicationTarget {
+function ingestingTarget(stack: ClientStack, session: WriteSession | undefined, observe: (results: IngestResult[]) => void | Promise<void>): ReplicationTarget {
   return stack.storage.replication.target({
     bulkDocs: async (docs, newEdits) => {
       const results = await stack.ingest(docs, { origin: 'replication', newEdits, keyConflicts: 'report', ...(session !== undefined ? { session } : {}) });

@@ -1,6 +1,6 @@
 import { pullSelector, pushFilter, type SyncScope } from './filter.js';
 import type { SyncOptions } from './options.js';
-import type { IngestResult } from '../../index.js';
+import type { IngestResult, WriteSession } from '../../index.js';
 
 /**
  * What a stack's syncs keep to themselves and how they authorize what they pull. A server
@@ -15,7 +15,7 @@ export interface SyncPolicy {
    * authorize the remote as they authorize a peer's push. Throws (a DocstackError) to refuse
    * the sync; `options.pullAs` names the local user the remote acts as.
    */
-  pullSession?(options: SyncOptions): unknown | Promise<unknown>;
+  pullSession?(options: SyncOptions): WriteSession | undefined | Promise<WriteSession | undefined>;
   /** Every ingest answer of what a sync pulled, once stored (a node gives back quota shares of refused documents). */
   pulled?(results: IngestResult[]): void | Promise<void>;
 }

@@ -2,12 +2,14 @@ import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { stampsFor } from './stamp.js';
 import { Transaction } from './transaction.js';
-import { type ClientStack, type Doc, DocstackError, type WriteRequest } from '../../index.js';
+import { type ClientStack, type Doc, DocstackError, type WriteRequest, type WriteSession } from '../../index.js';
 import { claimFor, type KeyClaim } from '../../kit/index.js';
 
 export interface TransactionOptions {
   /** how many times the function is run again after a conflict at commit (default 3) */
   retries?: number;
+  /** who runs the transaction: its checks and its commit carry it (WriteContext.session) */
+  session?: WriteSession;
 }
 
 export const DEFAULT_RETRIES = 3;
@@ -25,7 +27,7 @@ export async function runTransaction<T>(stack: ClientStack, journal: Journal, fn
   if (!Number.isInteger(retries) || retries < 0) throw TX_ERRORS.invalid(`retries must be a whole number ≥ 0 (got ${String(retries)}).`, { path: 'retries' });
   let lastConflict = '';
   for (let attempt = 0; attempt <= retries; attempt++) {
-    const tx = new Transaction(globalThis.crypto.randomUUID(), stack, journal);
+    const tx = new Transaction(globalThis.crypto.randomUUID(), stack, journal, options.session);
     let result: T;
     try {
       result = await fn(tx);
@@ -77,7 +79,7 @@ async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Pr
       }
       await journal.begin(tx.id, requests, releases);
       // inside the store's write lock, right before bulkDocs: no writer of this process slips in between check and write
-      stored = await stack.writeRequests(requests, 'local', { transaction: tx.id, guard: () => checkReads(stack, tx) });
+      stored = await stack.writeRequests(requests, 'local', { transaction: tx.id, ...tx.sessionExtras, guard: () => checkReads(stack, tx) });
     } catch (err) {
       // nothing of it is stored (the pipeline undoes a partial write): give the keys back
       await stack.primaryKeys.release(tx.held);

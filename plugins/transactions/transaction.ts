@@ -1,7 +1,7 @@
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { TxClass } from './tx-class.js';
-import { KERNEL_ERRORS, type ClassModel, type ClientStack, type Doc, type FindOptions, type GetOptions, type NewDoc, type Selector, type WriteOp } from '../../index.js';
+import { KERNEL_ERRORS, type ClassModel, type ClientStack, type Doc, type FindOptions, type GetOptions, type NewDoc, type Selector, type WriteOp, type WriteSession } from '../../index.js';
 import { checkFindOptions, claimFor, classNameOf, compileSelector, createDraft, deleteDraft, type KeyClaim, nowIso, projectFields, requireObject, updateDraft } from '../../kit/index.js';
 
 /** One document the transaction writes: the checked draft (plaintext) and the stored revision it replaces. */
@@ -31,7 +31,13 @@ export class Transaction {
     readonly id: string,
     private readonly stack: ClientStack,
     private readonly journal: Journal,
+    private readonly session?: WriteSession,
   ) {}
+
+  /** the session every write of this transaction carries, as write extras */
+  get sessionExtras(): { session?: WriteSession } {
+    return this.session !== undefined ? { session: this.session } : {};
+  }
 
   async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
     this.assertOpen();
@@ -73,7 +79,7 @@ export class Transaction {
     for (const input of docs) {
       const doc = requireObject(input, 'A document');
       const model = await this.stack.requireClass(classNameOf(doc));
-      const draft = createDraft(doc, model, undefined, now);
+      const draft = createDraft(doc, model, undefined, now, this.stack.systemFields);
       if (this.writes.has(draft._id) || (doc._id !== undefined && (await this.stack.storage.get(draft._id)))) {
         throw KERNEL_ERRORS.docExists(`A document with the id "${draft._id}" already exists.`, { path: '_id', details: { id: draft._id } });
       }
@@ -86,7 +92,7 @@ export class Transaction {
     this.assertOpen();
     const { base, own } = await this.current(id);
     const model = await this.stack.requireClass(base['~class']);
-    const draft = updateDraft(base, requireObject(changes, 'The changes'), nowIso(this.stack.clock));
+    const draft = updateDraft(base, requireObject(changes, 'The changes'), nowIso(this.stack.clock), this.stack.systemFields);
     const [updated] = await this.stage([{ op: own?.op ?? 'update', draft, ...(own ? (own.previous ? { previous: own.previous } : {}) : { previous: base }), model }]);
     return updated;
   }
@@ -146,7 +152,7 @@ export class Transaction {
   private async stage(writes: TxWrite[]): Promise<Doc[]> {
     const requests = writes.map((w) => ({ op: w.op, draft: w.draft, ...(w.previous ? { previous: w.previous } : {}), classModel: w.model }));
     // the checks see this transaction's earlier writes as stored (a child's foreign key names the parent it created)
-    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id, pending: (id) => this.writes.get(id)?.draft });
+    const checked = await this.stack.checkRequests(requests, 'local', { transaction: this.id, ...this.sessionExtras, pending: (id) => this.writes.get(id)?.draft });
     const claims: KeyClaim[] = [];
     writes.forEach((w, i) => {
       const next = checked[i].active !== false ? claimFor(w.model, checked[i]) : null;

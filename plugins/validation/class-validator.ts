@@ -38,8 +38,23 @@ export function compileClass(model: ClassModel, types: AttributeTypes): Compiled
 
 /** The synchronous part of validation: unknown attributes, mandatory, types and bounds. */
 /** `opaque`: attributes another plugin vouches for as stored (WriteContext.opaque); left alone. */
-export function checkShape(validator: CompiledClass, model: ClassModel, draft: Doc, opaque: ReadonlySet<string> = new Set()): void {
-  const unknown = Object.keys(draft).filter((k) => !validator.known.has(k));
+/** A `~` field a plugin may own (kernel.defineSystemField's rule). */
+const PLUGIN_FIELD = /^~[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * `systemFields`: the `~` fields the stack's plugins own (stack.systemFields). `foreign`: a `~`
+ * field a plugin of the peer stamped (`~updatedBy`) that no plugin here owns — kept as it came
+ * (docs/replication.md) — for a peer's document, or repeated unchanged by a local update of one.
+ */
+export function checkShape(
+  validator: CompiledClass,
+  model: ClassModel,
+  draft: Doc,
+  opaque: ReadonlySet<string> = new Set(),
+  systemFields: ReadonlySet<string> = new Set(),
+  foreign: (field: string) => boolean = () => false,
+): void {
+  const unknown = Object.keys(draft).filter((k) => !validator.known.has(k) && !systemFields.has(k) && !(PLUGIN_FIELD.test(k) && foreign(k)));
   if (unknown.length > 0) {
     throw VALIDATION_ERRORS.validationUnknownAttribute(
       `The class "${model.name}" has no attribute${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}.`,

@@ -21,7 +21,7 @@ export const validationPlugin = definePlugin({
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
       if (ctx.op === 'delete') return; // deleting never depends on the document being valid
       const validator = compileClass(ctx.classModel, stack.attributeTypes);
-      checkShape(validator, ctx.classModel, draft, ctx.opaque);
+      checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields, (field) => ctx.origin === 'replication' || sameValue(draft[field], ctx.previous?.[field]));
       await checkForeignKeys(draft, ctx, validator.foreignKeys);
     });
 
@@ -50,6 +50,11 @@ function prepareDraft(draft: Doc, ctx: WriteContext): Doc {
     next[attribute.name] = normalizeValue(attribute.type, attribute.format, value);
   }
   return next as Doc;
+}
+
+/** Equal as stored (JSON). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b));
 }
 
 /** Dates given as Date objects are stored as text (JSON has no dates). */

@@ -3,6 +3,12 @@ import { Class, createStack, definePlugin, type DocChangeEvent, type WriteContex
 import { browser } from '../../plugins.config.js';
 import { track, uniqueName } from '../helpers/stack.js';
 
+declare module '../../index.js' {
+  interface WriteSession {
+    user?: string;
+  }
+}
+
 /** A peer: another stack whose documents (with their revisions) are handed to ingest. */
 async function pair() {
   const seen: { origin: string; id: string }[] = [];
@@ -106,7 +112,7 @@ describe('stack.ingest: the one path for documents made by a peer', () => {
       name: 'gate',
       setup({ hooks }) {
         hooks.admit.tapPromise('gate', async (item, ctx) => {
-          if (item.doc._id === 'Tag-blocked') throw new Error(`blocked for ${String(ctx.session)}`);
+          if (item.doc._id === 'Tag-blocked') throw new Error(`blocked for ${String((ctx.session as { user?: string }).user)}`);
           if (item.doc._id.startsWith('~audit-')) item.handled = true;
         });
       },
@@ -118,7 +124,7 @@ describe('stack.ingest: the one path for documents made by a peer', () => {
         { _id: 'Tag-blocked', _rev: '1-a', '~class': 'Tag', label: 'x' },
         { _id: '~audit-1', _rev: '1-b', what: 'anything' },
       ],
-      { session: 'ann' },
+      { session: { user: 'ann' } },
     );
     expect(results[0]).toMatchObject({ ok: false, reason: 'blocked for ann' });
     expect(results[1]).toMatchObject({ ok: true, rev: '1-b' });

@@ -179,7 +179,7 @@ describe('quotas', () => {
     expect(await single.json()).toMatchObject({ code: 'DS_QUOTA_EXCEEDED' });
     expect(await node.stack().getDocument('Note-4')).toBeNull();
     // the node's pipeline with the caller's session (what the HTTP document API passes)
-    const session = { caller: { userId: ann._id, username: 'ann', admin: false } };
+    const session = { caller: { userId: ann._id, username: 'ann', admin: false, tenants: [] } };
     await expect(node.stack().createDoc({ '~class': 'Note', text: 'via the pipeline' }, { session })).rejects.toMatchObject({ code: 'DS_QUOTA_EXCEEDED' });
     expect(exceeded.length).toBe(3);
     // an admin sees the usage; a delete gives a document back
