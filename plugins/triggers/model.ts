@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { TRIGGER_FAILURE_CLASS } from './failures.js';
 import { requireJob } from './jobs.js';
 import type { TriggerHandlerRegistry } from './registry.js';
@@ -24,29 +24,33 @@ function isJson(value: unknown): boolean {
 
 const triggerSchema = z
   .strictObject({
-    name: z.string('is required (a string)').regex(TRIGGER_NAME, 'must start with a letter and hold letters, digits, "_", "." or "-" (64 at most)'),
-    description: z.string('must be a string').optional(),
+    name: z.string('is required (a string)').check(z.regex(TRIGGER_NAME, 'must start with a letter and hold letters, digits, "_", "." or "-" (64 at most)')),
+    description: z.optional(z.string('must be a string')),
     when: z.enum(['before', 'after'], 'must be "before" or "after"'),
     on: z
       .array(z.enum(OPS, 'must be "create", "update" or "delete"'), 'must be a list of operations')
-      .min(1, 'must name at least one operation')
-      .refine((ops) => new Set(ops).size === ops.length, 'must not name an operation twice'),
-    handler: z.string('must be a handler name').min(1, 'must be a handler name').optional(),
-    job: z.string('must be a job name').min(1, 'must be a job name').optional(),
-    params: z.custom<Record<string, unknown>>((v) => isPlainObject(v) && isJson(v), 'must be a plain JSON object').optional(),
-    order: z.int('must be a whole number').optional(),
-    enabled: z.boolean('must be true or false').optional(),
+      .check(
+        z.minLength(1, 'must name at least one operation'),
+        z.refine((ops: string[]) => new Set(ops).size === ops.length, 'must not name an operation twice'),
+      ),
+    handler: z.optional(z.string('must be a handler name').check(z.minLength(1, 'must be a handler name'))),
+    job: z.optional(z.string('must be a job name').check(z.minLength(1, 'must be a job name'))),
+    params: z.optional(z.custom<Record<string, unknown>>((v) => isPlainObject(v) && isJson(v), 'must be a plain JSON object')),
+    order: z.optional(z.int('must be a whole number')),
+    enabled: z.optional(z.boolean('must be true or false')),
   })
-  .superRefine((t, ctx) => {
-    if (t.handler === undefined && t.job === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['handler'], message: 'is missing: a trigger names a handler (or a job)' });
-    } else if (t.handler !== undefined && t.job !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['job'], message: 'cannot be given with "handler": a trigger names one or the other' });
-    } else if (t.job !== undefined && t.when !== 'after') {
-      // a job runs apart from the write, after the fact: it cannot change or refuse it
-      ctx.addIssue({ code: 'custom', path: ['job'], message: 'is only for "after" triggers: a job cannot change or refuse a write' });
-    }
-  });
+  .check(
+    z.superRefine((t, ctx) => {
+      if (t.handler === undefined && t.job === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['handler'], message: 'is missing: a trigger names a handler (or a job)' });
+      } else if (t.handler !== undefined && t.job !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['job'], message: 'cannot be given with "handler": a trigger names one or the other' });
+      } else if (t.job !== undefined && t.when !== 'after') {
+        // a job runs apart from the write, after the fact: it cannot change or refuse it
+        ctx.addIssue({ code: 'custom', path: ['job'], message: 'is only for "after" triggers: a job cannot change or refuse a write' });
+      }
+    }),
+  );
 
 function pathOf(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return issue.keys[0];

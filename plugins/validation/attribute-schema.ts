@@ -1,4 +1,6 @@
-import * as z from 'zod';
+import { config, globalConfig } from 'zod/v4/core';
+import en from 'zod/v4/locales/en.js';
+import * as z from 'zod/mini';
 import { dateCheck } from './dates.js';
 import { type AttributeModel, enumValues, type ErrorCode } from '../../index.js';
 import type { AttributeTypes } from '../../kit/index.js';
@@ -14,52 +16,66 @@ const isPlainObject = (v: unknown) => {
 /** A refinement that carries the docstack code its failure maps to. */
 const coded = (code: ErrorCode, message: string) => ({ message, params: { code } });
 
+/**
+ * zod/mini loads no locale (its issues say "Invalid input"); the classic API set English as the
+ * default on its first schema, and DocstackError details.issues carry those messages. As the
+ * classic API did, an app's own locale (z.config) wins.
+ */
+function useEnglishByDefault(): void {
+  if (!globalConfig.localeError) config(en());
+}
+
 /** The zod schema of one (non-null) value of an attribute, arrays included. */
-export function attributeSchema(attribute: AttributeModel, types: AttributeTypes): z.ZodType {
+export function attributeSchema(attribute: AttributeModel, types: AttributeTypes): z.ZodMiniType {
+  useEnglishByDefault();
   const item = itemSchema(attribute, types);
   return attribute.isArray ? z.array(item) : item;
 }
 
-function itemSchema(a: AttributeModel, types: AttributeTypes): z.ZodType {
+function itemSchema(a: AttributeModel, types: AttributeTypes): z.ZodMiniType {
   switch (a.type) {
     case 'string': {
       const s = z.string();
-      return a.maxLength === undefined ? s : s.max(a.maxLength);
+      return a.maxLength === undefined ? s : s.check(z.maxLength(a.maxLength));
     }
     case 'integer':
     case 'decimal': {
-      let n = a.type === 'integer' ? z.number().int() : z.number();
-      if (a.min !== undefined) n = n.min(a.min);
-      if (a.max !== undefined) n = n.max(a.max);
+      // the checks in the order the classic API ran them (the first issue is the one reported)
+      const checks: z.core.$ZodCheck<number>[] = [];
+      if (a.type === 'integer') checks.push(z.int());
+      if (a.min !== undefined) checks.push(z.gte(a.min));
+      if (a.max !== undefined) checks.push(z.lte(a.max));
       if (a.type === 'decimal' && a.precision !== undefined) {
         const p = a.precision;
-        return n.refine((v) => Number(v.toFixed(p)) === v, coded('DS_VALIDATION_PRECISION', `at most ${p} decimal place${p === 1 ? '' : 's'}`));
+        checks.push(z.refine((v: number) => Number(v.toFixed(p)) === v, coded('DS_VALIDATION_PRECISION', `at most ${p} decimal place${p === 1 ? '' : 's'}`)));
       }
-      return n;
+      return checks.length === 0 ? z.number() : z.number().check(...checks);
     }
     case 'boolean':
       return z.boolean();
     case 'date': {
       const check = dateCheck(a.format);
       const expected = a.format ? `a date in the format ${a.format}` : 'an ISO 8601 date or date-time with offset';
-      return z.string().refine(check, coded('DS_VALIDATION_DATE_FORMAT', `expected ${expected}`));
+      return z.string().check(z.refine(check, coded('DS_VALIDATION_DATE_FORMAT', `expected ${expected}`)));
     }
     case 'enum':
       return z.enum(enumValues(a) as [string, ...string[]]);
     case 'object':
       return z.custom<Record<string, unknown>>(isPlainObject, coded('DS_VALIDATION_TYPE', 'expected an object'));
     case 'foreign_key':
-      return z.string().min(1);
+      return z.string().check(z.minLength(1));
     default:
       return pluginTypeSchema(a, types);
   }
 }
 
 /** A type a plugin defines (`reference`): its own value check, reported as DS_VALIDATION_TYPE. */
-function pluginTypeSchema(a: AttributeModel, types: AttributeTypes): z.ZodType {
+function pluginTypeSchema(a: AttributeModel, types: AttributeTypes): z.ZodMiniType {
   const validate = types.type(a.type)?.validate;
-  return z.unknown().superRefine((value, ctx) => {
-    const problem = validate?.(value, a);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: { code: 'DS_VALIDATION_TYPE' } });
-  });
+  return z.unknown().check(
+    z.superRefine((value, ctx) => {
+      const problem = validate?.(value, a);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: { code: 'DS_VALIDATION_TYPE' } });
+    }),
+  );
 }

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { attributeSchema } from './attribute-schema.js';
 import { issueToError } from './issues.js';
 import { type AttributeModel, type ClassModel, type Doc, SYSTEM_FIELDS } from '../../index.js';
@@ -7,7 +7,7 @@ import { VALIDATION_ERRORS } from './errors.js';
 
 interface CompiledAttribute {
   model: AttributeModel;
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
 }
 
 export interface CompiledClass {
@@ -76,7 +76,7 @@ export function checkShape(
   }
 }
 
-export function checkValue(attribute: AttributeModel, schema: z.ZodType, value: unknown): void {
+export function checkValue(attribute: AttributeModel, schema: z.ZodMiniType, value: unknown): void {
   const result = schema.safeParse(value);
   if (!result.success) throw issueToError(attribute, result.error.issues[0], value);
 }

@@ -3,7 +3,7 @@
  * date-time with an offset. With one it is either a name (`date`, `date-time`) or a pattern
  * of tokens: YYYY MM DD HH mm ss SSS; every other character stands for itself.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 const TOKENS: Record<string, { re: string; part: keyof Parts }> = {
   YYYY: { re: '(\\d{4})', part: 'year' },

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { type AttributeModel, DocstackError, enumValues, type ErrorCode } from '../../index.js';
 
 const TYPE_LABELS: Record<string, string> = {

@@ -19,7 +19,12 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     // values' AES-GCM: WebCrypto in the bundle, never Node's node:crypto version
     expect(inputs).toContain('plugins/encryption/aes-gcm.browser.ts');
     expect(inputs).not.toContain('plugins/encryption/aes-gcm.ts');
+    // the budget is the aim (issues 9 and 27): 150 kB gzipped for the browser preset
+    expect(GZIP_BUDGET).toBeLessThanOrEqual(150 * 1024);
     expect(built.gzipped).toBeLessThanOrEqual(GZIP_BUDGET);
+    // validation and triggers use zod/mini: zod's classic API (≈ 17 kB gzipped more) is not bundled
+    expect(inputs.filter((i) => /node_modules\/zod\/(v4\/classic|v3)\//.test(i))).toEqual([]);
+    expect(inputs.some((i) => /node_modules\/zod\/v4\/mini\//.test(i))).toBe(true);
     const output = (name: string) => Object.entries(built.metafile.outputs).find(([file]) => file.endsWith(`/${name}`))![1];
     expect(output('docstack.js').exports).toEqual(expect.arrayContaining(['createStack', 'Class', 'DocstackError', 'browser', 'encryptionPlugin', 'syncPlugin']));
     // SQL is the optional second file: the preset's file holds none of it, the second holds the engine and the plugin

@@ -32,8 +32,12 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     const code = await readFile(built.outfile, 'utf8');
     expect(FOREIGN_CODES.filter((prefix) => code.includes(prefix))).toEqual([]);
     expect(code).toContain('DS_VALIDATION_MANDATORY');
+    expect(kept.filter((i) => /node_modules\/zod\/(v4\/classic|v3|v4\/locales\/(?!en\.js))/.test(i))).toEqual([]);
+    // the aim is 70 kB (issue 27); the budget is 74 kB until the engine's ingest leaves the slim
+    // file (scripts/build-browser.mjs says what is in it)
+    expect(SLIM_GZIP_BUDGET).toBeLessThanOrEqual(74 * 1024);
     expect(built.gzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
-    expect(built.gzipped).toBeLessThan(GZIP_BUDGET / 1.5);
+    expect(built.gzipped).toBeLessThan(GZIP_BUDGET / 2);
   }, 60_000);
 
   it('dist/browser/docstack-slim.js (docstack/slim) holds the engine, validation and slim, within its budget', async () => {
