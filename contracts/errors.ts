@@ -123,6 +123,7 @@ export const KERNEL_ERRORS = {
   // plugins and the registry
   pluginInvalid: createError('DS_PLUGIN_INVALID', 'A plugin is not a valid plugin object (name and setup are required), or defines an error code twice.', { status: 500 }),
   pluginDuplicate: createError('DS_PLUGIN_DUPLICATE', 'Two plugins with the same name were given to one stack.', { status: 500 }),
+  notInBuild: createError('DS_NOT_IN_BUILD', "This build of docstack leaves the feature out (the slim browser bundle has no replication ingest): use the full bundle (docstack/browser).", { status: 501 }),
   capabilityMissing: createError('DS_CAPABILITY_MISSING', 'The class uses an attribute type or config key (encrypted, reference…) no loaded plugin defines: it is read-only on this stack.', { status: 409 }),
   pluginMissingRequirement: createError('DS_PLUGIN_MISSING_REQUIREMENT', 'A plugin requires (or uses) another plugin that is not in the list or not declared.', { status: 500 }),
 

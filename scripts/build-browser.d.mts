@@ -14,4 +14,5 @@ export interface BrowserBuild {
   slimCode?: string;
   metafile: Metafile;
 }
-export declare function buildBrowser(options?: { outdir?: string; minify?: boolean; quiet?: boolean; entry?: string }): Promise<BrowserBuild>;
+/** `slim`: a custom entry built as docstack-slim.js is (the engine's ingest left out). */
+export declare function buildBrowser(options?: { outdir?: string; minify?: boolean; quiet?: boolean; entry?: string; slim?: boolean }): Promise<BrowserBuild>;

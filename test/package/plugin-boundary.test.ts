@@ -57,13 +57,14 @@ describe('the plugin boundary', () => {
       const results: string[] = [];
       for (const name of plugins.keys()) {
         const copy = join(dir, name);
-        for (const folder of ['contracts', 'storage', 'kernel', 'engine', 'kit', 'types']) await cp(join(root, folder), join(copy, folder), { recursive: true });
+        // the engine's layers and its public entry (plugins import `docstack` = index.ts and the kit)
+        for (const folder of ['contracts', 'storage', 'kernel', 'engine', 'kit', 'types', 'index.ts']) await cp(join(root, folder), join(copy, folder), { recursive: true });
         const removed = new Set([name, ...dependentsOf(name)]);
         for (const other of plugins.keys()) {
           if (!removed.has(other)) await cp(join(root, 'plugins', other), join(copy, 'plugins', other), { recursive: true });
         }
         await symlink(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
-        const tsconfig = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true, rootDir: '.', paths: {} }, include: ['contracts', 'storage', 'kernel', 'engine', 'kit', 'types', 'plugins'] };
+        const tsconfig = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true, rootDir: '.', paths: {} }, include: ['contracts', 'storage', 'kernel', 'engine', 'kit', 'types', 'index.ts', 'plugins'] };
         await writeFile(join(copy, 'tsconfig.json'), JSON.stringify(tsconfig));
         await writeFile(join(copy, 'package.json'), JSON.stringify({ type: 'module' }));
         try {
