@@ -1,4 +1,4 @@
-import type { WriteSession } from '../../contracts/hooks.js';
+import type { WriteSession } from '../../index.js';
 // Reading and planning a statement, apart from runSql: dml.ts uses them and runSql (engine.ts) uses dml.ts.
 import type { DomainRegistry } from '../domains/index.js';
 import { loadAlasql, type AlaSQL, type Node } from './alasql.js';

@@ -1,4 +1,4 @@
-import type { WriteSession } from '../../contracts/hooks.js';
+import type { WriteSession } from '../../index.js';
 import { EventEmitter } from 'events';
 import PouchDB from 'pouchdb-core';
 import HttpAdapter from 'pouchdb-adapter-http';

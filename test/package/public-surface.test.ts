@@ -23,7 +23,7 @@ const DOCSTACK = [
     'SYSTEM_FIELDS', 'Selector', 'StackOptions', 'StackPort', 'StackWith', 'Storage', 'StorageChanges',
     'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredResult', 'SystemPatch', 'UnitDoc',
     'UnitItem', 'UnitOfWork', 'WriteBatch', 'WriteContext', 'WriteExtras', 'WriteOp', 'WriteOptions',
-    'WriteOrigin', 'WritePart', 'WriteRequest', 'WriteShare', 'createError', 'createStack', 'definePlugin',
+    'WriteOrigin', 'WritePart', 'WriteRequest', 'WriteSession', 'WriteShare', 'createError', 'createStack', 'definePlugin',
     'destroyStore', 'enumValues', 'getApi', 'isDocstackError', 'isEngineClassName', 'primaryKeyAttributes',
     'registeredErrors', 'systemClock', 'withPlugin', 'withoutPlugins',
 ];
