@@ -138,8 +138,12 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
     (await stack.getClass('Seat')).on('change', (change: { id: string }) => ids.add(change.id));
     return true;
   },
-  async raceWrite({ name, writer, codes }) {
-    return raceWrites(await open(name), writer, codes);
+  async raceWrite({ name, writer, codes, startAt }) {
+    const stack = await open(name);
+    // both pages start at the same wall-clock moment: on a busy machine one page's call may
+    // otherwise arrive after the other has written every key, and there is no race to test
+    if (typeof startAt === 'number') await new Promise((resume) => setTimeout(resume, Math.max(0, startAt - Date.now())));
+    return raceWrites(stack, writer, codes);
   },
   /** waits until this page's change feed has carried every id (the other page's writes among them) */
   async raceSeen({ name, ids }) {
