@@ -169,6 +169,7 @@ export const KERNEL_ERRORS = {
   docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),
   docProtectedField: createError('DS_DOC_PROTECTED_FIELD', 'A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
   uniqueViolation: createError('DS_UNIQUE_VIOLATION', 'Another document already has this primary-key combination.', { status: 409 }),
+  primaryKeyImmutable: createError('DS_PRIMARY_KEY_IMMUTABLE', 'A primary-key attribute cannot be changed by an update: create the document with the new key and delete the old one.'),
   dependencyRefused: createError('DS_DEPENDENCY_REFUSED', "A peer's document waits for a class or document the same ingest batch refused at admission (authorization, shape, quota): it is refused too rather than held for what will not come.", { status: 409 }),
   queryInvalid: createError('DS_QUERY_INVALID', 'The selector or the query options are invalid.'),
   queryTooCostly: createError('DS_QUERY_TOO_COSTLY', 'The query ran past its deadline (a remote query is stopped between two pages of its scan): narrow it.', { status: 422 }),

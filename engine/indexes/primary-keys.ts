@@ -96,7 +96,8 @@ export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
     if (!entry || entry.model.simple) return;
     const live = entry.next && !(entry.next as { _deleted?: boolean })._deleted && entry.next.active !== false;
     const next = live ? claimFor(entry.model, entry.next!) : null;
-    const prev = entry.previous ? claimFor(entry.model, entry.previous) : null;
+    // an inactive document holds no key: reviving it (a create over it, an ingested undelete) claims again
+    const prev = entry.previous && entry.previous.active !== false ? claimFor(entry.model, entry.previous) : null;
     if (next && next.keyId !== prev?.keyId) {
       const first = inBatch.get(next.keyId);
       if (first !== undefined && first !== next.docId) {
@@ -261,6 +262,16 @@ export class PrimaryKeyIndex {
         if ((err as { status?: number }).status !== 409 && (err as { status?: number }).status !== 404) throw err;
       }
     }
+  }
+
+  /** The stored documents (not tombstones) among these ids, by id: the natural ids a batch creates. */
+  async readDocs(ids: readonly string[]): Promise<Map<string, Doc>> {
+    const found = new Map<string, Doc>();
+    const result = await this.db.allDocs({ keys: [...ids], include_docs: true });
+    for (const row of result.rows) {
+      if ('doc' in row && row.doc) found.set(row.id, row.doc as unknown as Doc);
+    }
+    return found;
   }
 
   /** Several key entries at once (`_local` documents are read one get each; these run together). */

@@ -1,5 +1,6 @@
-import type { UnitDoc, WritePart } from '../../contracts/unit-of-work.js';
-import { planClaims, uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import type { UnitDoc, UnitItem, WritePart } from '../../contracts/unit-of-work.js';
+import { claimFor, planClaims, uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import { refuseKeyChanges, reviveNaturalIds } from './natural-ids.js';
 
 /**
  * The primary-key entries of a write, as a unit-of-work part: the keys it claims and gives back
@@ -19,6 +20,7 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
       return {
         checked() {
           const { items } = work;
+          refuseKeyChanges(items);
           const plan = planClaims(items.map((item) => ({ model: item.classModel, next: item.op === 'delete' ? null : item.doc, previous: item.previous })));
           if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
           const indexOf = new Map(items.map((item, i) => [item.doc._id, i]));
@@ -27,6 +29,7 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
         },
         async prepare() {
           if (claims.length === 0 && releases.length === 0) return;
+          await reviveNaturalIds(index, work.items as UnitItem[], claims);
           const keys = await index.prepare(claims, releases);
           if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
           for (const write of keys.writes) byItem.set(write.index, [...(byItem.get(write.index) ?? []), write]);
