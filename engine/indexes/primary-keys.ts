@@ -112,7 +112,7 @@ export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
   return plan;
 }
 
-function batchDuplicate(claim: KeyClaim, first: string): DocstackError {
+export function batchDuplicate(claim: KeyClaim, first: string): DocstackError {
   return KERNEL_ERRORS.uniqueViolation(
     `Two documents of this batch have the same ${claim.attributes.join(' + ')} (${first} and ${claim.docId}).`,
     { path: claim.attributes.join(','), details: { className: claim.className, attributes: claim.attributes, existingId: first } },

@@ -2,7 +2,7 @@ import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import { primaryKeyAttributes, type Doc } from '../../contracts/model.js';
 import type { UnitItem } from '../../contracts/unit-of-work.js';
 import { canonicalJson, naturalIdOf } from '../../kernel/drafts.js';
-import { uniqueViolation, type KeyClaim, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import { batchDuplicate, claimFor, uniqueViolation, type KeyClaim, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
 
 /**
  * A keyed document's id is derived from its key (kernel/drafts.ts naturalDocId), so its key
@@ -22,6 +22,22 @@ export function refuseKeyChanges(items: readonly UnitItem[]): void {
         { path: attribute.name, details: { id: item.doc._id, className: item.classModel.name, attribute: attribute.name } },
       );
     }
+  }
+}
+
+/**
+ * Two creates of one key in one batch share their natural id: the second is a duplicate key
+ * (DS_UNIQUE_VIOLATION, as before natural ids), not a storage conflict on the id.
+ */
+export function refuseDuplicateCreates(items: readonly UnitItem[]): void {
+  const created = new Set<string>();
+  for (const item of items) {
+    if (item.op !== 'create') continue;
+    if (created.has(item.doc._id)) {
+      const claim = claimFor(item.classModel, item.doc);
+      if (claim) throw batchDuplicate(claim, item.doc._id);
+    }
+    created.add(item.doc._id);
   }
 }
 

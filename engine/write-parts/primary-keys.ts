@@ -1,6 +1,6 @@
 import type { UnitDoc, UnitItem, WritePart } from '../../contracts/unit-of-work.js';
-import { claimFor, planClaims, uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
-import { refuseKeyChanges, reviveNaturalIds } from './natural-ids.js';
+import { planClaims, uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import { refuseDuplicateCreates, refuseKeyChanges, reviveNaturalIds } from './natural-ids.js';
 
 /**
  * The primary-key entries of a write, as a unit-of-work part: the keys it claims and gives back
@@ -21,6 +21,7 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
         checked() {
           const { items } = work;
           refuseKeyChanges(items);
+          refuseDuplicateCreates(items);
           const plan = planClaims(items.map((item) => ({ model: item.classModel, next: item.op === 'delete' ? null : item.doc, previous: item.previous })));
           if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
           const indexOf = new Map(items.map((item, i) => [item.doc._id, i]));
