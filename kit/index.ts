@@ -6,7 +6,7 @@
 export { HandlerRegistry, handlerRegistryOf, HANDLER_NAME, unknownHandler, type AnyHandler, type HandlerLookup } from './handler-registry.js';
 export { reactionWrite } from './reaction-write.js';
 export { tapWhen, planFor, type TapWhen, type WritePlan } from '../kernel/write-plan.js';
-export { classNameOf, createDraft, deleteDraft, isPlainObject, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
+export { classNameOf, createDraft, decodeNaturalKey, deleteDraft, isPlainObject, naturalDocId, naturalIdOf, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 export { KEYS } from '../kernel/container.js';
 export { registerErrors } from '../contracts/errors.js';
 export { claimFor, keyIdOf, primaryKeyValues, type KeyClaim } from '../engine/indexes/primary-keys.js';
