@@ -26,6 +26,8 @@ export interface KeyDoc {
   docId: string;
   /** when the key was claimed (ms, by the stack's clock); a claim's document is written just after it */
   claimedAt?: number;
+  /** who holds a claim made ahead of its document's write (a transaction's id): that writer's own create of a natural id is not refused by it */
+  holder?: string;
 }
 
 const PREFIX = '_local/~pk/';
@@ -187,7 +189,7 @@ export class PrimaryKeyIndex {
    * back and DS_UNIQUE_VIOLATION is thrown. A stale entry (its document gone, inactive or
    * re-keyed, as after a crash between the two writes) is taken over.
    */
-  async claim(claims: readonly KeyClaim[]): Promise<void> {
+  async claim(claims: readonly KeyClaim[], holder?: string): Promise<void> {
     if (claims.length === 0) return;
     const claimedAt = this.clock.now();
     const taken: KeyClaim[] = [];
@@ -195,7 +197,7 @@ export class PrimaryKeyIndex {
     // chunks: PouchDB's bulkDocs grows worse than linearly with the batch
     for (let start = 0; start < claims.length; start += CLAIM_CHUNK) {
       const chunk = claims.slice(start, start + CLAIM_CHUNK);
-      const results = await this.db.bulkDocs(chunk.map((c) => ({ _id: c.keyId, docId: c.docId, claimedAt })) as never[]);
+      const results = await this.db.bulkDocs(chunk.map((c) => ({ _id: c.keyId, docId: c.docId, claimedAt, ...(holder !== undefined ? { holder } : {}) })) as never[]);
       results.forEach((result, i) => {
         if ('error' in result && result.error) conflicts.push(chunk[i]);
         else taken.push(chunk[i]);
@@ -203,12 +205,13 @@ export class PrimaryKeyIndex {
     }
     for (const claim of conflicts) {
       const keyDoc = await this.readKey(claim.keyId);
-      if (keyDoc && keyDoc.docId !== claim.docId && (await this.isLiveOwner(keyDoc, claim))) {
+      // the same docId: a natural id's own key, held by a live document or a pending claim (keys are claimed only when new to their document)
+      if (keyDoc && (await this.isLiveOwner(keyDoc, claim))) {
         await this.release(taken);
         throw uniqueViolation(claim, keyDoc.docId);
       }
       try {
-        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId, claimedAt: this.clock.now() } as never);
+        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId, claimedAt: this.clock.now(), ...(holder !== undefined ? { holder } : {}) } as never);
         taken.push(claim);
       } catch (err) {
         await this.release(taken);
@@ -222,19 +225,22 @@ export class PrimaryKeyIndex {
    * Reads the key entries of a batch's claims and releases and returns what to write for them
    * in the documents' own bulkDocs call: a free or stale key gets an entry (a stale one is taken
    * over at its revision), a key the claimant already holds needs nothing, a key a live document
-   * owns is a conflict; a release deletes the entry if its document still owns it. Nothing is
+   * owns is a conflict (`fresh`: a new document, whose natural id may be the owner's); a release deletes the entry if its document still owns it. Nothing is
    * written here. Call inside the store's write lock, so no writer of this process can take a
    * key between this read and the write.
    */
-  async prepare(claims: readonly { index: number; claim: KeyClaim }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
+  async prepare(claims: readonly { index: number; claim: KeyClaim; fresh?: boolean; holder?: string }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
     const prepared: PreparedKeys = { writes: [], conflicts: [] };
     if (claims.length === 0 && releases.length === 0) return prepared;
     const claimedAt = this.clock.now();
     const current = await this.readKeys([...claims, ...releases].map((c) => c.claim.keyId));
     for (let i = 0; i < claims.length; i++) {
-      const { index, claim } = claims[i];
+      const { index, claim, fresh, holder } = claims[i];
       const keyDoc = current[i];
-      if (keyDoc?.docId === claim.docId) continue;
+      // a new document under a natural id finds an entry naming that very id when the key is
+      // taken here (a live document, another writer's pending claim): checked like any owner;
+      // the writer's own pending claim (a transaction committing) is its own
+      if (keyDoc?.docId === claim.docId && (!fresh || (holder !== undefined && keyDoc.holder === holder))) continue;
       if (keyDoc && (await this.isLiveOwner(keyDoc, claim))) {
         prepared.conflicts.push({ index, claim, owner: keyDoc.docId });
         continue;

@@ -31,7 +31,12 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
         async prepare() {
           if (claims.length === 0 && releases.length === 0) return;
           await reviveNaturalIds(index, work.items as UnitItem[], claims);
-          const keys = await index.prepare(claims, releases);
+          const fresh = claims.map((c) => {
+            const { op, previous, context } = work.items[c.index];
+            const holder = typeof context.transaction === 'string' ? context.transaction : undefined;
+            return { ...c, fresh: op === 'create' && !previous, ...(holder !== undefined ? { holder } : {}) };
+          });
+          const keys = await index.prepare(fresh, releases);
           if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
           for (const write of keys.writes) byItem.set(write.index, [...(byItem.get(write.index) ?? []), write]);
         },
