@@ -31,14 +31,17 @@ export function decodeNaturalKey(className: string, id: string): unknown[] | nul
 
 /**
  * The natural id of a new document of a keyed (non-simple) class, or undefined: no key, or a key
- * value missing (the mandatory check refuses it; a key filled by a default keeps a random id).
+ * value missing (the mandatory check refuses it; a key filled by a default keeps a random id)
+ * or not plain text, number or boolean.
  */
 export function naturalIdOf(model: ClassModel, doc: Record<string, unknown>): string | undefined {
   if (model.simple) return undefined;
   const attributes = primaryKeyAttributes(model);
   if (attributes.length === 0) return undefined;
   const values = attributes.map((a) => doc[a.name]);
-  if (values.some((v) => v === undefined || v === null)) return undefined;
+  // text, numbers and booleans only: a value validation may still convert (a Date, say) would
+  // name the document by a key it does not store; such a document keeps a random id
+  if (!values.every((v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))) return undefined;
   return naturalDocId(model.name, values);
 }
 
