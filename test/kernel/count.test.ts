@@ -124,9 +124,11 @@ describe('countDocuments / Class.count', () => {
     const bulk = vi.spyOn(rawDb(stack), 'bulkDocs');
     const put = vi.spyOn(rawDb(stack), 'put');
     await stack.createDoc({ '~class': 'Tag', label: 'second' });
-    await stack.updateDoc(doc._id, { label: 'renamed' }); // claims one key, releases another
-    await stack.deleteDocument(doc._id);
-    expect(bulk).toHaveBeenCalledTimes(3);
+    await stack.updateDoc(doc._id, { group: 'g' }); // key attributes never change (DS_PRIMARY_KEY_IMMUTABLE)
+    await stack.deleteDocument(doc._id); // releases its key
+    const revived = await stack.createDoc({ '~class': 'Tag', label: 'first' }); // claims it again, under the same natural id
+    expect(revived._id).toBe(doc._id);
+    expect(bulk).toHaveBeenCalledTimes(4);
     expect(put).not.toHaveBeenCalled();
     // a refused key writes nothing at all
     bulk.mockClear();
