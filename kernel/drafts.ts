@@ -9,13 +9,13 @@ export function newDocId(className: string): string {
 
 /**
  * The id of a keyed document: `<ClassName>-<encoded key>`, one part per key attribute in schema
- * order, joined by `,`. A part is the value's canonical JSON (object keys sorted), percent-encoded
- * as by encodeURIComponent: every device derives the same id from the same key, any string is
- * safe (`,`, `/`, `%` and quotes are encoded), and the id starts with the class name (never `_`).
- * Reversible: decodeNaturalKey.
+ * order, joined by `.`. A part is the value's canonical JSON (object keys sorted) with every
+ * UTF-8 byte outside `A-Z a-z 0-9 -` written `_XX` (hex): every device derives the same id from
+ * the same key, any string is safe, the id needs no escaping in a URL path (no `%`, `/`, `?`),
+ * and it starts with the class name (never `_`). Reversible: decodeNaturalKey.
  */
 export function naturalDocId(className: string, values: readonly unknown[]): string {
-  return `${className}-${values.map((v) => encodeURIComponent(canonicalJson(v))).join(',')}`;
+  return `${className}-${values.map((v) => escapeIdPart(canonicalJson(v))).join('.')}`;
 }
 
 /** The key values a natural id encodes (naturalDocId's inverse), or null for another id. */
@@ -23,10 +23,24 @@ export function decodeNaturalKey(className: string, id: string): unknown[] | nul
   const prefix = `${className}-`;
   if (!id.startsWith(prefix) || id.length === prefix.length) return null;
   try {
-    return id.slice(prefix.length).split(',').map((part) => JSON.parse(decodeURIComponent(part)) as unknown);
+    return id.slice(prefix.length).split('.').map((part) => {
+      if (!/^(?:[A-Za-z0-9-]|_[0-9A-F]{2})*$/.test(part)) throw new Error('not a natural id part');
+      return JSON.parse(decodeURIComponent(part.replace(/_/g, '%'))) as unknown;
+    });
   } catch {
     return null; // a random id, or one a caller chose
   }
+}
+
+const encoder = new TextEncoder();
+
+function escapeIdPart(text: string): string {
+  let out = '';
+  for (const byte of encoder.encode(text)) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9-]/.test(c) ? c : `_${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
 }
 
 /**

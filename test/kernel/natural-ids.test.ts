@@ -13,15 +13,15 @@ const personClass = (stack: Parameters<typeof Class.create>[0]) =>
 
 describe('natural ids: a keyed document is named by its key', () => {
   it('encodes a key reversibly, whatever the string, and never with a leading underscore', () => {
-    for (const values of [['FR', '7'], ['a,b', 'c/d%e"f'], ['', ' '], [12, true], ['_x', 'é🙂'], [{ b: 1, a: [2, null] }]]) {
+    for (const values of [['FR', '7'], ['a,b', 'c/d%e"f'], ['a.b_c', '_22'], ['', ' '], [12, true], ['_x', 'é🙂'], [{ b: 1, a: [2, null] }]]) {
       const id = naturalDocId('Person', values);
       expect(id.startsWith('Person-')).toBe(true);
-      expect(id).toMatch(/^[A-Za-z0-9\-_.!~*'()%,]+$/);
+      expect(id).toMatch(/^[A-Za-z0-9\-_.]+$/); // nothing a URL path must escape
       expect(decodeNaturalKey('Person', id)).toEqual(values);
     }
     // distinct keys, distinct ids: a string is not the number it spells, and parts do not run together
     expect(naturalDocId('P', ['1'])).not.toBe(naturalDocId('P', [1]));
-    expect(naturalDocId('P', ['a,b'])).not.toBe(naturalDocId('P', ['a', 'b']));
+    expect(naturalDocId('P', ['a.b'])).not.toBe(naturalDocId('P', ['a', 'b']));
     // canonical: the key order of an object value does not change the id
     expect(naturalDocId('P', [{ a: 1, b: 2 }])).toBe(naturalDocId('P', [{ b: 2, a: 1 }]));
     expect(decodeNaturalKey('Person', 'Person-0b6c1e4f-random')).toBeNull();
@@ -33,7 +33,7 @@ describe('natural ids: a keyed document is named by its key', () => {
     await Class.create(stack, 'Note', 'class', 'a note', { text: { type: 'string' } });
     const ada = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '7', name: 'Ada' });
     expect(ada._id).toBe(naturalDocId('Person', ['FR', '7']));
-    expect(ada._id).toBe('Person-%22FR%22,%227%22');
+    expect(ada._id).toBe('Person-_22FR_22._227_22');
     const chosen = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '8' }, { id: 'Person-mine' });
     expect(chosen._id).toBe('Person-mine');
     const note = await stack.createDoc({ '~class': 'Note', text: 'x' });
