@@ -136,9 +136,11 @@ describe('stack.resolveConflict', () => {
     expect(attrs(kept)).toMatchObject({ title: 'edited', active: true });
     expect(await b.getDocument(id)).toMatchObject({ title: 'edited', active: true });
     expect(await b.conflicts()).toEqual([]);
+    expect(await b.countDocuments('Note')).toBe(1); // the class counter follows the winner's state
     // the other device deletes instead: its resolution is a soft delete
     await a.resolveConflict(id, { title: 'edited', active: false });
     expect(await a.getDocument(id)).toBeNull();
+    expect(await a.countDocuments('Note')).toBe(0);
     expect(await a.conflicts()).toEqual([]);
   });
 });
