@@ -40,7 +40,20 @@ const isAttribute = (key: string): boolean => !key.startsWith('_') && !key.start
  * leaves every leaf as it was. Were the process to stop between the two, the document stays
  * listed (its winner already the resolution) and resolving it again finishes the job.
  */
-export async function resolveConflict(deps: ResolveDeps, id: string, body: unknown, options: WriteOptions = {}): Promise<Doc> {
+export function resolveConflict(deps: ResolveDeps, id: string, body: unknown, options: WriteOptions = {}): Promise<Doc> {
+  return oneAtATime(deps.db, () => resolveNow(deps, id, body, options));
+}
+
+/** Resolutions of one store, in turn: the second of two concurrent ones reads the first's result (DS_CONFLICT_NONE), never a stale winner. */
+const resolving = new WeakMap<Database, Promise<unknown>>();
+
+function oneAtATime<T>(db: Database, section: () => Promise<T>): Promise<T> {
+  const run = (resolving.get(db) ?? Promise.resolve()).then(section, section);
+  resolving.set(db, run.catch(() => undefined));
+  return run;
+}
+
+async function resolveNow(deps: ResolveDeps, id: string, body: unknown, options: WriteOptions): Promise<Doc> {
   const chosen = requireObject(body, 'The resolving body');
   const stored = typeof id === 'string' && id !== '' ? await readWithConflicts(deps.db, id) : null;
   if (!stored || typeof stored['~class'] !== 'string') {

@@ -99,6 +99,15 @@ describe('stack.resolveConflict', () => {
     await expectRefused(b.resolveConflict(id, { title: 'late' }), 'DS_CONFLICT_NONE');
   });
 
+  it('two concurrent resolutions of one document: one is stored, the other is DS_CONFLICT_NONE', async () => {
+    const { a, id } = await editEdit();
+    const [first, second] = await Promise.allSettled([a.resolveConflict(id, { title: 'one' }), a.resolveConflict(id, { title: 'two' })]);
+    expect(first.status).toBe('fulfilled');
+    expect(second).toMatchObject({ status: 'rejected', reason: { code: 'DS_CONFLICT_NONE' } });
+    expect((await a.getDocument(id))?.title).toBe('one');
+    expect(await a.conflicts()).toEqual([]);
+  });
+
   it("takes exactly the body's attributes: one left out is cleared", async () => {
     const { a, id } = await editEdit();
     const resolved = await a.resolveConflict(id, { title: 'only a title' });
