@@ -1,7 +1,7 @@
 import { isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
-import { SCAN_PAGE } from '../../storage/raw-reads.js';
+import { rangePages, readRaw, SCAN_PAGE } from '../../storage/raw-reads.js';
 import { planFor } from '../../kernel/write-plan.js';
 
 /** A document with unresolved conflicting leaves: PouchDB's winner and the losing leaves, read as any read. */
@@ -18,33 +18,19 @@ export interface DocConflict {
 type StoredWithConflicts = Doc & { _conflicts?: string[] };
 
 /**
- * The documents of a class whose id range holds unresolved conflicts: one allDocs page at a time
- * with `conflicts: true` (PouchDB fills `_conflicts` from the revision tree it reads anyway), so
+ * The documents of a class whose id range holds unresolved conflicts: one page at a time with
+ * `conflicts: true` (PouchDB fills `_conflicts` from the revision tree it reads anyway), so
  * memory stays bounded and no document is read twice unless it is in conflict.
  */
 export async function* conflictedPages(db: Database, className: string): AsyncGenerator<StoredWithConflicts[]> {
-  const prefix = `${className}-`;
-  let startkey = prefix;
-  let skip = 0;
-  for (;;) {
-    const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, conflicts: true, limit: SCAN_PAGE, skip });
-    if (page.rows.length === 0) return;
-    const docs = page.rows.map((row) => row.doc as unknown as StoredWithConflicts | undefined);
-    yield docs.filter((doc): doc is StoredWithConflicts => Boolean(doc && doc._conflicts && doc._conflicts.length > 0 && doc['~class'] === className));
-    if (page.rows.length < SCAN_PAGE) return;
-    startkey = page.rows[page.rows.length - 1].id;
-    skip = 1;
+  for await (const page of rangePages(db, `${className}-`, SCAN_PAGE, undefined, true)) {
+    yield (page as StoredWithConflicts[]).filter((doc) => doc._conflicts && doc._conflicts.length > 0 && doc['~class'] === className);
   }
 }
 
 /** The stored winner with its `_conflicts` (empty when there is none), or null when there is no document. */
-export async function readWithConflicts(db: Database, id: string): Promise<StoredWithConflicts | null> {
-  try {
-    return (await db.get(id, { conflicts: true })) as unknown as StoredWithConflicts;
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return null;
-    throw err;
-  }
+export function readWithConflicts(db: Database, id: string): Promise<StoredWithConflicts | null> {
+  return readRaw<StoredWithConflicts>(db, id, { conflicts: true });
 }
 
 /** The losing leaves' bodies (raw), each at its revision; a leaf gone meanwhile is left out. */
