@@ -167,6 +167,7 @@ export const KERNEL_ERRORS = {
   docExists: createError('DS_DOC_EXISTS', 'A document with that id already exists.', { status: 409 }),
   docNotFound: createError('DS_DOC_NOT_FOUND', 'No active document with that id exists.', { status: 404 }),
   docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),
+  conflictNone: createError('DS_CONFLICT_NONE', 'The document has no conflicting revision to resolve: resolved already, or never in conflict.', { status: 409 }),
   docProtectedField: createError('DS_DOC_PROTECTED_FIELD', 'A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
   uniqueViolation: createError('DS_UNIQUE_VIOLATION', 'Another document already has this primary-key combination.', { status: 409 }),
   primaryKeyImmutable: createError('DS_PRIMARY_KEY_IMMUTABLE', 'A primary-key attribute cannot be changed by an update: create the document with the new key and delete the old one.'),

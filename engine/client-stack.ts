@@ -10,6 +10,8 @@ import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
 import type { MistypedEntries, Plugin, PluginEntry, PluginMembers } from '../kernel/plugin.js';
 import { StackCore, type StackOptions, type WriteOptions } from '../kernel/stack.js';
 import { ClassCache } from './class-cache.js';
+import { listConflicts, userClassNames, type DocConflict } from './conflicts/list.js';
+import { resolveConflict, type ConflictResolvedEvent } from './conflicts/resolve.js';
 import { ClassCounts } from './indexes/class-counts.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
 import { PrimaryKeyIndex } from './indexes/primary-keys.js';
@@ -24,7 +26,7 @@ import { capabilitiesPart } from './write-parts/capabilities.js';
 import { classCountsPart } from './write-parts/class-counts.js';
 import { primaryKeysPart } from './write-parts/primary-keys.js';
 
-export type { StackOptions, WriteOptions };
+export type { StackOptions, WriteOptions, DocConflict, ConflictResolvedEvent };
 
 declare module '../contracts/stack-port.js' {
   /** Hook contexts and plugins see the engine's stack (contracts/stack-port.ts). */
@@ -208,6 +210,44 @@ export class ClientStack extends StackCore {
       throw KERNEL_ERRORS.docNotFound(`There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
     }
     return previous;
+  }
+
+  // ---- conflicts (docs/conflicts.md) -----------------------------------------------------
+
+  /**
+   * The documents with unresolved conflicting leaves (two devices edited one document offline):
+   * each with its winning and losing revisions' bodies, read as any read (decrypted where the key
+   * is here). One class, or every user class (engine and meta classes left out).
+   */
+  async conflicts(className?: string): Promise<DocConflict[]> {
+    this.assertOpen();
+    const names = className === undefined ? userClassNames(await this.listClasses()) : [className];
+    const models: ClassModel[] = [];
+    for (const name of names) models.push(await this.requireClass(name));
+    return listConflicts(this, this.#db, models);
+  }
+
+  /**
+   * Resolves a document's conflict with the chosen or merged body (its attributes become the
+   * document's): one revision on top of the winner through the pipeline, the losing leaves
+   * deleted, then `conflict:resolved`. DS_CONFLICT_NONE when there is nothing (left) to resolve.
+   */
+  async resolveConflict(id: string, body: Record<string, unknown>, options: WriteOptions = {}): Promise<Doc> {
+    this.assertOpen();
+    return resolveConflict(
+      {
+        db: this.#db,
+        lock: this.#store.lock,
+        clock: this.clock,
+        systemFields: this.systemFields,
+        requireClass: (name) => this.requireClass(name),
+        write: (requests, opts) => this.pipeline.write(requests, opts.origin ?? 'local', extrasOf(opts)),
+        emit: (event, payload) => this.emit(event, payload),
+      },
+      id,
+      body,
+      options,
+    );
   }
 
   /**

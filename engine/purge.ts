@@ -3,7 +3,7 @@ import type { Database } from '../storage/database.js';
 import type { Storage } from '../storage/facade.js';
 import type { WriteLock } from '../storage/write-lock.js';
 import type { ClassCache } from './class-cache.js';
-import { addDelta, counts, type ClassCounts } from './indexes/class-counts.js';
+import { addDelta, classOfCountId, counts, type ClassCounts } from './indexes/class-counts.js';
 import { claimFor, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 
 /** What purging shares with the other storing paths: the store, its key index, its counters, its write lock. */
@@ -54,7 +54,7 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     counters.forEach((c, i) => {
       const r = results[keys.writes.length + i];
       deps.counts.stored(c, 'error' in r && r.error ? null : (r as PouchDB.Core.Response).rev);
-      if ('error' in r && r.error) failedCounters.set(c._id.slice('_local/~count/'.length), deltas.get(c._id.slice('_local/~count/'.length))!);
+      if ('error' in r && r.error) failedCounters.set(classOfCountId(c._id), deltas.get(classOfCountId(c._id))!);
     });
     const kept = new Map<string, number>();
     const restores: object[] = [];

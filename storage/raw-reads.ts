@@ -8,11 +8,12 @@ export const SCAN_PAGE = 500;
  * in id order, one page at a time: memory stays bounded, a caller that has enough stops the
  * scan, and a caller may write between pages (the next page starts after the last id read).
  */
-export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE, after?: string): AsyncGenerator<Doc[]> {
+/** `conflicts`: each document also carries its losing leaves' revisions (`_conflicts`), as PouchDB reads them anyway. */
+export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_PAGE, after?: string, conflicts = false): AsyncGenerator<Doc[]> {
   let startkey = after !== undefined && after > prefix ? after : prefix;
   let skip = 0;
   for (;;) {
-    const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: pageSize, skip });
+    const page = await db.allDocs({ startkey, endkey: `${prefix}\uffff`, include_docs: true, limit: pageSize, skip, ...(conflicts ? { conflicts } : {}) });
     if (page.rows.length === 0) return;
     // a cursor id is excluded (it may be a stored document, or a deleted one's id)
     yield page.rows.filter((row) => row.id !== after).map((row) => row.doc as unknown as Doc).filter(Boolean);
@@ -23,9 +24,9 @@ export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_
 }
 
 /** The stored document (raw: no afterRead), or null when there is none. */
-export async function readRaw<T = Doc>(db: Database, id: string): Promise<T | null> {
+export async function readRaw<T = Doc>(db: Database, id: string, options: { conflicts?: boolean } = {}): Promise<T | null> {
   try {
-    return (await db.get(id)) as unknown as T;
+    return (await db.get(id, options)) as unknown as T;
   } catch (err) {
     if ((err as { status?: number }).status === 404) return null;
     throw err;

@@ -29,6 +29,8 @@ export interface CountDoc {
 const PREFIX = '_local/~count/';
 
 export const countIdOf = (className: string): string => `${PREFIX}${className}`;
+/** The class a counter document counts (countIdOf's inverse). */
+export const classOfCountId = (id: string): string => id.slice(PREFIX.length);
 
 /** Does this stored version count (present, not a tombstone, not soft-deleted)? */
 export function counts(doc: { _deleted?: unknown; active?: unknown } | null | undefined): boolean {

@@ -1,6 +1,6 @@
 import { DocstackError } from '../../contracts/errors.js';
 import type { IngestDoc } from '../../kernel/hooks.js';
-import { addDelta, type ClassCounts } from '../indexes/class-counts.js';
+import { addDelta, classOfCountId, type ClassCounts } from '../indexes/class-counts.js';
 import { planClaims, uniqueViolation, type ClaimEntry, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { revisionDelta, settleCounts } from './ingest-counts.js';
 import type { HeldReason } from './ingest-held.js';
@@ -97,7 +97,7 @@ export async function storeDocuments(
   const correction = new Map<string, number>();
   for (const [e, delta] of known) if (!stored.has(e)) addDelta(correction, e.model!.name, delta > 0, delta < 0);
   for (const c of counters) {
-    const name = c._id.slice('_local/~count/'.length);
+    const name = classOfCountId(c._id);
     if (localFailed.has(c._id)) correction.set(name, (correction.get(name) ?? 0) + (deltas.get(name) ?? 0));
   }
   const settled = await settleCounts(

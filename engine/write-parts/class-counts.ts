@@ -1,7 +1,5 @@
 import type { WritePart } from '../../contracts/unit-of-work.js';
-import { addDelta, counts, type ClassCounts, type CountDoc } from '../indexes/class-counts.js';
-
-const COUNT_PREFIX = '_local/~count/';
+import { addDelta, classOfCountId, counts, type ClassCounts, type CountDoc } from '../indexes/class-counts.js';
 
 /** Brings the counters to what is stored when their write in the batch did not hold. */
 async function correctCounts(classCounts: ClassCounts, wanted: Map<string, number>, counted: Map<string, number>): Promise<void> {
@@ -40,7 +38,7 @@ export function classCountsPart(classCounts: ClassCounts): WritePart {
         },
         stored(results) {
           results.forEach((result, i) => {
-            const name = counters[i]._id.slice(COUNT_PREFIX.length);
+            const name = classOfCountId(counters[i]._id);
             classCounts.stored(counters[i], result.error ? null : result.rev!);
             if (!result.error) counted.set(name, (counted.get(name) ?? 0) + (deltas.get(name) ?? 0));
           });

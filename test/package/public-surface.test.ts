@@ -11,8 +11,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const DOCSTACK = [
     'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attribute', 'AttributeConfig',
     'AttributeContext', 'AttributeModel', 'AttributeType', 'AttributeTypeDefinition', 'CLASS_META',
-    'ChangeEvent', 'Class', 'ClassModel', 'ClassOptions', 'ClientStack', 'Clock', 'ConfigKeyDefinition',
-    'ConfigKeyRule', 'DOMAIN_META', 'DefaultValueContext', 'Doc', 'DocChangeEvent', 'DocFields',
+    'ChangeEvent', 'Class', 'ClassModel', 'ClassOptions', 'ClientStack', 'Clock', 'ConfigKeyDefinition', 'ConflictResolvedEvent',
+    'ConfigKeyRule', 'DOMAIN_META', 'DefaultValueContext', 'Doc', 'DocChangeEvent', 'DocConflict', 'DocFields',
     'DocstackError', 'ERROR_CODES', 'EngineDoc', 'EnumValue', 'ErrorCode', 'ErrorFactory', 'ErrorSpec',
     'FetchOptions', 'FindCandidates', 'FindContext', 'FindOptions', 'GetOptions', 'HeldEntry', 'HeldReason',
     'IngestDoc', 'IngestItem', 'IngestOptions', 'IngestRefusal', 'IngestResult', 'Kernel', 'KERNEL_ERRORS', 'KernelHooks',
