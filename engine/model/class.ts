@@ -1,5 +1,5 @@
 import { EventEmitter } from 'events';
-import { nowIso, isPlainObject } from '../../kernel/drafts.js';
+import { nowIso, isPlainObject, naturalIdOf } from '../../kernel/drafts.js';
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { revNumber } from '../class-cache.js';
 import { whileObserved } from './observed.js';
@@ -204,7 +204,11 @@ export class Class extends EventEmitter {
     return this.stack.createDoc({ ...attributes, '~class': this.name });
   }
 
-  /** The active document whose primary key equals the given values (from the index, not a scan). */
+  /**
+   * The active document whose primary key equals the given values, never by a scan: the key's
+   * natural id first (one read: a document created under it holds it, keys being immutable), then
+   * the key index, for documents with other ids (random ids of older stores, an explicit `_id`).
+   */
   async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
     const keyAttributes = primaryKeyAttributes(this.current);
     if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
@@ -212,15 +216,20 @@ export class Class extends EventEmitter {
     if (missing.length > 0) throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
     const values = primaryKeyValues(this.current, params)!;
     const keyId = keyIdOf(this.name, values);
-    const holds = (doc: Doc | null) => !!doc && claimFor(this.current, doc)?.keyId === keyId;
+    const holds = (doc: Doc | null) => !!doc && doc['~class'] === this.name && claimFor(this.current, doc)?.keyId === keyId;
+    const natural = naturalIdOf(this.current, params);
+    if (natural) {
+      const doc = await this.stack.getDocument(natural);
+      if (holds(doc)) return doc;
+    }
     // the owner this stack last saw, read and checked: one read instead of two while it holds
     const hinted = this.stack.primaryKeys.hint(keyId);
-    if (hinted) {
+    if (hinted && hinted !== natural) {
       const doc = await this.stack.getDocument(hinted);
       if (holds(doc)) return doc;
     }
     const id = await this.stack.primaryKeys.lookup(this.name, values);
-    if (!id || id === hinted) return null;
+    if (!id || id === hinted || id === natural) return null;
     const doc = await this.stack.getDocument(id);
     // an entry left stale by a crash never answers for another key
     return holds(doc) ? doc : null;

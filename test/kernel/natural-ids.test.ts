@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Class, createStack } from '../../index.js';
 import { decodeNaturalKey, naturalDocId } from '../../kernel/drafts.js';
 import { browser } from '../../plugins.config.js';
-import { kernelStack, refusal, track, uniqueName } from '../helpers/stack.js';
+import { keyIdOf } from '../../engine/indexes/primary-keys.js';
+import { kernelStack, rawDb, refusal, track, uniqueName } from '../helpers/stack.js';
 
 const personClass = (stack: Parameters<typeof Class.create>[0]) =>
   Class.create(stack, 'Person', 'class', 'a person', {
@@ -77,6 +78,39 @@ describe('natural ids: a keyed document is named by its key', () => {
     expect(await people.count()).toBe(1);
     // the key is held again
     expect((await refusal(stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '7' }))).code).toBe('DS_UNIQUE_VIOLATION');
+  });
+
+  it('getByPrimaryKeys reads the natural id first, without the key index', async () => {
+    const stack = await kernelStack();
+    const people = await personClass(stack);
+    const ada = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '7', name: 'Ada' });
+    // the key entry gone and the stack's hint forgotten: only the natural id can find the document
+    const keyId = keyIdOf('Person', ['FR', '7']);
+    const raw = rawDb(stack);
+    await raw.remove((await raw.get(keyId)) as never);
+    stack.primaryKeys.remember(keyId, null);
+    const lookup = vi.spyOn(stack.primaryKeys, 'lookup');
+    expect(await people.getByPrimaryKeys({ country: 'FR', nationalId: '7' })).toMatchObject({ _id: ada._id, name: 'Ada' });
+    expect(lookup).not.toHaveBeenCalled();
+    // a soft-deleted document under the natural id holds no key
+    await stack.deleteDocument(ada._id);
+    expect(await people.getByPrimaryKeys({ country: 'FR', nationalId: '7' })).toBeNull();
+  });
+
+  it('getByPrimaryKeys falls back to the key index for a document with another id (an older store)', async () => {
+    const stack = await kernelStack();
+    const people = await personClass(stack);
+    const old = await stack.createDoc({ '~class': 'Person', country: 'DE', nationalId: '1', name: 'Old' }, { id: 'Person-0b6c1e4f' });
+    stack.primaryKeys.remember(keyIdOf('Person', ['DE', '1']), null);
+    const lookup = vi.spyOn(stack.primaryKeys, 'lookup');
+    expect(await people.getByPrimaryKeys({ country: 'DE', nationalId: '1' })).toMatchObject({ _id: old._id, name: 'Old' });
+    expect(lookup).toHaveBeenCalledTimes(1);
+    // a key nobody holds: neither the natural id nor the index answers
+    expect(await people.getByPrimaryKeys({ country: 'DE', nationalId: '2' })).toBeNull();
+    // addOrUpdateCard finds the older document too and updates it, not a second one
+    const updated = await people.addOrUpdateCard({ country: 'DE', nationalId: '1', name: 'Updated' });
+    expect(updated._id).toBe(old._id);
+    expect(await people.count()).toBe(1);
   });
 
   it('two devices creating one key offline make two revisions of one document', async () => {
