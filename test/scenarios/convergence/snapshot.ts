@@ -34,6 +34,10 @@ export interface Replica {
   hiddenTxMembers: Set<string>;
   /** active Customers whose encrypted `notes` read as `{ "~sealed": true }` (clients only) */
   sealedNotes: number;
+  /** what `stack.conflicts()` lists: document id → the revisions of its winner and losers */
+  listed: Map<string, Set<string>>;
+  /** documents in conflict in storage that `stack.conflicts()` does not list (hidden transaction members aside) */
+  unlistedConflicts: string[];
 }
 
 export async function readReplica(name: string, stack: ClientStack, options: { decrypts: boolean }): Promise<Replica> {
@@ -55,7 +59,11 @@ export async function readReplica(name: string, stack: ClientStack, options: { d
   }
   const heldApi = (stack as unknown as { heldDocuments?: () => Promise<HeldEntry[]> }).heldDocuments;
   const held = typeof heldApi === 'function' ? await heldApi.call(stack) : null;
-  return { name, stack, docs, held, hiddenTxMembers, sealedNotes };
+  // the conflicts API, not storage, says what a user is shown: every conflict must be there
+  const listed = new Map<string, Set<string>>();
+  for (const c of await stack.conflicts()) listed.set(c.id, new Set([c.winner, ...c.losers].map((d) => String(d._rev))));
+  const unlistedConflicts = [...docs.values()].filter((d) => d.conflicts.length > 0 && !listed.has(d.id) && !hiddenTxMembers.has(d.id)).map((d) => d.id);
+  return { name, stack, docs, held, hiddenTxMembers, sealedNotes, listed, unlistedConflicts };
 }
 
 /**
