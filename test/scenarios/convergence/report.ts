@@ -32,6 +32,7 @@ export interface ReplicaSummary {
   /** documents stack.conflicts() lists, and stored conflicts it does not */
   listed: number;
   unlisted: number;
+  unlistedIds: string[];
   held: number | null;
   hiddenTxMembers: number;
   sealedNotes: number | null;
@@ -99,7 +100,7 @@ export function failures(report: ConvergenceReport): string[] {
   if (report.mismatches.count > 0) out.push(`${seed}: replicas differ on ${report.mismatches.count} documents`);
   if (report.acked.unlisted > 0) out.push(`${seed}: ${report.acked.unlisted} acknowledged writes kept as a conflict stack.conflicts() does not list`);
   const unlistedConflicts = report.replicas.reduce((n, r) => n + r.unlisted, 0);
-  if (unlistedConflicts > 0) out.push(`${seed}: ${unlistedConflicts} stored conflicts missing from stack.conflicts()`);
+  if (unlistedConflicts > 0) out.push(`${seed}: ${unlistedConflicts} stored conflicts missing from stack.conflicts() (${report.replicas.flatMap((r) => r.unlistedIds.map((id) => `${r.name} ${id}`)).join(', ')})`);
   if (report.acked.lost > 0) out.push(`${seed}: ${report.acked.lost} acknowledged writes lost (${report.acked.lostSilently} with no refusal reported)`);
   const refused = sum(report.refusals.push) + sum(report.refusals.pull);
   if (refused > 0) out.push(`${seed}: ${refused} sync refusals (the workload has no legitimate one)`);

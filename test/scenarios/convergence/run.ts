@@ -145,6 +145,7 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
         conflicted: [...r.docs.values()].filter((d) => d.conflicts.length > 0).length,
         listed: r.listed.size,
         unlisted: r.unlistedConflicts.length,
+        unlistedIds: r.unlistedConflicts,
         held: r.held === null ? null : r.held.length,
         hiddenTxMembers: r.hiddenTxMembers.size,
         sealedNotes: r.name === 'node' ? null : r.sealedNotes,

@@ -3,7 +3,7 @@
  * `_conflicts`, not the engine's reads) plus what the engine shows: which transaction members
  * are visible, which encrypted values stay sealed, which documents are held.
  */
-import type { ClientStack } from '../../../index.js';
+import { isEngineClassName, type ClientStack } from '../../../index.js';
 import { isAppDocId } from './schema.js';
 
 export interface StoredDoc {
@@ -62,7 +62,9 @@ export async function readReplica(name: string, stack: ClientStack, options: { d
   // the conflicts API, not storage, says what a user is shown: every conflict must be there
   const listed = new Map<string, Set<string>>();
   for (const c of await stack.conflicts()) listed.set(c.id, new Set([c.winner, ...c.losers].map((d) => String(d._rev))));
-  const unlistedConflicts = [...docs.values()].filter((d) => d.conflicts.length > 0 && !listed.has(d.id) && !hiddenTxMembers.has(d.id)).map((d) => d.id);
+  // documents of the app's classes: class documents, domains and relations are the engine's (their leaves are not the user's to pick)
+  const userDoc = (d: StoredDoc) => typeof d.body['~class'] === 'string' && !isEngineClassName(d.body['~class']);
+  const unlistedConflicts = [...docs.values()].filter((d) => d.conflicts.length > 0 && userDoc(d) && !listed.has(d.id) && !hiddenTxMembers.has(d.id)).map((d) => d.id);
   return { name, stack, docs, held, hiddenTxMembers, sealedNotes, listed, unlistedConflicts };
 }
 
