@@ -168,6 +168,7 @@ export const KERNEL_ERRORS = {
   docNotFound: createError('DS_DOC_NOT_FOUND', 'No active document with that id exists.', { status: 404 }),
   docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),
   conflictSealed: createError('DS_CONFLICT_SEALED', 'The conflict involves encrypted values this stack cannot open: a device holding the scope\'s key resolves it.', { status: 409 }),
+  conflictPolicyFailed: createError('DS_CONFLICT_POLICY_FAILED', 'A conflict handler failed with an error that is not a docstack error; the conflict stays listed.', { status: 500 }),
   conflictNone: createError('DS_CONFLICT_NONE', 'The document has no conflicting revision to resolve: resolved already, or never in conflict.', { status: 409 }),
   docProtectedField: createError('DS_DOC_PROTECTED_FIELD', 'A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
   uniqueViolation: createError('DS_UNIQUE_VIOLATION', 'Another document already has this primary-key combination.', { status: 409 }),

@@ -1,4 +1,4 @@
-import { DocstackError } from '../../contracts/errors.js';
+import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import { requireObject } from '../../kernel/drafts.js';
@@ -90,7 +90,7 @@ export class ConflictResolver {
       const body = policy === 'winner' ? null : await this.bodyFor(policy, model, winner as Doc, losingRevs);
       await applyResolution(this.deps, { model, winner: winner as Doc, losingRevs, body, policy, origin: 'conflict', ...(body ? { timestamp: body['~updateTimestamp'] as string } : {}) });
     } catch (err) {
-      const code = err instanceof DocstackError ? err.code : 'DS_INTERNAL';
+      const code = err instanceof DocstackError ? err.code : KERNEL_ERRORS.conflictPolicyFailed.code;
       this.deps.emitEvent('conflict:failed', { id, className, policy, code, message: err instanceof Error ? err.message : String(err) });
     }
   }

@@ -266,14 +266,17 @@ describe('a class conflict policy', () => {
     expect((await expectConverged([a, b], id)).body).toBe('from a + from b');
   });
 
-  it('leaves the conflict listed with conflict:failed when the policy cannot resolve it (unknown handler, a body validation refuses)', async () => {
+  it('leaves the conflict listed with conflict:failed when the policy cannot resolve it (unknown handler, a body validation refuses, a handler that throws)', async () => {
     const overflow = definePlugin({
       name: 'overflow',
       setup({ stack }) {
         stack.registerConflictHandler('notes.overflow', ({ winner }) => ({ ...winner, stars: 99 }));
+        stack.registerConflictHandler('notes.throws', () => {
+          throw new TypeError('a bug in the handler');
+        });
       },
     });
-    for (const [policy, code] of [['notes.unknown', 'DS_HANDLER_UNKNOWN'], ['notes.overflow', 'DS_VALIDATION_RANGE']] as const) {
+    for (const [policy, code] of [['notes.unknown', 'DS_HANDLER_UNKNOWN'], ['notes.overflow', 'DS_VALIDATION_RANGE'], ['notes.throws', 'DS_CONFLICT_POLICY_FAILED']] as const) {
       const { stacks: [a, b], clock, id } = await devices(2, policy, [...browser, overflow]);
       const seen = events(b);
       await a.updateDoc(id, { title: 'from a' });
