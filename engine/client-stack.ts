@@ -12,6 +12,7 @@ import { StackCore, type StackOptions, type WriteOptions } from '../kernel/stack
 import { ClassCache } from './class-cache.js';
 import { listConflicts, userClassNames, type DocConflict } from './conflicts/list.js';
 import { resolveConflict, type ConflictResolvedEvent } from './conflicts/resolve.js';
+import type { ConflictCase, ConflictEvent, ConflictFailedEvent, ConflictHandler } from './conflicts/auto.js';
 import { ClassCounts } from './indexes/class-counts.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
 import { PrimaryKeyIndex } from './indexes/primary-keys.js';
@@ -26,7 +27,7 @@ import { capabilitiesPart } from './write-parts/capabilities.js';
 import { classCountsPart } from './write-parts/class-counts.js';
 import { primaryKeysPart } from './write-parts/primary-keys.js';
 
-export type { StackOptions, WriteOptions, DocConflict, ConflictResolvedEvent };
+export type { StackOptions, WriteOptions, DocConflict, ConflictResolvedEvent, ConflictCase, ConflictEvent, ConflictFailedEvent, ConflictHandler };
 
 declare module '../contracts/stack-port.js' {
   /** Hook contexts and plugins see the engine's stack (contracts/stack-port.ts). */
@@ -71,6 +72,7 @@ export class ClientStack extends StackCore {
       stack: this,
       storage: this.storage,
       check: (requests, origin, extras) => this.pipeline.check(requests, origin, extras),
+      write: (requests, opts) => this.pipeline.write(requests, opts.origin ?? 'local', extrasOf(opts)),
     });
     for (const [key, value] of [[KEYS.classCache, this.classCache], [KEYS.primaryKeys, this.primaryKeys]] as const) this.container.register(key, asValue(value));
   }
@@ -248,6 +250,15 @@ export class ClientStack extends StackCore {
       body,
       options,
     );
+  }
+
+  /**
+   * Registers a conflict handler: a class naming it as its policy (`conflicts: name`) has its
+   * conflicts resolved by it where they are first seen (docs/conflicts.md). Plugins register
+   * theirs in setup; DS_HANDLER_DUPLICATE for a taken name.
+   */
+  registerConflictHandler(name: string, handler: ConflictHandler): void {
+    this.ingestor.registerConflictHandler(name, handler);
   }
 
   /**

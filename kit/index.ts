@@ -3,7 +3,7 @@
  * handler registries, conditional taps, drafts, key and selector helpers, meta-classes, reaction
  * writes. Plugins import only `docstack` and this entry (test/package/layers.test.ts).
  */
-export { HandlerRegistry, handlerRegistryOf, HANDLER_NAME, unknownHandler, type AnyHandler, type HandlerLookup } from './handler-registry.js';
+export { HandlerRegistry, handlerRegistryOf, HANDLER_NAME, unknownHandler, type AnyHandler, type HandlerLookup } from '../kernel/handler-registry.js';
 export { reactionWrite } from './reaction-write.js';
 export { tapWhen, planFor, type TapWhen, type WritePlan } from '../kernel/write-plan.js';
 export { classNameOf, createDraft, decodeNaturalKey, deleteDraft, isPlainObject, naturalDocId, naturalIdOf, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';

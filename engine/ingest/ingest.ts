@@ -15,6 +15,9 @@ import type { Database } from '../../storage/database.js';
 import type { Storage } from '../../storage/facade.js';
 import type { WriteLock } from '../../storage/write-lock.js';
 import { storedWinners } from '../../storage/winners.js';
+import type { WriteOptions } from '../../kernel/stack.js';
+import { ConflictResolver, type ConflictHandler } from '../conflicts/auto.js';
+import { arrivedBeside } from './ingest-conflicts.js';
 
 export interface IngestOptions {
   /** default 'replication': plugins tell a peer's documents from the caller's by it */
@@ -50,6 +53,8 @@ interface IngestDeps {
   stack: StackPort;
   storage: Storage;
   check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<unknown>;
+  /** a pipeline write (a class's conflict policy resolving what arrived) */
+  write(requests: WriteRequest[], options: WriteOptions): Promise<Doc[]>;
 }
 
 const isClassDoc = (doc: Record<string, unknown>) => doc['~class'] === CLASS_META || doc['~class'] === SELF_META;
@@ -69,15 +74,37 @@ export class Ingestor {
   /** releases started by this stack's own writes (a local write may be what a held document waits for) */
   private background: Promise<unknown> = Promise.resolve();
 
+  /** the class conflict policies, applied to what arrivals put in conflict (docs/conflicts.md) */
+  private readonly conflicts: ConflictResolver;
+
   constructor(private readonly deps: IngestDeps) {
     this.held = new HeldStore(deps.storage);
     const { stack } = deps;
+    this.conflicts = new ConflictResolver({
+      db: deps.db,
+      lock: deps.lock,
+      clock: stack.clock,
+      systemFields: stack.systemFields,
+      stack,
+      requireClass: (name) => stack.requireClass(name),
+      write: deps.write,
+      emit: (event, payload) => stack.emit(event, payload),
+      emitEvent: (event, payload) => stack.emit(event, payload),
+    });
     const onChange = (e: DocChangeEvent) => {
       if (e.origin === 'replication' || this.held.knownEmpty) return; // an ingest releases what it stored itself
-      this.background = this.background.then(() => this.releaseFor(answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id }), new Set())).catch(() => undefined);
+      this.background = this.background
+        .then(() => this.releaseFor(answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id }), new Set()))
+        .then(() => this.conflicts.settle())
+        .catch(() => undefined);
     };
     stack.on('change', onChange);
     stack.once('closed', () => stack.off('change', onChange));
+  }
+
+  /** Registers a conflict handler a class can name as its policy (`conflicts: name`). */
+  registerConflictHandler(name: string, handler: ConflictHandler): void {
+    this.conflicts.handlers.register(name, handler);
   }
 
   /** The documents held now, once the releases under way are done (and those whose wait is over released). */
@@ -145,6 +172,7 @@ export class Ingestor {
     const keyed = [...valid, ...admitted.filter((e) => e.kind === 'tombstone')];
     const rest = () => admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined);
     written.push(...(await this.deps.lock(() => storeDocuments(this.deps, keyed, rest, { newEdits, keyConflicts, tombstones }, refuse, results))));
+    if (!newEdits) for (const id of arrivedBeside(written, stored)) this.conflicts.note(id);
 
     await this.announce(written, results, origin, extras);
     refuseWaitingForRefused(notAdmitted, written, holding, refuse);
@@ -162,6 +190,8 @@ export class Ingestor {
         if (line) results[h.entry.index] = line;
         else if (fresh.has(heldKey(h.entry.doc))) this.deps.stack.emit('ingest:held', { id: h.entry.doc._id, rev: String(h.entry.doc._rev ?? ''), ...h.reason, since: nowIso(this.deps.stack.clock) });
       }
+      // what arrived beside a stored version: its class's policy resolves it here, first seen
+      await this.conflicts.settle();
     }
     return results as IngestResult[];
   }

@@ -8,7 +8,8 @@ import type { Selector } from '../queries/selector.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
-import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type Doc } from '../../contracts/model.js';
+import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc } from '../../contracts/model.js';
+import { checkConflictPolicy } from './conflict-policy.js';
 
 const CLASS_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
 /** Fields of a document that addOrUpdateCard leaves to the engine. */
@@ -186,6 +187,15 @@ export class Class extends EventEmitter {
     }
   }
 
+  /**
+   * Changes how concurrent edits of this class's documents merge (docs/conflicts.md): stored in
+   * the class document, so it replicates with it; conflicts already listed stay listed.
+   */
+  async setConflictPolicy(policy: ConflictPolicy): Promise<ClassModel> {
+    const checked = checkConflictPolicy(policy);
+    return this.saveModel((model) => ({ ...model, conflicts: checked }));
+  }
+
   // ---- cards (documents of this class) -----------------------------------------------------
 
   /** Updates the document named by `_id` or by the primary key in params; creates it otherwise. */
@@ -293,6 +303,8 @@ function buildClassModel(name: string, description: string, options: ClassOption
     ephemeral: flag('ephemeral'),
     tenants: [...tenants],
     defaultScope: (options.defaultScope as string | null | undefined) ?? null,
+    // stored only when chosen: a class without it is 'manual', as are older class documents
+    ...(options.conflicts !== undefined ? { conflicts: checkConflictPolicy(options.conflicts) } : {}),
   };
 }
 

@@ -81,7 +81,7 @@ describe('stack.resolveConflict', () => {
     const [{ winner }] = await a.conflicts();
     const merged = await a.resolveConflict(id, { ...winner, title: 'from a', body: 'from b', stars: 3 });
     expect(attrs(merged)).toEqual({ title: 'from a', body: 'from b', stars: 3, active: true });
-    expect(events).toEqual([{ id, className: 'Note', policy: 'manual', rev: merged._rev }]);
+    expect(events).toEqual([{ id, className: 'Note', policy: 'manual', rev: merged._rev, removed: [expect.stringMatching(/^2-/)] }]);
     expect(await a.conflicts()).toEqual([]);
     const stored = await a.storage.replication.get(id, { conflicts: true });
     expect(stored._conflicts).toBeUndefined();
