@@ -36,7 +36,11 @@ export function sameValue(a: Side, b: Side, key: string): boolean {
   return json(a.read[key]) === json(b.read[key]);
 }
 
-const stamp = (side: Side): string => (typeof side.raw['~updateTimestamp'] === 'string' ? side.raw['~updateTimestamp'] : '');
+/** When a version was written: its last update, or its creation for a version never updated. */
+const stamp = (side: Side): string => {
+  const at = side.raw['~updateTimestamp'] ?? side.raw['~createTimestamp'];
+  return typeof at === 'string' ? at : '';
+};
 
 /** Latest first: the later `~updateTimestamp`, ties by revision in PouchDB's winning order. */
 export function byLatest(a: Side, b: Side): number {

@@ -288,6 +288,27 @@ describe('a class conflict policy', () => {
     }
   });
 
+  it('two devices creating one natural key offline make one document, resolved by the policy (no ancestor: merge is latest)', async () => {
+    for (const policy of ['latest', 'merge'] as const) {
+      const clock = manualClock();
+      const [a, b] = [await memoryStack({ clock }), await memoryStack({ clock })];
+      await Class.create(a, 'Tag', 'class', '', { code: { type: 'string', primaryKey: true }, label: { type: 'string' }, color: { type: 'string' } }, { conflicts: policy });
+      await replicate(a, b);
+      const fromA = await a.createDoc({ '~class': 'Tag', code: 'red', label: 'Red', color: '#f00' });
+      clock.tick();
+      const fromB = await b.createDoc({ '~class': 'Tag', code: 'red', label: 'Urgent' });
+      expect(fromB._id).toBe(fromA._id); // the key names the document on every device
+      await replicate(a, b);
+      await replicate(b, a);
+      const doc = await expectConverged([a, b], fromA._id);
+      expect({ label: doc.label, color: doc.color }).toEqual({ label: 'Urgent', color: undefined }); // b's later create, whole
+      for (const s of [a, b]) {
+        expect(await s.countDocuments('Tag')).toBe(1);
+        expect((await (await s.getClass('Tag')).getByPrimaryKeys({ code: 'red' }))?._id).toBe(fromA._id);
+      }
+    }
+  });
+
   it('refuses a second handler under a taken name', async () => {
     const stack = await memoryStack({ plugins: [...browser, longestBody] });
     expect(() => stack.registerConflictHandler('notes.longest', () => ({}))).toThrow(expect.objectContaining({ code: 'DS_HANDLER_DUPLICATE' }));
