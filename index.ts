@@ -26,6 +26,7 @@ export type {
   ReplicationStep, WriteBatch, WriteContext, WriteOp, WriteOrigin,
 } from './contracts/hooks.js';
 export type { WriteSession } from './contracts/hooks.js';
+export type { Denial, DenialRecord, DenialResolution } from './contracts/denials.js';
 export type { StackPort } from './contracts/stack-port.js';
 export type { StoredResult, UnitDoc, UnitItem, UnitOfWork, WritePart, WriteShare } from './contracts/unit-of-work.js';
 export type { AttributeTypeDefinition, ConfigKeyDefinition, ConfigKeyRule } from './contracts/attribute-types.js';

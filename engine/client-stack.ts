@@ -13,6 +13,8 @@ import { ClassCache } from './class-cache.js';
 import { listConflicts, userClassNames, type DocConflict } from './conflicts/list.js';
 import { resolveConflict, type ConflictResolvedEvent } from './conflicts/resolve.js';
 import type { ConflictCase, ConflictEvent, ConflictFailedEvent, ConflictHandler } from './conflicts/auto.js';
+import { listDenials, resolveDenial } from './conflicts/denials.js';
+import type { Denial } from '../contracts/denials.js';
 import { ClassCounts } from './indexes/class-counts.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
 import { PrimaryKeyIndex } from './indexes/primary-keys.js';
@@ -259,6 +261,22 @@ export class ClientStack extends StackCore {
    */
   registerConflictHandler(name: string, handler: ConflictHandler): void {
     this.ingestor.registerConflictHandler(name, handler);
+  }
+
+  /**
+   * The writes of this stack another side refused with a code (a unique value claimed first
+   * elsewhere…), kept by the plugins that sync (the `denials` hook): one class, or all. [] when
+   * no such plugin is loaded. docs/conflicts.md#denials
+   */
+  async denials(className?: string): Promise<Denial[]> {
+    this.assertOpen();
+    return listDenials(this, className);
+  }
+
+  /** Forgets a denial (the app changed or removed the document) in the source holding it: false when none did. */
+  async resolveDenial(id: string): Promise<boolean> {
+    this.assertOpen();
+    return resolveDenial(this, id);
   }
 
   /**
