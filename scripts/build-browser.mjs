@@ -22,7 +22,7 @@ export const GZIP_BUDGET = 150 * 1024;
 /**
  * The slim preset's budget (engine + validation, docstack-slim.js): 70 kB gzipped, the aim of
  * issue 27. It holds because that file leaves the engine's ingest out (withoutIngest below: the
- * slim preset replicates nothing) and tapable and uuid are cut to what is used (below): 68.7 kB
+ * slim preset replicates nothing) and tapable and uuid are cut to what is used (below): 68.6 kB
  * with natural ids and the conflicts API. What is in it: the PouchDB core and its IndexedDB adapter
  * 26 kB, zod/mini with its English messages 7 kB, tapable 3.7 kB, awilix 3 kB, the engine and the
  * validation plugin the rest (docs/browser.md#bundle-size).
@@ -39,13 +39,15 @@ const withoutSql = {
 };
 
 /**
- * The slim bundle leaves the engine's ingest out (its preset replicates nothing): engine/ingest/
- * ingest.ts is swapped for ingest.slim.ts, which refuses stack.ingest with DS_NOT_IN_BUILD.
+ * The slim bundle leaves the engine's ingest and conflicts out (its preset replicates nothing):
+ * engine/ingest/ingest.ts is swapped for ingest.slim.ts and engine/conflicts/api.ts for
+ * api.slim.ts, which refuse stack.ingest, stack.conflicts and resolveConflict with DS_NOT_IN_BUILD.
  */
 const withoutIngest = {
   name: 'docstack-without-ingest',
   setup(build) {
     build.onResolve({ filter: /\/ingest\/ingest\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/ingest\.js$/, 'ingest.slim.ts')) }));
+    build.onResolve({ filter: /\/conflicts\/api\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/api\.js$/, 'api.slim.ts')) }));
   },
 };
 

@@ -20,6 +20,13 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(await ingestor.heldDocuments()).toEqual([]);
   });
 
+  it('its stand-in for conflicts refuses listing and resolving with DS_NOT_IN_BUILD (never an empty list hiding a synced store\'s conflicts)', async () => {
+    const { listConflicts, resolveConflict, userClassNames } = await import('../../engine/conflicts/api.slim.js');
+    await expect(listConflicts(null as never, null as never, [])).rejects.toMatchObject({ code: 'DS_NOT_IN_BUILD', status: 501 });
+    await expect(resolveConflict(null as never, 'Note-1', {})).rejects.toMatchObject({ code: 'DS_NOT_IN_BUILD' });
+    expect(userClassNames(['Note'])).toEqual(['Note']);
+  });
+
   it('PouchDB\'s uuid stand-in gives random version-4 UUIDs, as the uuid package does', async () => {
     const { v4 } = await import('../../scripts/uuid-v4.browser.mjs');
     const ids = Array.from({ length: 200 }, () => v4());
@@ -60,6 +67,9 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(SLIM_GZIP_BUDGET).toBeLessThanOrEqual(70 * 1024);
     expect(kept).toContain('engine/ingest/ingest.slim.ts');
     expect(kept.filter((i) => /^engine\/ingest\/ingest(-store|-held|-classes)?\.ts$/.test(i))).toEqual([]);
+    // nor are the conflict listing and resolution (replication makes conflicts)
+    expect(kept).toContain('engine/conflicts/api.slim.ts');
+    expect(kept.filter((i) => /^engine\/conflicts\/(list|resolve|merge|auto)\.ts$/.test(i))).toEqual([]);
     expect(built.gzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
     expect(built.gzipped).toBeLessThan(GZIP_BUDGET / 2);
   }, 60_000);
