@@ -213,5 +213,5 @@ describe('npm start (scripts/start.mjs)', () => {
     await run(); // builds when dist/ is missing or older than the sources
     const second = await run();
     expect(second).not.toMatch(/building dist/);
-  }, 240_000);
+  }, 120_000); // two npm starts, the first building dist/ with tsc: ~20 s, ~50 s beside other test files
 });

@@ -74,5 +74,5 @@ describe('the operator', () => {
     expect((await login(url2, 'admin', 'a brand new password')).status).toBe(200);
     restarted.child.kill('SIGTERM');
     expect(await restarted.exited).toBe(0);
-  }, 90_000);
+  }, 60_000);
 });

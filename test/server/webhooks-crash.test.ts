@@ -55,5 +55,5 @@ describe('webhooks across a crash', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     await hook.close();
-  }, 90_000);
+  }, 60_000);
 });
