@@ -49,6 +49,9 @@ export class KeyHolders {
     this.storeKey = storeKeyOf(db);
     let cache = known.get(this.storeKey);
     if (!cache) known.set(this.storeKey, (cache = new Map()));
+    // a stack opening the store reads the counts again (the store may have been made anew, or
+    // written by an older version): what is stored is never below the truth, what was cached may be
+    cache.clear();
     this.cache = cache;
   }
 
