@@ -60,7 +60,7 @@ export class ClientStack extends StackCore {
     this.#db = db;
     const lock = writeLockFor(db); // the same queue as the pipeline's (one per store)
     this.classCache = new ClassCache(db, this.changes, this.clock);
-    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock);
+    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock, (n) => this.classCounts.known(n));
     this.classNames = new ClassNamesIndex(db);
     this.classCounts = new ClassCounts(db, lock);
     this.#store = { db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock };

@@ -9,7 +9,7 @@ export { tapWhen, planFor, type TapWhen, type WritePlan } from '../kernel/write-
 export { classNameOf, createDraft, decodeNaturalKey, deleteDraft, isPlainObject, naturalDocId, naturalIdOf, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 export { KEYS } from '../kernel/container.js';
 export { registerErrors } from '../contracts/errors.js';
-export { claimFor, keyIdOf, primaryKeyValues, type KeyClaim } from '../engine/indexes/primary-keys.js';
+export { claimFor, isNaturalClaim, keyIdOf, primaryKeyValues, type KeyClaim } from '../engine/indexes/primary-keys.js';
 export { checkFindOptions } from '../engine/queries/reads.js';
 export { compileSelector, projectFields, MAX_REGEX_WORK } from '../engine/queries/selector.js';
 export { compileLinear, MAX_PATTERN, type LinearRegex } from '../engine/queries/linear-regex.js';

@@ -238,7 +238,7 @@ export class Class extends EventEmitter {
       const doc = await this.stack.getDocument(hinted);
       if (holds(doc)) return doc;
     }
-    const id = await this.stack.primaryKeys.lookup(this.name, values);
+    const id = await this.stack.primaryKeys.lookup(this.name, values, natural !== undefined);
     if (!id || id === hinted || id === natural) return null;
     const doc = await this.stack.getDocument(id);
     // an entry left stale by a crash never answers for another key

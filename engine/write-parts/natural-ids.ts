@@ -2,7 +2,8 @@ import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import { primaryKeyAttributes, type Doc } from '../../contracts/model.js';
 import type { UnitItem } from '../../contracts/unit-of-work.js';
 import { canonicalJson, naturalIdOf } from '../../kernel/drafts.js';
-import { batchDuplicate, claimFor, uniqueViolation, type KeyClaim, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import { batchDuplicate } from '../indexes/key-claims.js';
+import { claimFor, uniqueViolation, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
 
 /**
  * A keyed document's id is derived from its key (kernel/drafts.ts naturalDocId), so its key
@@ -42,25 +43,31 @@ export function refuseDuplicateCreates(items: readonly UnitItem[]): void {
 }
 
 /**
- * The creates of a batch whose id is their key's natural id, checked against what this store
- * holds under that id (inside the write lock, before anything is written): an active document
- * already has the key (DS_UNIQUE_VIOLATION, as for any taken key); a soft-deleted one is revived
- * — the create is stored as its next revision (its `_rev`; `previous` set so a failed write puts
- * it back and the class counter counts it again). A tombstone (`_deleted`) needs nothing: PouchDB
- * stores a new document over it.
+ * Creates of a batch that storage refused because their id is taken (409): for a create under
+ * its key's natural id this is the key being taken — read only now, in this rare case, never
+ * before a create. An active document there has the key (DS_UNIQUE_VIOLATION, as for any taken
+ * key); a soft-deleted one is revived — the create becomes its next revision (its `_rev`;
+ * `previous` set, so a failed write puts it back and the class counter counts it again) and the
+ * write is tried again (true). A create under another id, or a document gone meanwhile, leaves
+ * the kernel's answer (false; a retry would meet the same refusal or store it).
  */
-export async function reviveNaturalIds(index: PrimaryKeyIndex, items: UnitItem[], claims: readonly { index: number; claim: KeyClaim }[]): Promise<void> {
-  const fresh = claims.filter(({ index: i }) => {
+export async function settleRefusedCreates(index: PrimaryKeyIndex, items: UnitItem[], refused: readonly number[]): Promise<boolean> {
+  const natural = refused.filter((i) => {
     const item = items[i];
     return item.op === 'create' && !item.previous && naturalIdOf(item.classModel, item.doc) === item.doc._id;
   });
-  if (fresh.length === 0) return;
-  const stored = await index.readDocs(fresh.map(({ index: i }) => items[i].doc._id));
-  for (const { index: i, claim } of fresh) {
-    const existing = stored.get(items[i].doc._id);
+  if (natural.length === 0 || natural.length < refused.length) return false;
+  const stored = await index.readDocs(natural.map((i) => items[i].doc._id));
+  let revived = false;
+  for (const i of natural) {
+    const item = items[i];
+    const existing = stored.get(item.doc._id);
     if (!existing) continue;
-    if (existing.active !== false) throw uniqueViolation(claim, existing._id);
-    (items[i].doc as { _rev?: string })._rev = existing._rev;
-    (items[i] as { previous?: Doc }).previous = existing;
+    const claim = claimFor(item.classModel, item.doc);
+    if (existing.active !== false) throw claim ? uniqueViolation(claim, existing._id) : KERNEL_ERRORS.docExists(`A document with the id "${existing._id}" already exists.`, { details: { id: existing._id } });
+    (item.doc as { _rev?: string })._rev = existing._rev;
+    (item as { previous?: Doc }).previous = existing;
+    revived = true;
   }
+  return revived;
 }

@@ -83,7 +83,8 @@ describe('primary keys', () => {
   });
 
   it('honours a claim whose document is not written yet (a concurrent writer mid-way)', async () => {
-    await stack.storage.put({ _id: '_local/~pk/Person/["IT","6"]', docId: 'Person-being-written', claimedAt: Date.now() });
+    // a writer's claim ahead of its document (a transaction's): counted, so natural-id creates read it
+    await stack.primaryKeys.claim([{ keyId: '_local/~pk/Person/["IT","6"]', docId: 'Person-being-written', className: 'Person', attributes: ['country', 'nationalId'] }]);
     expect((await refusal(stack.createDoc({ '~class': 'Person', country: 'IT', nationalId: '6' }))).code).toBe('DS_UNIQUE_VIOLATION');
     expect(await active()).toBe(0);
   });

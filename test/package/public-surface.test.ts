@@ -33,7 +33,7 @@ const PLUGIN_KIT = [
     'KEYS', 'KeyClaim', 'LinearRegex', 'MAX_PATTERN', 'MAX_REGEX_WORK', 'TapWhen', 'WritePlan', 'attr',
     'bulkDocsLine', 'checkDefaultValue', 'checkFindOptions', 'claimFor', 'classNameOf', 'compileLinear',
     'compileSelector', 'createDraft', 'decodeNaturalKey', 'deleteDraft', 'handlerRegistryOf', 'isClassDocId',
-    'isEachPeersOwnClassDoc', 'isPlainObject', 'keyIdOf', 'metaClass', 'naturalDocId', 'naturalIdOf', 'normalizeAttribute', 'nowIso',
+    'isEachPeersOwnClassDoc', 'isNaturalClaim', 'isPlainObject', 'keyIdOf', 'metaClass', 'naturalDocId', 'naturalIdOf', 'normalizeAttribute', 'nowIso',
     'planFor', 'primaryKeyValues', 'projectFields', 'reactionWrite', 'registerErrors', 'registerPouchPlugin',
     'requireObject', 'ruleContext', 'tapWhen', 'travelCheck', 'unknownHandler', 'updateDraft',
     'whileObserved',
