@@ -49,7 +49,6 @@ export interface ConflictFailedEvent {
 
 export interface AutoResolveDeps extends ResolveDeps {
   stack: StackPort;
-  emitEvent(event: 'conflict' | 'conflict:failed', payload: ConflictEvent | ConflictFailedEvent): void;
 }
 
 /**
@@ -84,14 +83,14 @@ export class ConflictResolver {
     if (!model) return;
     const { _conflicts: losingRevs, ...winner } = stored;
     const policy = model.conflicts ?? 'manual';
-    this.deps.emitEvent('conflict', { id, className, policy, winner: String(winner._rev), losers: [...losingRevs] });
+    this.deps.stack.emit('conflict', { id, className, policy, winner: String(winner._rev), losers: [...losingRevs] } satisfies ConflictEvent);
     if (policy === 'manual') return;
     try {
       const body = policy === 'winner' ? null : await this.bodyFor(policy, model, winner as Doc, losingRevs);
       await applyResolution(this.deps, { model, winner: winner as Doc, losingRevs, body, policy, origin: 'conflict', ...(body ? { timestamp: body['~updateTimestamp'] as string } : {}) });
     } catch (err) {
       const code = err instanceof DocstackError ? err.code : KERNEL_ERRORS.conflictPolicyFailed.code;
-      this.deps.emitEvent('conflict:failed', { id, className, policy, code, message: err instanceof Error ? err.message : String(err) });
+      this.deps.stack.emit('conflict:failed', { id, className, policy, code, message: err instanceof Error ? err.message : String(err) } satisfies ConflictFailedEvent);
     }
   }
 

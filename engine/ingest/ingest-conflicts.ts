@@ -1,14 +1,6 @@
 import { isEngineClassName, type Doc } from '../../contracts/model.js';
 import type { Entry } from './ingest-store.js';
-
-/** Does a revision a peer sent descend from `rev` (its `_revisions` name it), or is it `rev` itself? */
-function descendsFrom(doc: Record<string, unknown>, rev: string): boolean {
-  if (doc._rev === rev) return true;
-  const revisions = doc._revisions as { start?: number; ids?: string[] } | undefined;
-  if (!revisions || typeof revisions.start !== 'number' || !Array.isArray(revisions.ids)) return false;
-  const at = revisions.start - parseInt(rev, 10);
-  return at >= 0 && revisions.ids[at] === rev.slice(rev.indexOf('-') + 1);
-}
+import { descends } from './ingest-counts.js';
 
 /**
  * The documents an ingest may have put in conflict: a revision stored beside the winner it found
@@ -24,7 +16,7 @@ export function arrivedBeside(written: readonly Entry[], winners: ReadonlyMap<st
     const className = entry.doc['~class'];
     if (typeof className === 'string' && isEngineClassName(className)) continue;
     const before = winners.get(id);
-    if (seen.has(id) || (before && !descendsFrom(entry.doc, String(before._rev)))) beside.add(id);
+    if (seen.has(id) || (before && entry.doc._rev !== before._rev && !descends(entry.doc, String(before._rev)))) beside.add(id);
     seen.add(id);
   }
   return [...beside];

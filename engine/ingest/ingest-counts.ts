@@ -12,7 +12,7 @@ export interface RevisionCount {
 }
 
 /** Does this revision (with its `_revisions` history) descend from `rev`? */
-function descends(doc: IngestDoc, rev: string): boolean {
+export function descends(doc: IngestDoc, rev: string): boolean {
   const history = doc._revisions as { start?: number; ids?: string[] } | undefined;
   const dash = rev.indexOf('-');
   const pos = Number(rev.slice(0, dash));

@@ -4,8 +4,7 @@
  * that brings the second version — once, through the pipeline (origin 'conflict'), and two
  * devices resolving it at once write the same revision: after they meet there is nothing left.
  */
-import PouchDB from 'pouchdb-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { browser } from '../../plugins.config.js';
 import {
   Class,
@@ -19,19 +18,9 @@ import {
   type PluginEntry,
   type WriteOrigin,
 } from '../../index.js';
-import { expectRefused, memoryStack, rawDb } from '../helpers/stack.js';
+import { expectRefused, memoryStack } from '../helpers/stack.js';
+import { replicateIngest as replicate } from '../helpers/replicate.js';
 
-/** PouchDB's replicator from a's store into b through b's ingest (as stack.sync pulls). */
-async function replicate(a: ClientStack, b: ClientStack): Promise<void> {
-  const target = b.storage.replication.target({
-    bulkDocs: async (docs, newEdits) => {
-      const results = await b.ingest(docs, { newEdits });
-      return results.map((r) => (r.ok ? { ok: true as const, id: r.id, rev: r.rev } : { id: r.id, error: true, name: 'forbidden', reason: r.reason }));
-    },
-  });
-  const Pouch = PouchDB as unknown as { replicate(a: unknown, b: unknown): Promise<unknown> };
-  await Pouch.replicate(rawDb(a), target);
-}
 
 /** Every leaf of one document, with its history, as a replicator sends it. */
 async function leavesOf(stack: ClientStack, id: string): Promise<Doc[]> {
@@ -94,11 +83,6 @@ async function expectConverged(stacks: ClientStack[], id: string): Promise<Doc> 
   for (const d of docs) expect(attrs(d)).toEqual(attrs(docs[0]));
   return docs[0]!;
 }
-
-let open: ClientStack[] = [];
-afterEach(() => {
-  open = [];
-});
 
 describe('a class conflict policy', () => {
   it('is set by Class.create and setConflictPolicy, checked, stored in the class document and replicated with it', async () => {

@@ -3,22 +3,12 @@
  * lists both bodies decrypted and resolves with a merged value that is stored sealed; a device
  * without the key lists the same conflict with sealed markers, as any read of it.
  */
-import PouchDB from 'pouchdb-core';
 import { describe, expect, it } from 'vitest';
 import { Class, type ClientStack, type ConflictFailedEvent, type Doc } from '../../../index.js';
-import { memoryStack, rawDb } from '../../helpers/stack.js';
+import { memoryStack } from '../../helpers/stack.js';
+import { replicateIngest as replicate } from '../../helpers/replicate.js';
 import { PASSPHRASE } from './setup.js';
 
-/** PouchDB's replicator from a's store into b through b's ingest (as stack.sync pulls). */
-async function replicate(a: ClientStack, b: ClientStack): Promise<void> {
-  const target = b.storage.replication.target({
-    bulkDocs: async (docs, newEdits) => {
-      const results = await b.ingest(docs, { newEdits });
-      return results.map((r) => (r.ok ? { ok: true as const, id: r.id, rev: r.rev } : { id: r.id, error: true, name: 'forbidden', reason: r.reason }));
-    },
-  });
-  await (PouchDB as unknown as { replicate(a: unknown, b: unknown): Promise<unknown> }).replicate(rawDb(a), target);
-}
 
 describe('conflicts of an encrypted attribute', () => {
   it('are listed decrypted where the key is, sealed where it is not, and resolved into a sealed value', async () => {
