@@ -4,6 +4,7 @@ import type { ClassModel, Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import type { UnitItem, UnitOfWork, WritePart, WriteShare } from '../contracts/unit-of-work.js';
 import type { KernelHooks } from './hooks.js';
+import { isPromiseLike } from '../storage/settle.js';
 import { storeUnit, type UnitDeps } from './unit-of-work.js';
 import { planFor, type WritePlan } from './write-plan.js';
 
@@ -172,18 +173,28 @@ export class WritePipeline {
     }
     const items: UnitItem[] = requests.map((r, i) => ({ doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] }));
     const work: UnitOfWork = { items, origin, dryRun };
-    const shares = await this.begin(work);
+    const begun = this.begin(work);
+    const shares = isPromiseLike(begun) ? await begun : begun;
     return { drafts, contexts, plans, items, shares, work };
   }
 
-  /** Each write part's share of a write, checked. */
-  private async begin(work: UnitOfWork): Promise<WriteShare[]> {
+  /** Each write part's share of a write, checked (waiting only on a check that returns a promise). */
+  private begin(work: UnitOfWork): WriteShare[] | Promise<WriteShare[]> {
     const shares: WriteShare[] = [];
     for (const part of this.parts) {
       const share = part.begin(work);
       if (share) shares.push(share);
     }
-    for (const share of shares) await share.checked?.();
+    for (let k = 0; k < shares.length; k++) {
+      const checking = shares[k].checked?.();
+      if (isPromiseLike(checking)) return this.checkRest(shares, k, checking);
+    }
+    return shares;
+  }
+
+  private async checkRest(shares: WriteShare[], from: number, checking: PromiseLike<void>): Promise<WriteShare[]> {
+    await checking;
+    for (let k = from + 1; k < shares.length; k++) await shares[k].checked?.();
     return shares;
   }
 }

@@ -3,6 +3,7 @@ import type { Doc } from '../contracts/model.js';
 import type { StoredResult, UnitDoc, UnitItem, WriteShare } from '../contracts/unit-of-work.js';
 import type { ChangeFeed, WrittenChange } from '../storage/change-feed.js';
 import type { Database } from '../storage/database.js';
+import { isPromiseLike } from '../storage/settle.js';
 import type { WriteLock } from '../storage/write-lock.js';
 
 /**
@@ -39,7 +40,7 @@ const failed = (result: StoredResult): boolean => 'error' in result && Boolean(r
  * as taken go to the shares' `refused` first, and when one revives them (`renew` given) the write
  * is tried again with new shares.
  */
-export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shares: readonly WriteShare[], guard?: () => Promise<void>, renew?: () => Promise<WriteShare[]>): Promise<void> {
+export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shares: readonly WriteShare[], guard?: () => Promise<void>, renew?: () => WriteShare[] | Promise<WriteShare[]>): Promise<void> {
   await deps.lock(async () => {
     if (guard) await guard();
     let failure: Error | DocFailure | null = null;
@@ -47,7 +48,10 @@ export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shar
     let retries = items.length;
     const run = async (): Promise<WrittenChange[]> => {
       for (;;) {
-        for (const share of shares) await share.prepare?.();
+        for (const share of shares) {
+          const preparing = share.prepare?.();
+          if (isPromiseLike(preparing)) await preparing;
+        }
         const attempt = await storeChunks(deps, items, shares);
         failure = attempt.failure;
         if (!failure) return attempt.written.map((i) => ({ id: items[i].doc._id, rev: items[i].doc._rev!, deleted: (items[i].doc as { _deleted?: boolean })._deleted === true }));
@@ -64,10 +68,14 @@ export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shar
         shares = await renew();
       }
     };
-    await (deps.feed ? deps.feed.ownWrite(items.length, run) : run());
+    if (deps.feed?.takesOver(items.length)) await deps.feed.ownWrite(items.length, run);
+    else await run();
     const lost = failure as Error | DocFailure | null; // set inside run (TypeScript cannot see it)
     if (lost) throw lost instanceof Error ? lost : failureError(items, lost);
-    for (const share of shares) await share.done?.();
+    for (const share of shares) {
+      const finishing = share.done?.();
+      if (isPromiseLike(finishing)) await finishing;
+    }
   });
 }
 
@@ -87,7 +95,10 @@ async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: r
   for (let start = 0; start < items.length && !attempt.failure; start += WRITE_CHUNK) {
     const end = Math.min(items.length, start + WRITE_CHUNK);
     const added: UnitDoc[][] = [];
-    for (const share of shares) added.push(share.docs ? await share.docs(start, end) : []);
+    for (const share of shares) {
+      const docs = share.docs ? share.docs(start, end) : [];
+      added.push(isPromiseLike(docs) ? await docs : docs);
+    }
     const replacing = shares.findIndex((share, k) => !share.undo && added[k].some((doc) => doc._rev !== undefined));
     if (replacing >= 0) {
       attempt.failure = KERNEL_ERRORS.pluginInvalid('A write share that replaces documents (a _rev given) needs an undo.', { details: { share: replacing } });

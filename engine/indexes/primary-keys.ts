@@ -234,6 +234,19 @@ export class PrimaryKeyIndex {
    * store's or a transaction's). Call inside the store's write lock, so no writer of this
    * process can take a key between this read and the write.
    */
+  /**
+   * True when `prepare` would read and write nothing, known without waiting: no releases, and
+   * every claim is under its key's natural id in a class with no counted entries (the usual
+   * create). The write path then skips prepare's reads and turns of the event loop altogether.
+   */
+  preparesNothing(claims: readonly { claim: KeyClaim }[], releases: readonly unknown[]): boolean {
+    if (releases.length > 0) return false;
+    for (const { claim } of claims) {
+      if (this.holders.knownCount(claim.className) !== 0 || !isNaturalClaim(claim)) return false;
+    }
+    return true;
+  }
+
   async prepare(claims: readonly { index: number; claim: KeyClaim; fresh?: boolean; holder?: string }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
     const prepared: PreparedKeys = { writes: [], conflicts: [] };
     if (claims.length === 0 && releases.length === 0) return prepared;
