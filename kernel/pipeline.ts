@@ -5,6 +5,7 @@ import type { StackPort } from '../contracts/stack-port.js';
 import type { UnitItem, UnitOfWork, WritePart, WriteShare } from '../contracts/unit-of-work.js';
 import type { KernelHooks } from './hooks.js';
 import { isPromiseLike } from '../storage/settle.js';
+import { CommitGroup } from './commit-group.js';
 import { storeUnit, type UnitDeps } from './unit-of-work.js';
 import { planFor, type WritePlan } from './write-plan.js';
 
@@ -74,7 +75,12 @@ export class WritePipeline {
   /** the unit-of-work participants, in the order they were added (kernel.addWritePart) */
   private readonly parts: WritePart[] = [];
 
-  constructor(private readonly deps: PipelineDeps) {}
+  private readonly deps: PipelineDeps;
+
+  constructor(deps: PipelineDeps) {
+    // concurrent small writes of this pipeline share storage calls (group commit)
+    this.deps = { ...deps, group: new CommitGroup(deps) };
+  }
 
   /** Adds a participant to every write from now on; a second part of the same name is refused. */
   addPart(part: WritePart): void {
@@ -99,7 +105,7 @@ export class WritePipeline {
 
     for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
     // a create refused by storage and revived by a part (a soft-deleted natural id) is tried again with new shares
-    await storeUnit(this.deps, items, shares, extras.guard, () => this.begin(work));
+    await storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) });
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);
     // a copy: the stored object stays what afterWrite taps see
