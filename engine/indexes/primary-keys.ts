@@ -28,6 +28,8 @@ export interface KeyClaim {
   docId: string;
   className: string;
   attributes: string[];
+  /** is docId the key's natural id (claimFor knows it; a claim from elsewhere is checked by isNaturalClaim) */
+  natural?: boolean;
 }
 
 export interface KeyDoc {
@@ -61,6 +63,8 @@ export function keyIdOf(className: string, values: readonly unknown[]): string {
   return `${PREFIX}${className}/${JSON.stringify(values)}`;
 }
 
+const plainValue = (v: unknown): boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+
 export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
   const values = primaryKeyValues(model, doc);
   if (!values) return null;
@@ -69,6 +73,7 @@ export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
     docId: doc._id,
     className: model.name,
     attributes: primaryKeyAttributes(model).map((a) => a.name),
+    natural: values.every(plainValue) && naturalDocId(model.name, values) === doc._id,
   };
 }
 
@@ -80,13 +85,12 @@ function claimValues(claim: { keyId: string; className: string }): unknown[] {
 /** The natural id of a claim's key (as createDraft derives it), or undefined when the key has none. */
 export function naturalIdOfClaim(claim: { keyId: string; className: string }): string | undefined {
   const values = claimValues(claim);
-  const plain = values.every((v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)));
-  return plain ? naturalDocId(claim.className, values) : undefined;
+  return values.every(plainValue) ? naturalDocId(claim.className, values) : undefined;
 }
 
 /** Is the claim's document under its key's natural id (then the document is the claim: no entry)? */
-export function isNaturalClaim(claim: { keyId: string; className: string; docId: string }): boolean {
-  return naturalIdOfClaim(claim) === claim.docId;
+export function isNaturalClaim(claim: { keyId: string; className: string; docId: string; natural?: boolean }): boolean {
+  return claim.natural ?? naturalIdOfClaim(claim) === claim.docId;
 }
 
 export function uniqueViolation(claim: KeyClaim, ownerId: string): DocstackError {
