@@ -108,11 +108,15 @@ export class WritePipeline {
     await storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) });
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);
-    // a copy: the stored object stays what afterWrite taps see
+    // a copy: the stored object stays what afterWrite taps see (no copy when nothing taps either)
     const results: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
-      const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
       const afterRead = requests[i].classModel.simple ? null : plans[i].afterRead;
+      if (!afterRead && !plans[i].afterWrite && stored[i] === drafts[i]) {
+        results.push(stored[i]);
+        continue;
+      }
+      const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
       results.push(afterRead ? await afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result);
     }
     for (let i = 0; i < stored.length; i++) {
@@ -152,21 +156,18 @@ export class WritePipeline {
     }
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map(), ...(extras.siblings ? { siblings: extras.siblings } : {}) };
-    const contexts: WriteContext[] = requests.map((r, index) => ({
-      op: r.op,
-      classModel: r.classModel,
-      ...(r.previous ? { previous: r.previous } : {}),
-      origin,
-      stack,
-      batch,
-      index,
-      depth: extras.depth ?? 0,
-      dryRun,
-      opaque: new Set<string>(),
-      ...(extras.session !== undefined ? { session: extras.session } : {}),
-      ...(extras.transaction !== undefined ? { transaction: extras.transaction } : {}),
-      ...(extras.pending ? { pending: extras.pending } : {}),
-    }));
+    const depth = extras.depth ?? 0;
+    // built field by field (no spread of temporary objects): a large batch makes one per document
+    const contexts: WriteContext[] = new Array(requests.length);
+    for (let index = 0; index < requests.length; index++) {
+      const r = requests[index];
+      const context: WriteContext = { op: r.op, classModel: r.classModel, origin, stack, batch, index, depth, dryRun, opaque: new Set<string>() };
+      if (r.previous) context.previous = r.previous;
+      if (extras.session !== undefined) context.session = extras.session;
+      if (extras.transaction !== undefined) context.transaction = extras.transaction;
+      if (extras.pending) context.pending = extras.pending;
+      contexts[index] = context;
+    }
     const piped = (i: number) => !requests[i].classModel.simple;
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.
     for (let i = 0; i < drafts.length; i++) {
