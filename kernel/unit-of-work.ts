@@ -54,7 +54,8 @@ export interface Unit {
  * (kernel/commit-group.ts); a write with a guard is always stored alone.
  */
 export async function storeUnit(deps: UnitDeps, unit: Unit): Promise<void> {
-  if (deps.group && !unit.guard && unit.renew && unit.items.length < WRITE_CHUNK) return deps.group.submit(unit);
+  // a write that finds the lock free stores at once, alone (a serial writer never waits on the group)
+  if (deps.group && deps.lock.busy() && !unit.guard && unit.renew && unit.items.length < WRITE_CHUNK) return deps.group.submit(unit);
   await deps.lock(() => storeLocked(deps, unit));
 }
 
@@ -123,7 +124,8 @@ async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: r
   const attempt = newAttempt();
   for (let start = 0; start < items.length && !attempt.failure; start += WRITE_CHUNK) {
     const end = Math.min(items.length, start + WRITE_CHUNK);
-    const added = await shareDocs(shares, start, end, attempt);
+    const pending = shareDocs(shares, start, end, attempt);
+    const added = isPromiseLike(pending) ? await pending : pending;
     if (!added) break;
     const locals = added.flat().map((doc) => ({ ...doc }));
     const results = (await deps.db.bulkDocs([...locals, ...items.slice(start, end).map((i) => i.doc)] as never[])) as StoredResult[];
@@ -133,12 +135,23 @@ async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: r
 }
 
 /** The shares' documents for items [start, end); null (the attempt failed) when a share breaks the rules. */
-export async function shareDocs(shares: readonly WriteShare[], start: number, end: number, attempt: Attempt): Promise<UnitDoc[][] | null> {
+export function shareDocs(shares: readonly WriteShare[], start: number, end: number, attempt: Attempt): UnitDoc[][] | null | Promise<UnitDoc[][] | null> {
   const added: UnitDoc[][] = [];
-  for (const share of shares) {
-    const docs = share.docs ? share.docs(start, end) : [];
-    added.push(isPromiseLike(docs) ? await docs : docs);
+  for (let k = 0; k < shares.length; k++) {
+    const docs = shares[k].docs ? shares[k].docs!(start, end) : [];
+    if (isPromiseLike(docs)) return shareDocsRest(shares, start, end, attempt, added, docs);
+    added.push(docs);
   }
+  return checkShareDocs(shares, added, attempt);
+}
+
+async function shareDocsRest(shares: readonly WriteShare[], start: number, end: number, attempt: Attempt, added: UnitDoc[][], pending: PromiseLike<UnitDoc[]>): Promise<UnitDoc[][] | null> {
+  added.push(await pending);
+  for (let k = added.length; k < shares.length; k++) added.push(shares[k].docs ? await shares[k].docs!(start, end) : []);
+  return checkShareDocs(shares, added, attempt);
+}
+
+function checkShareDocs(shares: readonly WriteShare[], added: UnitDoc[][], attempt: Attempt): UnitDoc[][] | null {
   const replacing = shares.findIndex((share, k) => !share.undo && added[k].some((doc) => doc._rev !== undefined));
   if (replacing < 0) return added;
   attempt.failure = KERNEL_ERRORS.pluginInvalid('A write share that replaces documents (a _rev given) needs an undo.', { details: { share: replacing } });
