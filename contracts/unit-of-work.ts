@@ -56,7 +56,7 @@ export interface WriteShare {
   /** Throw a DocstackError to refuse the write (a duplicate key inside the batch). */
   checked?(): void | Promise<void>;
   /** Reads what the share needs under the lock; throw to refuse the write with nothing stored. */
-  prepare?(): Promise<void>;
+  prepare?(): void | Promise<void>;
   /** The part's documents for items [start, end), stored in the same bulkDocs call as them. */
   docs?(start: number, end: number): UnitDoc[] | Promise<UnitDoc[]>;
   /** Those documents' outcomes, in order; an error returned fails the whole write (then undone). */
@@ -77,7 +77,7 @@ export interface WriteShare {
    */
   refused?(indexes: readonly number[]): Promise<boolean>;
   /** Every document of the write is stored. */
-  done?(): Promise<void>;
+  done?(): void | Promise<void>;
 }
 
 /** A participant in every pipeline write of a stack (kernel.addWritePart). */

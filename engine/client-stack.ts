@@ -107,6 +107,12 @@ export class ClientStack extends StackCore {
     return model;
   }
 
+  /** The active class model when the cache holds it fresh (no I/O, no await), else undefined: requireClass then reads. */
+  private freshClass(name: string): ClassModel | undefined {
+    const model = typeof name === 'string' ? this.classCache.fresh(name) : undefined;
+    return model && (model['~class'] === CLASS_META || model['~class'] === SELF_META) && model.active !== false ? model : undefined;
+  }
+
   /** A live class object (follows changes by other writers), shared per name; `fresh` re-reads. */
   async getClass(name: string, fresh = false): Promise<Class> {
     this.assertOpen();
@@ -154,12 +160,12 @@ export class ClientStack extends StackCore {
       const doc = requireObject(input, 'A document');
       const className = classNameOf(doc);
       let model = models.get(className);
-      if (!model) models.set(className, (model = await this.requireClass(className)));
+      if (!model) models.set(className, (model = this.freshClass(className) ?? (await this.requireClass(className))));
       const draft = createDraft(doc, model, undefined, now, this.systemFields);
       if (doc._id !== undefined) chosenIds.push(draft._id);
       requests.push({ op: 'create', draft, classModel: model });
     }
-    await refuseTakenIds(this.#db, chosenIds);
+    if (chosenIds.length > 0) await refuseTakenIds(this.#db, chosenIds);
     return this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
   }
 

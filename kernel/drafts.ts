@@ -34,11 +34,26 @@ export function decodeNaturalKey(className: string, id: string): unknown[] | nul
 
 const encoder = new TextEncoder();
 
+/** Text that is only ASCII (then each character is its own UTF-8 byte). */
+const ASCII = /^[\x00-\x7f]*$/;
+
 function escapeIdPart(text: string): string {
+  if (ASCII.test(text)) return escapeAscii(text);
   let out = '';
   for (const byte of encoder.encode(text)) {
     const c = String.fromCharCode(byte);
     out += /[A-Za-z0-9-]/.test(c) ? c : `_${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** escapeIdPart for ASCII text, by character code: the same output without encoding to bytes. */
+function escapeAscii(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const kept = (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45;
+    out += kept ? text[i] : `_${code < 16 ? '0' : ''}${code.toString(16).toUpperCase()}`;
   }
   return out;
 }

@@ -4,6 +4,8 @@ import type { ClassModel, Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import type { UnitItem, UnitOfWork, WritePart, WriteShare } from '../contracts/unit-of-work.js';
 import type { KernelHooks } from './hooks.js';
+import { isPromiseLike } from '../storage/settle.js';
+import { CommitGroup } from './commit-group.js';
 import { storeUnit, type UnitDeps } from './unit-of-work.js';
 import { planFor, type WritePlan } from './write-plan.js';
 
@@ -73,7 +75,12 @@ export class WritePipeline {
   /** the unit-of-work participants, in the order they were added (kernel.addWritePart) */
   private readonly parts: WritePart[] = [];
 
-  constructor(private readonly deps: PipelineDeps) {}
+  private readonly deps: PipelineDeps;
+
+  constructor(deps: PipelineDeps) {
+    // concurrent small writes of this pipeline share storage calls (group commit)
+    this.deps = { ...deps, group: new CommitGroup(deps) };
+  }
 
   /** Adds a participant to every write from now on; a second part of the same name is refused. */
   addPart(part: WritePart): void {
@@ -98,14 +105,18 @@ export class WritePipeline {
 
     for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
     // a create refused by storage and revived by a part (a soft-deleted natural id) is tried again with new shares
-    await storeUnit(this.deps, items, shares, extras.guard, () => this.begin(work));
+    await storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) });
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);
-    // a copy: the stored object stays what afterWrite taps see
+    // a copy: the stored object stays what afterWrite taps see (no copy when nothing taps either)
     const results: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
-      const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
       const afterRead = requests[i].classModel.simple ? null : plans[i].afterRead;
+      if (!afterRead && !plans[i].afterWrite && stored[i] === drafts[i]) {
+        results.push(stored[i]);
+        continue;
+      }
+      const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
       results.push(afterRead ? await afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result);
     }
     for (let i = 0; i < stored.length; i++) {
@@ -145,21 +156,18 @@ export class WritePipeline {
     }
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map(), ...(extras.siblings ? { siblings: extras.siblings } : {}) };
-    const contexts: WriteContext[] = requests.map((r, index) => ({
-      op: r.op,
-      classModel: r.classModel,
-      ...(r.previous ? { previous: r.previous } : {}),
-      origin,
-      stack,
-      batch,
-      index,
-      depth: extras.depth ?? 0,
-      dryRun,
-      opaque: new Set<string>(),
-      ...(extras.session !== undefined ? { session: extras.session } : {}),
-      ...(extras.transaction !== undefined ? { transaction: extras.transaction } : {}),
-      ...(extras.pending ? { pending: extras.pending } : {}),
-    }));
+    const depth = extras.depth ?? 0;
+    // built field by field (no spread of temporary objects): a large batch makes one per document
+    const contexts: WriteContext[] = new Array(requests.length);
+    for (let index = 0; index < requests.length; index++) {
+      const r = requests[index];
+      const context: WriteContext = { op: r.op, classModel: r.classModel, origin, stack, batch, index, depth, dryRun, opaque: new Set<string>() };
+      if (r.previous) context.previous = r.previous;
+      if (extras.session !== undefined) context.session = extras.session;
+      if (extras.transaction !== undefined) context.transaction = extras.transaction;
+      if (extras.pending) context.pending = extras.pending;
+      contexts[index] = context;
+    }
     const piped = (i: number) => !requests[i].classModel.simple;
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.
     for (let i = 0; i < drafts.length; i++) {
@@ -172,18 +180,28 @@ export class WritePipeline {
     }
     const items: UnitItem[] = requests.map((r, i) => ({ doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] }));
     const work: UnitOfWork = { items, origin, dryRun };
-    const shares = await this.begin(work);
+    const begun = this.begin(work);
+    const shares = isPromiseLike(begun) ? await begun : begun;
     return { drafts, contexts, plans, items, shares, work };
   }
 
-  /** Each write part's share of a write, checked. */
-  private async begin(work: UnitOfWork): Promise<WriteShare[]> {
+  /** Each write part's share of a write, checked (waiting only on a check that returns a promise). */
+  private begin(work: UnitOfWork): WriteShare[] | Promise<WriteShare[]> {
     const shares: WriteShare[] = [];
     for (const part of this.parts) {
       const share = part.begin(work);
       if (share) shares.push(share);
     }
-    for (const share of shares) await share.checked?.();
+    for (let k = 0; k < shares.length; k++) {
+      const checking = shares[k].checked?.();
+      if (isPromiseLike(checking)) return this.checkRest(shares, k, checking);
+    }
+    return shares;
+  }
+
+  private async checkRest(shares: WriteShare[], from: number, checking: PromiseLike<void>): Promise<WriteShare[]> {
+    await checking;
+    for (let k = from + 1; k < shares.length; k++) await shares[k].checked?.();
     return shares;
   }
 }

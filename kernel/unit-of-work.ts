@@ -3,6 +3,7 @@ import type { Doc } from '../contracts/model.js';
 import type { StoredResult, UnitDoc, UnitItem, WriteShare } from '../contracts/unit-of-work.js';
 import type { ChangeFeed, WrittenChange } from '../storage/change-feed.js';
 import type { Database } from '../storage/database.js';
+import { isPromiseLike } from '../storage/settle.js';
 import type { WriteLock } from '../storage/write-lock.js';
 
 /**
@@ -10,23 +11,35 @@ import type { WriteLock } from '../storage/write-lock.js';
  * it adds (LevelTransaction.batch), so a call costs more than linearly in its operations; with a
  * key entry per document, 250 documents a call measured ≈ 20 % less CPU than 1,000 (memory adapter).
  */
-const WRITE_CHUNK = 250;
+export const WRITE_CHUNK = 250;
 
 export interface UnitDeps {
   db: Database;
   lock: WriteLock;
+  /** where concurrent small writes meet to share a storage call (none: each write stores alone) */
+  group?: { submit(unit: Unit): Promise<void> };
   /** the stack's change feed: a large write is announced from what it wrote (ChangeFeed.ownWrite) */
   feed?: ChangeFeed;
 }
 
 /** A document of the write that was not stored: its index and PouchDB's answer. */
-interface DocFailure {
+export interface DocFailure {
   index: number;
   status?: number;
   message?: string;
 }
 
 const failed = (result: StoredResult): boolean => 'error' in result && Boolean(result.error);
+
+/** One pipeline write, as the unit of work stores it. */
+export interface Unit {
+  readonly items: readonly UnitItem[];
+  shares: readonly WriteShare[];
+  /** WriteExtras.guard: run under the lock right before the write (a transaction's read check) */
+  readonly guard?: () => Promise<void>;
+  /** new shares for a retry, once a share revived creates storage refused */
+  readonly renew?: () => WriteShare[] | Promise<WriteShare[]>;
+}
 
 /**
  * Stores a pipeline write in one bulkDocs call per chunk of documents, each call carrying the
@@ -37,41 +50,64 @@ const failed = (result: StoredResult): boolean => 'error' in result && Boolean(r
  * of another process, a revision conflict, a create whose id is taken), what the call stored is
  * undone — the documents reverted and each share's `undo` — and the error thrown; creates refused
  * as taken go to the shares' `refused` first, and when one revives them (`renew` given) the write
- * is tried again with new shares.
+ * is tried again with new shares. Small writes that meet at the lock share one call
+ * (kernel/commit-group.ts); a write with a guard is always stored alone.
  */
-export async function storeUnit(deps: UnitDeps, items: readonly UnitItem[], shares: readonly WriteShare[], guard?: () => Promise<void>, renew?: () => Promise<WriteShare[]>): Promise<void> {
-  await deps.lock(async () => {
-    if (guard) await guard();
-    let failure: Error | DocFailure | null = null;
-    // how many times refused creates may be settled and the write tried again (each retry revives at least one)
-    let retries = items.length;
-    const run = async (): Promise<WrittenChange[]> => {
-      for (;;) {
-        for (const share of shares) await share.prepare?.();
-        const attempt = await storeChunks(deps, items, shares);
-        failure = attempt.failure;
-        if (!failure) return attempt.written.map((i) => ({ id: items[i].doc._id, rev: items[i].doc._rev!, deleted: (items[i].doc as { _deleted?: boolean })._deleted === true }));
-        await undo(deps, items, attempt.written, shares, attempt.created);
-        if (!renew || retries-- <= 0 || attempt.refused.length === 0 || !shares.some((s) => s.refused)) return [];
-        let again = false;
-        try {
-          for (const share of shares) if (share.refused && (await share.refused(attempt.refused))) again = true;
-        } catch (err) {
-          failure = err as Error;
-          return [];
-        }
-        if (!again) return [];
-        shares = await renew();
-      }
-    };
-    await (deps.feed ? deps.feed.ownWrite(items.length, run) : run());
-    const lost = failure as Error | DocFailure | null; // set inside run (TypeScript cannot see it)
-    if (lost) throw lost instanceof Error ? lost : failureError(items, lost);
-    for (const share of shares) await share.done?.();
-  });
+export async function storeUnit(deps: UnitDeps, unit: Unit): Promise<void> {
+  // a write that finds the lock free stores at once, alone (a serial writer never waits on the group)
+  if (deps.group && deps.lock.busy() && !unit.guard && unit.renew && unit.items.length < WRITE_CHUNK) return deps.group.submit(unit);
+  await deps.lock(() => storeLocked(deps, unit));
 }
 
-interface Attempt {
+/**
+ * storeUnit's work, the store's write lock held. `first`: the outcome of a first attempt already
+ * made (a group's shared call, its shares prepared): only its failure is settled here.
+ */
+export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): Promise<void> {
+  const { items, guard, renew } = unit;
+  let shares = unit.shares;
+  if (guard && !first) await guard();
+  let failure: Error | DocFailure | null = null;
+  // how many times refused creates may be settled and the write tried again (each retry revives at least one)
+  let retries = items.length;
+  let pending = first;
+  const run = async (): Promise<WrittenChange[]> => {
+    for (;;) {
+      let attempt = pending;
+      pending = undefined;
+      if (!attempt) {
+        for (const share of shares) {
+          const preparing = share.prepare?.();
+          if (isPromiseLike(preparing)) await preparing;
+        }
+        attempt = await storeChunks(deps, items, shares);
+      }
+      failure = attempt.failure;
+      if (!failure) return attempt.written.map((i) => ({ id: items[i].doc._id, rev: items[i].doc._rev!, deleted: (items[i].doc as { _deleted?: boolean })._deleted === true }));
+      await undo(deps, items, attempt.written, shares, attempt.created);
+      if (!renew || retries-- <= 0 || attempt.refused.length === 0 || !shares.some((s) => s.refused)) return [];
+      let again = false;
+      try {
+        for (const share of shares) if (share.refused && (await share.refused(attempt.refused))) again = true;
+      } catch (err) {
+        failure = err as Error;
+        return [];
+      }
+      if (!again) return [];
+      shares = unit.shares = await renew();
+    }
+  };
+  if (!first && deps.feed?.takesOver(items.length)) await deps.feed.ownWrite(items.length, run);
+  else await run();
+  const lost = failure as Error | DocFailure | null; // set inside run (TypeScript cannot see it)
+  if (lost) throw lost instanceof Error ? lost : failureError(items, lost);
+  for (const share of shares) {
+    const finishing = share.done?.();
+    if (isPromiseLike(finishing)) await finishing;
+  }
+}
+
+export interface Attempt {
   failure: Error | DocFailure | null;
   /** the items stored */
   written: number[];
@@ -81,41 +117,71 @@ interface Attempt {
   refused: number[];
 }
 
+export const newAttempt = (): Attempt => ({ failure: null, written: [], created: [], refused: [] });
+
 /** One try at storing the write: a bulkDocs call per chunk, until one fails. */
 async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: readonly WriteShare[]): Promise<Attempt> {
-  const attempt: Attempt = { failure: null, written: [], created: [], refused: [] };
+  const attempt = newAttempt();
   for (let start = 0; start < items.length && !attempt.failure; start += WRITE_CHUNK) {
     const end = Math.min(items.length, start + WRITE_CHUNK);
-    const added: UnitDoc[][] = [];
-    for (const share of shares) added.push(share.docs ? await share.docs(start, end) : []);
-    const replacing = shares.findIndex((share, k) => !share.undo && added[k].some((doc) => doc._rev !== undefined));
-    if (replacing >= 0) {
-      attempt.failure = KERNEL_ERRORS.pluginInvalid('A write share that replaces documents (a _rev given) needs an undo.', { details: { share: replacing } });
-      break;
-    }
+    const pending = shareDocs(shares, start, end, attempt);
+    const added = isPromiseLike(pending) ? await pending : pending;
+    if (!added) break;
     const locals = added.flat().map((doc) => ({ ...doc }));
     const results = (await deps.db.bulkDocs([...locals, ...items.slice(start, end).map((i) => i.doc)] as never[])) as StoredResult[];
-    let offset = 0;
-    shares.forEach((share, k) => {
-      const own = results.slice(offset, offset + added[k].length);
-      offset += added[k].length;
-      const error = added[k].length > 0 ? share.stored?.(own) : undefined;
-      if (error) attempt.failure ??= error;
-      if (!share.undo) own.forEach((r, j) => !failed(r) && attempt.created.push({ _id: added[k][j]._id, _rev: r.rev, _deleted: true }));
-    });
-    for (let i = locals.length; i < results.length; i++) {
-      const index = start + i - locals.length;
-      const result = results[i];
-      if (failed(result)) {
-        attempt.failure ??= { index, status: result.status, message: result.message };
-        if (result.status === 409 && items[index].op === 'create' && !items[index].previous) attempt.refused.push(index);
-      } else {
-        (items[index].doc as Doc)._rev = result.rev;
-        attempt.written.push(index);
-      }
-    }
+    absorb(attempt, items, shares, added, results, start);
   }
   return attempt;
+}
+
+/** The shares' documents for items [start, end); null (the attempt failed) when a share breaks the rules. */
+export function shareDocs(shares: readonly WriteShare[], start: number, end: number, attempt: Attempt): UnitDoc[][] | null | Promise<UnitDoc[][] | null> {
+  const added: UnitDoc[][] = [];
+  for (let k = 0; k < shares.length; k++) {
+    const docs = shares[k].docs ? shares[k].docs!(start, end) : [];
+    if (isPromiseLike(docs)) return shareDocsRest(shares, start, end, attempt, added, docs);
+    added.push(docs);
+  }
+  return checkShareDocs(shares, added, attempt);
+}
+
+async function shareDocsRest(shares: readonly WriteShare[], start: number, end: number, attempt: Attempt, added: UnitDoc[][], pending: PromiseLike<UnitDoc[]>): Promise<UnitDoc[][] | null> {
+  added.push(await pending);
+  for (let k = added.length; k < shares.length; k++) added.push(shares[k].docs ? await shares[k].docs!(start, end) : []);
+  return checkShareDocs(shares, added, attempt);
+}
+
+function checkShareDocs(shares: readonly WriteShare[], added: UnitDoc[][], attempt: Attempt): UnitDoc[][] | null {
+  const replacing = shares.findIndex((share, k) => !share.undo && added[k].some((doc) => doc._rev !== undefined));
+  if (replacing < 0) return added;
+  attempt.failure = KERNEL_ERRORS.pluginInvalid('A write share that replaces documents (a _rev given) needs an undo.', { details: { share: replacing } });
+  return null;
+}
+
+/**
+ * Reads one bulkDocs answer for items [start, …) of a write: the shares' documents first (in
+ * share order, as `added` lists them), then the items'. What failed becomes the attempt's failure.
+ */
+export function absorb(attempt: Attempt, items: readonly UnitItem[], shares: readonly WriteShare[], added: UnitDoc[][], results: readonly StoredResult[], start: number): void {
+  let offset = 0;
+  shares.forEach((share, k) => {
+    const own = results.slice(offset, offset + added[k].length);
+    offset += added[k].length;
+    const error = added[k].length > 0 ? share.stored?.(own) : undefined;
+    if (error) attempt.failure ??= error;
+    if (!share.undo) own.forEach((r, j) => !failed(r) && attempt.created.push({ _id: added[k][j]._id, _rev: r.rev, _deleted: true }));
+  });
+  for (let i = offset; i < results.length; i++) {
+    const index = start + i - offset;
+    const result = results[i];
+    if (failed(result)) {
+      attempt.failure ??= { index, status: result.status, message: result.message };
+      if (result.status === 409 && items[index].op === 'create' && !items[index].previous) attempt.refused.push(index);
+    } else {
+      (items[index].doc as Doc)._rev = result.rev;
+      attempt.written.push(index);
+    }
+  }
 }
 
 /**

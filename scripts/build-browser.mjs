@@ -41,13 +41,20 @@ const withoutSql = {
 /**
  * The slim bundle leaves the engine's ingest and conflicts out (its preset replicates nothing):
  * engine/ingest/ingest.ts is swapped for ingest.slim.ts and engine/conflicts/api.ts for
- * api.slim.ts, which refuse stack.ingest, stack.conflicts and resolveConflict with DS_NOT_IN_BUILD.
+ * api.slim.ts, which refuse stack.ingest, stack.conflicts and resolveConflict with DS_NOT_IN_BUILD;
+ * engine/conflicts/denials.ts for denials.slim.ts (no sync plugin: nothing denied), and
+ * kernel/commit-group.ts for commit-group.slim.ts (each write stored alone: no group commit),
+ * engine/purge.ts and storage/replication.ts for stand-ins refusing with DS_NOT_IN_BUILD (purges
+ * serve the ephemeral and retention plugins, the replication surface the sync plugin and the node).
  */
 const withoutIngest = {
   name: 'docstack-without-ingest',
   setup(build) {
     build.onResolve({ filter: /\/ingest\/ingest\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/ingest\.js$/, 'ingest.slim.ts')) }));
     build.onResolve({ filter: /\/conflicts\/api\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/api\.js$/, 'api.slim.ts')) }));
+    build.onResolve({ filter: /\/conflicts\/denials\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/denials\.js$/, 'denials.slim.ts')) }));
+    build.onResolve({ filter: /\/engine\/purge\.js$|^\.\/purge\.js$|\/storage\/replication\.js$|^\.\/replication\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
+    build.onResolve({ filter: /\/commit-group\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/commit-group\.js$/, 'commit-group.slim.ts')) }));
   },
 };
 

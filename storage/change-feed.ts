@@ -84,6 +84,11 @@ export class ChangeFeed {
    * moved by exactly the documents written); when it did not, the feed resumes from before the
    * write and reads it back as usual, so no change is ever lost.
    */
+  /** Would ownWrite take over a write of this size (the feed running, the write large)? Else the caller just writes. */
+  takesOver(size: number): boolean {
+    return this.feed !== null && !this.paused && size >= OWN_WRITE_MIN;
+  }
+
   async ownWrite(size: number, write: () => Promise<WrittenChange[]>): Promise<void> {
     if (!this.feed || this.paused || size < OWN_WRITE_MIN) {
       await write();

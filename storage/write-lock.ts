@@ -16,7 +16,10 @@ interface Queue {
 
 const queues = new Map<string, Queue>();
 
-export type WriteLock = <T>(section: () => Promise<T>) => Promise<T>;
+export type WriteLock = (<T>(section: () => Promise<T>) => Promise<T>) & {
+  /** Is a section of this store running now (a write arriving would wait)? */
+  busy(): boolean;
+};
 
 /** One key per store of this process (adapter and name: two PouchDB objects may share a store). */
 export function storeKeyOf(db: Database): string {
@@ -25,7 +28,7 @@ export function storeKeyOf(db: Database): string {
 
 export function writeLockFor(db: Database): WriteLock {
   const key = storeKeyOf(db);
-  return async <T>(section: () => Promise<T>): Promise<T> => {
+  const lock = async <T>(section: () => Promise<T>): Promise<T> => {
     const queue = queues.get(key) ?? { busy: false, waiting: [] };
     queues.set(key, queue);
     // uncontended (a serial writer): no promise chain at all; else wait for the turn handed over
@@ -43,4 +46,5 @@ export function writeLockFor(db: Database): WriteLock {
       }
     }
   };
+  return Object.assign(lock, { busy: () => queues.get(key)?.busy === true });
 }

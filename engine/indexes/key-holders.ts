@@ -55,6 +55,11 @@ export class KeyHolders {
     this.cache = cache;
   }
 
+  /** The class's count as last read or written here, without waiting (undefined: not known yet). */
+  knownCount(className: string): number | undefined {
+    return this.cache.get(className)?.count;
+  }
+
   /** The class's count (Infinity: unknown, read every key entry). */
   async count(className: string): Promise<number> {
     const cached = this.cache.get(className);

@@ -28,6 +28,8 @@ export interface KeyClaim {
   docId: string;
   className: string;
   attributes: string[];
+  /** is docId the key's natural id (claimFor knows it; a claim from elsewhere is checked by isNaturalClaim) */
+  natural?: boolean;
 }
 
 export interface KeyDoc {
@@ -61,6 +63,8 @@ export function keyIdOf(className: string, values: readonly unknown[]): string {
   return `${PREFIX}${className}/${JSON.stringify(values)}`;
 }
 
+const plainValue = (v: unknown): boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+
 export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
   const values = primaryKeyValues(model, doc);
   if (!values) return null;
@@ -69,6 +73,7 @@ export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
     docId: doc._id,
     className: model.name,
     attributes: primaryKeyAttributes(model).map((a) => a.name),
+    natural: values.every(plainValue) && naturalDocId(model.name, values) === doc._id,
   };
 }
 
@@ -80,13 +85,12 @@ function claimValues(claim: { keyId: string; className: string }): unknown[] {
 /** The natural id of a claim's key (as createDraft derives it), or undefined when the key has none. */
 export function naturalIdOfClaim(claim: { keyId: string; className: string }): string | undefined {
   const values = claimValues(claim);
-  const plain = values.every((v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)));
-  return plain ? naturalDocId(claim.className, values) : undefined;
+  return values.every(plainValue) ? naturalDocId(claim.className, values) : undefined;
 }
 
 /** Is the claim's document under its key's natural id (then the document is the claim: no entry)? */
-export function isNaturalClaim(claim: { keyId: string; className: string; docId: string }): boolean {
-  return naturalIdOfClaim(claim) === claim.docId;
+export function isNaturalClaim(claim: { keyId: string; className: string; docId: string; natural?: boolean }): boolean {
+  return claim.natural ?? naturalIdOfClaim(claim) === claim.docId;
 }
 
 export function uniqueViolation(claim: KeyClaim, ownerId: string): DocstackError {
@@ -234,6 +238,19 @@ export class PrimaryKeyIndex {
    * store's or a transaction's). Call inside the store's write lock, so no writer of this
    * process can take a key between this read and the write.
    */
+  /**
+   * True when `prepare` would read and write nothing, known without waiting: no releases, and
+   * every claim is under its key's natural id in a class with no counted entries (the usual
+   * create). The write path then skips prepare's reads and turns of the event loop altogether.
+   */
+  preparesNothing(claims: readonly { claim: KeyClaim }[], releases: readonly unknown[]): boolean {
+    if (releases.length > 0) return false;
+    for (const { claim } of claims) {
+      if (this.holders.knownCount(claim.className) !== 0 || !isNaturalClaim(claim)) return false;
+    }
+    return true;
+  }
+
   async prepare(claims: readonly { index: number; claim: KeyClaim; fresh?: boolean; holder?: string }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
     const prepared: PreparedKeys = { writes: [], conflicts: [] };
     if (claims.length === 0 && releases.length === 0) return prepared;

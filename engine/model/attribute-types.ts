@@ -14,17 +14,22 @@ export class AttributeTypes {
   private readonly types = new Map<string, AttributeTypeDefinition>();
   private readonly keys = new Map<string, ConfigKeyDefinition>();
 
+  /** bumped by every definition: a verdict cached for a class (capabilitiesPart) holds while it is unchanged */
+  version = 0;
+
   constructor(private readonly common: readonly string[]) {}
 
   defineType(definition: AttributeTypeDefinition, owner: string): void {
     this.refuseTaken(this.types.has(definition.type) || this.common.includes(definition.type), `type "${definition.type}"`, owner);
     this.types.set(definition.type, definition);
+    this.version++;
   }
 
   defineKey(definition: ConfigKeyDefinition, owner: string): void {
     const taken = this.keys.has(definition.key) || this.common.includes(definition.key) || [...this.types.values()].some((t) => t.keys?.[definition.key]);
     this.refuseTaken(taken, `config key "${definition.key}"`, owner);
     this.keys.set(definition.key, definition);
+    this.version++;
   }
 
   type(name: string): AttributeTypeDefinition | undefined {

@@ -9,9 +9,13 @@ import type { AttributeTypes } from '../model/attribute-types.js';
  * writes are refused rather than stored unsealed or unchecked.
  */
 export function capabilitiesPart(types: AttributeTypes): WritePart {
+  // class models admitted, with the types' version they were checked against (a class model
+  // object is one revision of a class: its schema does not change under it)
+  const admitted = new WeakMap<ClassModel, number>();
   return {
     name: 'capabilities',
     admit(model: ClassModel) {
+      if (admitted.get(model) === types.version) return;
       for (const attribute of Object.values(model.schema)) {
         const missing = types.missing(attribute);
         if (missing) {
@@ -21,6 +25,7 @@ export function capabilitiesPart(types: AttributeTypes): WritePart {
           );
         }
       }
+      admitted.set(model, types.version);
     },
     begin: () => undefined,
   };

@@ -20,6 +20,16 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
       const byItem = new Map<number, KeyEntryWrite[]>();
       let chunk: KeyEntryWrite[] = [];
       const written: { write: KeyEntryWrite; rev: string }[] = [];
+      const prepareKeys = async () => {
+        const fresh = claims.map((c) => {
+          const { op, previous, context } = work.items[c.index];
+          const holder = typeof context.transaction === 'string' ? context.transaction : undefined;
+          return { ...c, fresh: op === 'create' && !previous, ...(holder !== undefined ? { holder } : {}) };
+        });
+        const keys = await index.prepare(fresh, releases);
+        if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
+        for (const write of keys.writes) byItem.set(write.index, [...(byItem.get(write.index) ?? []), write]);
+      };
       return {
         checked() {
           const { items } = work;
@@ -31,16 +41,9 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
           claims = plan.claims;
           releases = plan.releases.map((claim) => ({ index: indexOf.get(claim.docId) ?? 0, claim }));
         },
-        async prepare() {
-          if (claims.length === 0 && releases.length === 0) return;
-          const fresh = claims.map((c) => {
-            const { op, previous, context } = work.items[c.index];
-            const holder = typeof context.transaction === 'string' ? context.transaction : undefined;
-            return { ...c, fresh: op === 'create' && !previous, ...(holder !== undefined ? { holder } : {}) };
-          });
-          const keys = await index.prepare(fresh, releases);
-          if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
-          for (const write of keys.writes) byItem.set(write.index, [...(byItem.get(write.index) ?? []), write]);
+        prepare() {
+          // the usual create (natural id, no counted entries) has nothing to read: no await at all
+          return index.preparesNothing(claims, releases) ? undefined : prepareKeys();
         },
         docs(start, end) {
           chunk = [];
@@ -59,9 +62,10 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
           return written.map(({ write, rev }) => (write.claim ? { _id: write.entry._id, _rev: rev, _deleted: true } : ({ ...write.restore! } as unknown as UnitDoc)));
         },
         refused: (indexes) => settleRefusedCreates(index, work.items as UnitItem[], indexes),
-        async done() {
+        done() {
+          if (written.length === 0) return undefined;
           for (const { write } of written) index.remember(write.entry._id, write.claim ? write.claim.docId : null);
-          await index.released(written.map(({ write }) => write));
+          return index.released(written.map(({ write }) => write));
         },
       };
     },

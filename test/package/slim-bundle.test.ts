@@ -27,6 +27,28 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(userClassNames(['Note'])).toEqual(['Note']);
   });
 
+  it('its stand-ins for purges and the replication surface refuse with DS_NOT_IN_BUILD; denials are none; each write is stored alone', async () => {
+    const { purgeDocuments } = await import('../../engine/purge.slim.js');
+    await expect(purgeDocuments(null as never, null as never, null as never, ['Note-1'])).rejects.toMatchObject({ code: 'DS_NOT_IN_BUILD', status: 501 });
+    const { createReplication } = await import('../../storage/replication.slim.js');
+    const replication = createReplication(null as never);
+    expect(() => replication.revsDiff({})).toThrow(expect.objectContaining({ code: 'DS_NOT_IN_BUILD' }));
+    const { listDenials, resolveDenial } = await import('../../engine/conflicts/denials.slim.js');
+    expect(await listDenials(null as never)).toEqual([]);
+    expect(await resolveDenial(null as never, 'Note-1')).toBe(false);
+    // the commit group's stand-in takes the lock once per write and stores the write alone
+    const { CommitGroup } = await import('../../kernel/commit-group.slim.js');
+    let turns = 0;
+    const lock = Object.assign(<T>(section: () => Promise<T>) => (turns++, section()), { busy: () => false });
+    const stored: unknown[] = [];
+    const db = { bulkDocs: async (docs: { _id: string }[]) => (stored.push(...docs), docs.map((d) => ({ ok: true, id: d._id, rev: '1-a' }))) };
+    const group = new CommitGroup({ db: db as never, lock });
+    const item = (id: string) => ({ doc: { _id: id } as never, classModel: {} as never, op: 'create' as const, context: {} as never });
+    await Promise.all([group.submit({ items: [item('A-1')], shares: [] }), group.submit({ items: [item('A-2')], shares: [] })]);
+    expect(turns).toBe(2);
+    expect(stored).toEqual([{ _id: 'A-1', _rev: '1-a' }, { _id: 'A-2', _rev: '1-a' }]);
+  });
+
   it('PouchDB\'s uuid stand-in gives random version-4 UUIDs, as the uuid package does', async () => {
     const { v4 } = await import('../../scripts/uuid-v4.browser.mjs');
     const ids = Array.from({ length: 200 }, () => v4());
@@ -70,6 +92,8 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     // nor are the conflict listing and resolution (replication makes conflicts)
     expect(kept).toContain('engine/conflicts/api.slim.ts');
     expect(kept.filter((i) => /^engine\/conflicts\/(list|resolve|merge|auto)\.ts$/.test(i))).toEqual([]);
+    // nor purges, the replication surface, denials or group commit (stand-ins, tested above)
+    expect(kept.filter((i) => /^(engine\/purge|storage\/replication|engine\/conflicts\/denials|kernel\/commit-group)\.ts$/.test(i))).toEqual([]);
     expect(built.gzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
     expect(built.gzipped).toBeLessThan(GZIP_BUDGET / 2);
   }, 60_000);
