@@ -63,3 +63,19 @@ export async function resolveTable(stack: ClientStack, domains: DomainRegistry |
   }
   throw SQL_ERRORS.tableUnknown(`There is no class or relation domain named ${JSON.stringify(name)}.`, { details: { table: name } });
 }
+
+/**
+ * The names a statement's rewrite quotes (names.ts): each of the given tables that is a class,
+ * with its columns. One class lookup per distinct name (a cached model costs no read); the
+ * tables are the statement's, which it looks up anyway once parsed.
+ */
+export async function classNamesOf(stack: ClientStack, tables: readonly string[]): Promise<Set<string>> {
+  const names = new Set<string>();
+  const models = await Promise.all(tables.map((name) => stack.classCache.get(name)));
+  for (const model of models) {
+    if (!model || model['~class'] !== CLASS_META || model.active === false) continue;
+    names.add(model.name);
+    for (const column of classTable(model).columns.keys()) names.add(column);
+  }
+  return names;
+}
