@@ -1,5 +1,6 @@
 import type { DomainModel, DomainRegistry } from '../domains/index.js';
 import { SQL_ERRORS } from './errors.js';
+import { NAME } from './guard.js';
 import { type AttributeModel, CLASS_META, type ClassModel, type ClientStack } from '../../index.js';
 
 /** How a column's values compare: only a condition whose value has the same kind is pushed down. */
@@ -71,7 +72,8 @@ export async function resolveTable(stack: ClientStack, domains: DomainRegistry |
  */
 export async function classNamesOf(stack: ClientStack, tables: readonly string[]): Promise<Set<string>> {
   const names = new Set<string>();
-  const models = await Promise.all(tables.map((name) => stack.classCache.get(name)));
+  // only what the guard lets reach a table lookup after the parse (an identifier): no other document is read
+  const models = await Promise.all(tables.filter((name) => NAME.test(name)).map((name) => stack.classCache.get(name)));
   for (const model of models) {
     if (!model || model['~class'] !== CLASS_META || model.active === false) continue;
     names.add(model.name);

@@ -94,7 +94,7 @@ export interface Rewritten {
  * Quotes (with backticks) every word that names a column or a table of the statement's classes
  * where it stands as a name, so alasql never reads `total`, `order` or `value` as its keyword.
  * A word keeps its keyword reading where the position says so (see keywordHere); any word after
- * AS (an alias) is a name too. `text` is the lexer's output for the same statement: tokens are at
+ * AS (an alias) or before `.` (a qualifier) is a name too. `text` is the lexer's output for the same statement: tokens are at
  * the same places in it. Strings and comments are never touched (they are not word tokens).
  */
 export function quoteNames(text: string, tokens: readonly Token[], names: ReadonlySet<string>): Rewritten {
@@ -106,8 +106,12 @@ export function quoteNames(text: string, tokens: readonly Token[], names: Readon
     if (t.kind === 'punct' && t.text === '(') opener.push(upper(tokens[i - 1]));
     if (t.kind === 'punct' && t.text === ')' && opener.length > 1) opener.pop();
     if (t.kind !== 'word') return;
-    const alias = upper(tokens[i - 1]) === 'AS' && !STRUCTURAL.has(upper(t)) && opener[opener.length - 1] !== 'CAST';
-    if (!alias && (!names.has(t.text) || keywordHere(tokens, i, opener[opener.length - 1]))) return;
+    // an alias (after AS, but for CAST's type) and a qualifier (before `.`) are names wherever they stand
+    const next = tokens[i + 1];
+    const alias = upper(tokens[i - 1]) === 'AS' && opener[opener.length - 1] !== 'CAST';
+    const qualifier = next?.kind === 'punct' && next.text === '.';
+    const named = (alias || qualifier) && !STRUCTURAL.has(upper(t));
+    if (!named && (!names.has(t.text) || keywordHere(tokens, i, opener[opener.length - 1]))) return;
     parts.push(text.slice(from, t.start), '`', text.slice(t.start, t.end), '`');
     const at = t.start + inserted.length;
     inserted.push(at, at + 1 + (t.end - t.start));

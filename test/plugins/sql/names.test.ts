@@ -100,6 +100,10 @@ describe('sql: attribute names are names, whatever alasql reserves', () => {
     expect(top.details).toEqual({ construct: 'TOP (use LIMIT)' });
     expect((await refusal(q('SELECT VALUE name FROM Item'), 'DS_SQL_REFUSED')).details?.construct).toMatch(/SELECT VALUE/);
     expect(await q('SELECT top, value FROM Item WHERE top = 1')).toEqual([{ top: 1, value: 1 }]);
+    // a type in CAST stays a type beside a `date` attribute (alasql's DATE of the number 1, not the column);
+    // CASE over a reserved name; NULLS FIRST stays refused
+    expect(await q("SELECT CAST(value AS date) AS date, CASE value WHEN 1 THEN 'one' ELSE 'more' END AS label FROM Item WHERE date = '2024-01-01'")).toEqual([{ date: '70.01.01', label: 'one' }]);
+    await refusal(q('SELECT name FROM Item ORDER BY first ASC NULLS FIRST'), 'DS_SQL_REFUSED');
   });
 
   it('keywords keep their meaning where no class has such an attribute; a reserved word that names nothing stays reserved', async () => {
@@ -117,6 +121,8 @@ describe('sql: attribute names are names, whatever alasql reserves', () => {
     // a class named by a reserved word is a table name where a table stands
     expect(await q('SELECT COUNT(*) AS n FROM Order WHERE status = \'paid\'')).toEqual([{ n: 3 }]);
     expect(await q('SELECT Order.amount FROM Order ORDER BY Order.amount DESC LIMIT 1')).toEqual([{ amount: 50 }]);
+    // an alias is a name, after AS and as a qualifier
+    expect(await q("SELECT total.name AS order FROM Customer AS total WHERE total.code = 'A'")).toEqual([{ order: 'Ann' }]);
   });
 
   it('strings, comments and quoted names are left as written; errors point into the caller\'s text', async () => {
