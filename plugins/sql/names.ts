@@ -94,8 +94,9 @@ export interface Rewritten {
  * Quotes (with backticks) every word that names a column or a table of the statement's classes
  * where it stands as a name, so alasql never reads `total`, `order` or `value` as its keyword.
  * A word keeps its keyword reading where the position says so (see keywordHere); any word after
- * AS (an alias) or before `.` (a qualifier) is a name too. `text` is the lexer's output for the same statement: tokens are at
- * the same places in it. Strings and comments are never touched (they are not word tokens).
+ * AS (an alias) or before `.` (a qualifier) is a name too. `text` is the lexer's output for the
+ * same statement: tokens are at the same places in it. Strings and comments are never touched
+ * (they are not word tokens).
  */
 export function quoteNames(text: string, tokens: readonly Token[], names: ReadonlySet<string>): Rewritten {
   const parts: string[] = [];
