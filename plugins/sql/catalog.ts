@@ -1,5 +1,6 @@
 import type { DomainModel, DomainRegistry } from '../domains/index.js';
 import { SQL_ERRORS } from './errors.js';
+import { NAME } from './guard.js';
 import { type AttributeModel, CLASS_META, type ClassModel, type ClientStack } from '../../index.js';
 
 /** How a column's values compare: only a condition whose value has the same kind is pushed down. */
@@ -62,4 +63,21 @@ export async function resolveTable(stack: ClientStack, domains: DomainRegistry |
     return { name, kind: 'relation', domain, columns: new Map(RELATION_COLUMNS), encrypted: new Set(), indexed: [], primaryKey: [] };
   }
   throw SQL_ERRORS.tableUnknown(`There is no class or relation domain named ${JSON.stringify(name)}.`, { details: { table: name } });
+}
+
+/**
+ * The names a statement's rewrite quotes (names.ts): each of the given tables that is a class,
+ * with its columns. One class lookup per distinct name (a cached model costs no read); the
+ * tables are the statement's, which it looks up anyway once parsed.
+ */
+export async function classNamesOf(stack: ClientStack, tables: readonly string[]): Promise<Set<string>> {
+  const names = new Set<string>();
+  // only what the guard lets reach a table lookup after the parse (an identifier): no other document is read
+  const models = await Promise.all(tables.filter((name) => NAME.test(name)).map((name) => stack.classCache.get(name)));
+  for (const model of models) {
+    if (!model || model['~class'] !== CLASS_META || model.active === false) continue;
+    names.add(model.name);
+    for (const column of classTable(model).columns.keys()) names.add(column);
+  }
+  return names;
 }

@@ -2,6 +2,7 @@ import type { AlaSQL, Node } from './alasql.js';
 import { SQL_ERRORS } from './errors.js';
 import { prepare } from './lexer.js';
 import { refuseComplexShape } from './limits.js';
+import { callerOffset, quoteNames, tokenize, type Token } from './names.js';
 
 interface JisonHash {
   text?: string;
@@ -11,14 +12,24 @@ interface JisonHash {
 }
 
 /**
- * Parses one statement with alasql's parser. A syntax error becomes DS_SQL_SYNTAX with the
- * line, column and offset of the token that stopped the parser and the text around it.
+ * The statement's tokens, once its shape is known to be within the limits: nothing else (not
+ * even the lexical pass) runs over an oversized statement.
  */
-export function parseStatement(alasql: AlaSQL, statement: string): Node {
+export function readStatement(statement: string): Token[] {
   if (typeof statement !== 'string' || statement.trim() === '') throw SQL_ERRORS.syntax('A statement is a non-empty string of SQL.');
-  // the shape first, on the caller's text: nothing else (not even the lexical pass) runs over an oversized statement
   refuseComplexShape(statement);
-  const text = prepare(statement);
+  return tokenize(statement);
+}
+
+/**
+ * Parses one statement with alasql's parser. `names` are the columns and tables of the classes
+ * the statement names: where one stands as a name it is quoted first (names.ts), so a class's
+ * attribute is never read as one of alasql's keywords. A syntax error becomes DS_SQL_SYNTAX with
+ * the line, column and offset (in the caller's text) of the token that stopped the parser and
+ * the text around it.
+ */
+export function parseStatement(alasql: AlaSQL, statement: string, names: ReadonlySet<string> = new Set(), tokens: readonly Token[] = readStatement(statement)): Node {
+  const { text, inserted } = quoteNames(prepare(statement), tokens, names);
   const parser = (alasql as unknown as { parser: { yy: Record<string, unknown>; parse(s: string): { statements: Node[] } } }).parser;
   let failure: JisonHash | null = null;
   // alasql's own parseError drops the location: ours keeps it. parse() is synchronous, so the
@@ -31,7 +42,7 @@ export function parseStatement(alasql: AlaSQL, statement: string): Node {
   try {
     statements = parser.parse(text).statements;
   } catch (cause) {
-    throw syntaxError(statement, failure, cause);
+    throw syntaxError(statement, text, inserted, failure, cause);
   } finally {
     delete parser.yy.parseError;
   }
@@ -40,16 +51,22 @@ export function parseStatement(alasql: AlaSQL, statement: string): Node {
   return real[0];
 }
 
-function syntaxError(statement: string, hash: JisonHash | null, cause: unknown) {
+/** `parsed` is the text alasql read (`inserted`: the quote marks added to the caller's); the error speaks of the caller's. */
+function syntaxError(statement: string, parsed: string, inserted: readonly number[], hash: JisonHash | null, cause: unknown) {
   const loc = hash?.loc;
-  const line = loc ? loc.last_line : 1;
-  const column = loc ? loc.last_column : 0;
-  const lines = statement.split('\n');
-  const position = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + column;
+  const at = loc ? offsetOf(parsed, loc.last_line, loc.last_column) : 0;
+  const position = callerOffset(inserted, at);
+  const before = statement.slice(0, position).split('\n');
+  const line = before.length;
+  const column = before[before.length - 1].length;
   const near = statement.slice(Math.max(0, position - 15), position + 15);
   const got = hash?.token === 'EOF' ? 'the end of the statement' : JSON.stringify(hash?.text ?? '');
   return SQL_ERRORS.syntax(`SQL syntax error at line ${line}, column ${column + 1}: unexpected ${got} near ${JSON.stringify(near)}. Quote reserved words used as names with "…" or \`…\`.`, {
     details: { line, column: column + 1, position, near, token: hash?.token ?? null },
     cause,
   });
+}
+
+function offsetOf(text: string, line: number, column: number): number {
+  return text.split('\n').slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + column;
 }

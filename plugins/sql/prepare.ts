@@ -2,7 +2,7 @@ import type { WriteSession } from '../../index.js';
 // Reading and planning a statement, apart from runSql: dml.ts uses them and runSql (engine.ts) uses dml.ts.
 import type { DomainRegistry } from '../domains/index.js';
 import { loadAlasql, type AlaSQL, type Node } from './alasql.js';
-import { resolveTable, type TableInfo } from './catalog.js';
+import { classNamesOf, resolveTable, type TableInfo } from './catalog.js';
 import { useColumns } from './columns.js';
 import { SQL_ERRORS } from './errors.js';
 import type { DocCache } from './doc-cache.js';
@@ -10,7 +10,8 @@ import { guard } from './guard.js';
 import type { IndexSet } from './indexes/index-set.js';
 import { normalize, type TableRef } from './normalize.js';
 import type { BoundParams } from './params.js';
-import { parseStatement } from './parse.js';
+import { parseStatement, readStatement } from './parse.js';
+import { tableNames } from './names.js';
 import { joinEdges, joinRanges, type JoinEdge } from './joins.js';
 import { planAccess, type Access } from './plan.js';
 import { conditionsOf, type Conditions } from './pushdown.js';
@@ -86,11 +87,16 @@ export interface Prepared {
   limits: SqlLimits;
 }
 
-/** Parses and checks a statement: its root node and the class of every node. */
+/**
+ * Parses and checks a statement: its root node and the class of every node. The classes it
+ * names are looked up first: their attributes are names wherever they stand as names (names.ts).
+ */
 export async function parseChecked(deps: SqlDeps, statement: string): Promise<{ alasql: AlaSQL; root: Node; classOf: Map<Node, string> }> {
+  const tokens = readStatement(statement);
   const alasql = await loadAlasql(deps.alasql);
   installLinearLike(alasql);
-  const root = parseStatement(alasql, statement);
+  const names = await classNamesOf(deps.stack, tableNames(tokens));
+  const root = parseStatement(alasql, statement, names, tokens);
   return { alasql, root, classOf: guard(alasql, root) };
 }
 
