@@ -1,9 +1,9 @@
 import { validationErrorList } from './errors.js';
 import { attributeSchema } from './attribute-schema.js';
 import { checkShape, checkValue, compileClass } from './class-validator.js';
-import { formatDate } from './dates.js';
+import { dateReader, formatDate } from './dates.js';
 import { checkForeignKeyValue, checkForeignKeys } from './foreign-keys.js';
-import { definePlugin, type Doc, type WriteContext } from '../../index.js';
+import { type AttributeModel, definePlugin, type Doc, KERNEL_ERRORS, type WriteContext } from '../../index.js';
 
 /** Runs before the other beforeValidate taps (before-triggers see the defaults). */
 const DEFAULTS_STAGE = -100;
@@ -24,6 +24,9 @@ export const validationPlugin = definePlugin({
       checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields, (field) => ctx.origin === 'replication' || sameValue(draft[field], ctx.previous?.[field]));
       await checkForeignKeys(draft, ctx, validator.foreignKeys);
     });
+
+    // a date's min / max must be dates of its format, in order (the kernel only sees text)
+    hooks.checkAttribute.tap('validation', (attribute) => checkDateBounds(attribute));
 
     // a defaultValue is refused when a document could not hold it, and stored in its stored form
     hooks.defaultValue.tapPromise('validation', async (value, { attribute }) => {
@@ -63,4 +66,24 @@ function normalizeValue(type: string, format: string | undefined, value: unknown
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? value : formatDate(value, format);
   if (Array.isArray(value)) return value.map((v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? formatDate(v, format) : v));
   return value;
+}
+
+function checkDateBounds(attribute: AttributeModel): void {
+  if (attribute.type !== 'date') return;
+  const read = dateReader(attribute.format);
+  const format = attribute.format ?? 'ISO 8601 (a date, or a date-time with offset)';
+  const instant = (key: 'min' | 'max') => {
+    const text = attribute[key];
+    if (text === undefined) return undefined;
+    const t = typeof text === 'string' ? read(text) : undefined;
+    if (t === undefined) {
+      throw KERNEL_ERRORS.attributeConfigInvalid(`"${key}" of the date "${attribute.name}" must be a date in its format ${format} (got ${JSON.stringify(text)}).`, { path: attribute.name });
+    }
+    return t;
+  };
+  const min = instant('min');
+  const max = instant('max');
+  if (min !== undefined && max !== undefined && min > max) {
+    throw KERNEL_ERRORS.attributeConfigInvalid(`"min" (${String(attribute.min)}) of "${attribute.name}" is after "max" (${String(attribute.max)}).`, { path: attribute.name });
+  }
 }
