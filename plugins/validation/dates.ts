@@ -6,6 +6,7 @@
  * with the attribute's `min` / `max`, which are written in the same format.
  */
 import * as z from 'zod/mini';
+import { type AttributeModel, KERNEL_ERRORS } from '../../index.js';
 
 const TOKENS: Record<string, string> = {
   YYYY: '(\\d{4})',
@@ -117,4 +118,25 @@ export function formatDate(date: Date, format: string | undefined): string {
     Z: 'Z',
   };
   return format.replace(TOKEN_RE, (t) => values[t]);
+}
+
+/** A date's `min` / `max` must be dates of its format, `min` not after `max` (hooks.checkAttribute). */
+export function checkDateBounds(attribute: AttributeModel): void {
+  if (attribute.type !== 'date') return;
+  const read = dateReader(attribute.format);
+  const format = attribute.format ?? 'ISO 8601 (a date, or a date-time with offset)';
+  const instant = (key: 'min' | 'max') => {
+    const text = attribute[key];
+    if (text === undefined) return undefined;
+    const t = typeof text === 'string' ? read(text) : undefined;
+    if (t === undefined) {
+      throw KERNEL_ERRORS.attributeConfigInvalid(`"${key}" of the date "${attribute.name}" must be a date in its format ${format} (got ${JSON.stringify(text)}).`, { path: attribute.name });
+    }
+    return t;
+  };
+  const min = instant('min');
+  const max = instant('max');
+  if (min !== undefined && max !== undefined && min > max) {
+    throw KERNEL_ERRORS.attributeConfigInvalid(`"min" (${String(attribute.min)}) of "${attribute.name}" is after "max" (${String(attribute.max)}).`, { path: attribute.name });
+  }
 }
