@@ -8,16 +8,16 @@
 import * as z from 'zod/mini';
 import { type AttributeModel, KERNEL_ERRORS } from '../../index.js';
 
-const TOKENS: Record<string, string> = {
-  YYYY: '(\\d{4})',
-  SSS: '(\\d{3})',
-  MM: '(\\d{2})',
-  DD: '(\\d{2})',
-  HH: '(\\d{2})',
-  mm: '(\\d{2})',
-  ss: '(\\d{2})',
-  // UTC, or an offset from it: the instant compared is the UTC one
-  Z: '(Z|[+-]\\d{2}:\\d{2})',
+// token → its digits and the part it sets (Z: "Z" or an offset ±HH:mm, the instant compared is the UTC one)
+const TOKENS: Record<string, [string, keyof Parts]> = {
+  YYYY: ['(\\d{4})', 'year'],
+  SSS: ['(\\d{3})', 'ms'],
+  MM: ['(\\d{2})', 'month'],
+  DD: ['(\\d{2})', 'day'],
+  HH: ['(\\d{2})', 'hour'],
+  mm: ['(\\d{2})', 'minute'],
+  ss: ['(\\d{2})', 'second'],
+  Z: ['(Z|[+-]\\d{2}:\\d{2})', 'offset'],
 };
 const TOKEN_RE = /YYYY|SSS|MM|DD|HH|mm|ss|Z/g;
 
@@ -33,35 +33,25 @@ interface Parts {
   offset: number;
 }
 
-const PART_OF: Record<string, keyof Parts> = { YYYY: 'year', SSS: 'ms', MM: 'month', DD: 'day', HH: 'hour', mm: 'minute', ss: 'second', Z: 'offset' };
-
 const isoDate = z.iso.date();
 const isoDateTime = z.iso.datetime({ offset: true });
 
 /** The instant a date in the attribute's format stands for (ms since 1970, UTC), or undefined when it is not one. */
 export type DateReader = (value: string) => number | undefined;
 
-const readers = new Map<string, DateReader>();
-
-/** The reader of one format (cached: a class's attributes share a handful of formats). */
+/** The reader of one format. */
 export function dateReader(format: string | undefined): DateReader {
-  const key = format ?? '';
-  let reader = readers.get(key);
-  if (!reader) {
-    reader = buildReader(format);
-    readers.set(key, reader);
-  }
-  return reader;
+  if (format === undefined) return iso((v) => isoDate.safeParse(v).success || isoDateTime.safeParse(v).success);
+  if (format === 'date') return iso((v) => isoDate.safeParse(v).success);
+  if (format === 'date-time') return iso((v) => isoDateTime.safeParse(v).success);
+  return patternReader(format);
 }
 
 // zod decides what an ISO value is (as it always did here); Date.parse reads the instant of one
 // it accepted (a calendar date is midnight UTC, a date-time its UTC instant)
 const iso = (accepts: (v: string) => boolean): DateReader => (v) => (accepts(v) ? Date.parse(v) : undefined);
 
-function buildReader(format: string | undefined): DateReader {
-  if (format === undefined) return iso((v) => isoDate.safeParse(v).success || isoDateTime.safeParse(v).success);
-  if (format === 'date') return iso((v) => isoDate.safeParse(v).success);
-  if (format === 'date-time') return iso((v) => isoDateTime.safeParse(v).success);
+function patternReader(format: string): DateReader {
   const order: (keyof Parts)[] = [];
   const source = format.split(TOKEN_RE);
   const tokens = format.match(TOKEN_RE) ?? [];
@@ -70,8 +60,8 @@ function buildReader(format: string | undefined): DateReader {
     pattern += literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const token = tokens[i];
     if (token) {
-      pattern += TOKENS[token];
-      order.push(PART_OF[token]);
+      pattern += TOKENS[token][0];
+      order.push(TOKENS[token][1]);
     }
   });
   const re = new RegExp(`${pattern}$`);
@@ -87,11 +77,7 @@ function buildReader(format: string | undefined): DateReader {
   };
 }
 
-function offsetMinutes(text: string): number {
-  if (text === 'Z') return 0;
-  const sign = text[0] === '-' ? -1 : 1;
-  return sign * (Number(text.slice(1, 3)) * 60 + Number(text.slice(4, 6)));
-}
+const offsetMinutes = (text: string) => (text === 'Z' ? 0 : (text[0] === '-' ? -1 : 1) * (Number(text.slice(1, 3)) * 60 + Number(text.slice(4, 6))));
 
 /** Refuses 2023-02-30, 25:00 and the like (the parts must survive a round trip through Date); else the UTC instant. */
 function instantOf(p: Parts): number | undefined {

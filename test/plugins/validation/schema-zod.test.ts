@@ -60,21 +60,26 @@ describe('classObj.schemaZOD', () => {
     expect(await both(stack, cls, { label: 'a', _id: 'Thing-1', active: true })).toMatchObject({ pipeline: true, zod: true });
   });
 
-  it("gives the document as validated (defaults stamped, null dropped, a Date as text) and leaves the foreign key's target to the asynchronous check", async () => {
+  it("checks the document as a create prepares it (defaults, null, a Date) and leaves the foreign key's target to the asynchronous check", async () => {
     const stack = await memoryStack();
     await Class.create(stack, 'Person', 'class', '', {});
     const cls = await Class.create(stack, 'Thing', 'class', '', {
       at: { type: 'date', format: 'date' },
-      n: { type: 'integer', defaultValue: 7 },
+      n: { type: 'integer', defaultValue: 7, mandatory: true },
       note: { type: 'string' },
       owner: { type: 'foreign_key', targetClass: 'Person' },
     });
-    const parsed = cls.schemaZOD!.safeParse({ '~class': 'Thing', at: new Date(Date.UTC(2024, 4, 6)), note: null });
-    expect(parsed).toMatchObject({ success: true, data: { '~class': 'Thing', at: '2024-05-06', n: 7 } });
-    expect(parsed.data).not.toHaveProperty('note');
+    const given = { '~class': 'Thing', at: new Date(Date.UTC(2024, 4, 6)), note: null };
+    // data is the input as given (the pipeline stores the prepared form)
+    expect(cls.schemaZOD!.safeParse(given)).toEqual({ success: true, data: given });
+    expect(await both(stack, cls, given)).toMatchObject({ pipeline: true, zod: true });
+    // a refusal is the pipeline's first, its code in params.code, its path as zod's
+    const { parsed } = await both(stack, cls, { n: 1, at: ['2024-01-01'] });
+    expect(parsed.success ? null : parsed.error.issues).toEqual([expect.objectContaining({ path: ['at'], params: expect.objectContaining({ code: 'DS_VALIDATION_ARRAY' }) })]);
     // an id of the right shape passes the schema; that it names a live Person is read from the store
     expect(await both(stack, cls, { owner: 'Person-none' })).toMatchObject({ pipeline: 'DS_VALIDATION_FOREIGN_KEY', zod: true });
     expect(await both(stack, cls, { owner: '' })).toMatchObject({ pipeline: 'DS_VALIDATION_TYPE', zod: false });
+    expect(cls.schemaZOD!.safeParse('Thing-1')).toMatchObject({ success: false });
   });
 
   it('is rebuilt when the class changes: Attribute.create, a patch, a class document replicated from a peer', async () => {
