@@ -20,14 +20,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const GZIP_BUDGET = 150 * 1024;
 
 /**
- * The slim preset's budget (engine + validation, docstack-slim.js): 70 kB gzipped, the aim of
- * issue 27. It holds because that file leaves the engine's ingest out (withoutIngest below: the
- * slim preset replicates nothing) and tapable and uuid are cut to what is used (below): 68.6 kB
+ * The slim preset's budget (engine + validation, docstack-slim.js): 71 kB gzipped — issue 27
+ * aimed at 70 kB; the file measured 69.9 kB before issue 30 added date min/max and
+ * classObj.schemaZOD to the validation plugin (+0.75 kB: 70.6 kB). It holds because that file
+ * leaves the engine's ingest out (withoutIngest below: the slim preset replicates nothing) and tapable and uuid are cut to what is used (below): 68.6 kB
  * with natural ids and the conflicts API. What is in it: the PouchDB core and its IndexedDB adapter
  * 26 kB, zod/mini with its English messages 7 kB, tapable 3.7 kB, awilix 3 kB, the engine and the
  * validation plugin the rest (docs/browser.md#bundle-size).
  */
-export const SLIM_GZIP_BUDGET = 70 * 1024;
+export const SLIM_GZIP_BUDGET = 71 * 1024;
 
 /** Cuts plugins.config.ts's import of the SQL plugin (docstack.js exports no preset that names it). */
 const withoutSql = {
