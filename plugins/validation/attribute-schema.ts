@@ -80,7 +80,12 @@ function dateSchema(a: AttributeModel): z.ZodMiniType {
     if (limit === undefined) return; // a bound this format cannot read is refused when the attribute is defined
     const within = key === 'min' ? (t: number) => t >= limit : (t: number) => t <= limit;
     const words = key === 'min' ? `at least ${text}` : `at most ${text}`;
-    checks.push(z.refine((v: string) => { const t = read(v); return t === undefined || within(t); }, coded('DS_VALIDATION_RANGE', `must be ${words}`)));
+    // a value that is no date of the format has the format issue; it is not out of range too
+    const inRange = (v: string) => {
+      const t = read(v);
+      return t === undefined || within(t);
+    };
+    checks.push(z.refine(inRange, coded('DS_VALIDATION_RANGE', `must be ${words}`)));
   };
   bound('min');
   bound('max');
