@@ -22,7 +22,7 @@ export type {
 export { destroyStore, type AdapterName, type StorageOptions } from './storage/database.js';
 export type { ChangeEvent } from './storage/change-feed.js';
 export type {
-  AdmitContext, AttributeContext, DefaultValueContext, FindCandidates, FindContext, IngestDoc, IngestItem, IngestRefusal, PendingDocs, ReadContext,
+  AdmitContext, AttributeContext, ClassSchema, DefaultValueContext, FindCandidates, FindContext, IngestDoc, IngestItem, IngestRefusal, PendingDocs, ReadContext,
   ReplicationStep, WriteBatch, WriteContext, WriteOp, WriteOrigin,
 } from './contracts/hooks.js';
 export type { WriteSession } from './contracts/hooks.js';

@@ -168,3 +168,9 @@ export interface FindContext {
 export interface FindCandidates {
   docs: Doc[];
 }
+
+/**
+ * classObj.schemaZOD: the zod schema of a class's documents, as the validator that answers the
+ * classSchema hook builds it (the validation plugin's); see docs/data-model.md#schemazod.
+ */
+export type ClassSchema = import('zod/mini').ZodMiniType;

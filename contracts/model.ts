@@ -16,8 +16,9 @@ export interface AttributeConfig {
   isArray?: boolean;
   primaryKey?: boolean;
   maxLength?: number;
-  min?: number;
-  max?: number;
+  /** integer and decimal: a number; date: a date written in the attribute's format (bounds included). */
+  min?: number | string;
+  max?: number | string;
   precision?: number;
   /** date only: a token pattern such as `YYYY-MM-DD` or `DD/MM/YYYY HH:mm`, or `date` / `date-time`. */
   format?: string;

@@ -1,11 +1,11 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncWaterfallHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from '../contracts/model.js';
-import type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession } from '../contracts/hooks.js';
+import type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, ClassSchema, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession } from '../contracts/hooks.js';
 import type { Selector } from '../contracts/queries.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import type { DenialRecord, DenialResolution } from '../contracts/denials.js';
 
-export type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession };
+export type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, ClassSchema, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession };
 
 /**
  * The one typed hook map. Frozen: plugins tap these, they never add hooks of their own.
@@ -72,6 +72,11 @@ export function createHooks() {
     countMatches: new AsyncSeriesBailHook<[Selector, FindContext], number | undefined>(['selector', 'ctx']),
     /** An attribute model being defined, once its type's rules passed: throw to refuse it. */
     checkAttribute: new AsyncSeriesHook<[AttributeModel, AttributeContext]>(['attribute', 'ctx']),
+    /**
+     * classObj.schemaZOD: the schema a validator builds for a class model (the validation
+     * plugin's zod schema, rebuilt for each new model); none answering → undefined.
+     */
+    classSchema: new SyncBailHook<[ClassModel], ClassSchema | undefined>(['classModel']),
     /** Waterfall over a defaultValue being defined: throw to refuse it, return its stored form (validation). */
     defaultValue: new AsyncSeriesWaterfallHook<[unknown, DefaultValueContext]>(['value', 'ctx']),
     /** Before storage closes: stop schedulers, close feeds. */

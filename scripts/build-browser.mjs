@@ -21,11 +21,11 @@ export const GZIP_BUDGET = 150 * 1024;
 
 /**
  * The slim preset's budget (engine + validation, docstack-slim.js): 70 kB gzipped, the aim of
- * issue 27. It holds because that file leaves the engine's ingest out (withoutIngest below: the
- * slim preset replicates nothing) and tapable and uuid are cut to what is used (below): 68.6 kB
- * with natural ids and the conflicts API. What is in it: the PouchDB core and its IndexedDB adapter
- * 26 kB, zod/mini with its English messages 7 kB, tapable 3.7 kB, awilix 3 kB, the engine and the
- * validation plugin the rest (docs/browser.md#bundle-size).
+ * issue 27. It holds because that file leaves out what a preset that replicates nothing never
+ * calls (withoutIngest below: ingest, conflicts, denials, purges, the replication surface, group
+ * commit) and tapable and uuid are cut to what is used (below). What is in it: the PouchDB core
+ * and its IndexedDB adapter 26 kB, zod/mini with its English messages 7 kB, tapable 3.7 kB,
+ * awilix 3 kB, the engine and the validation plugin the rest (docs/browser.md#bundle-size).
  */
 export const SLIM_GZIP_BUDGET = 70 * 1024;
 

@@ -20,11 +20,16 @@ const bound = (key: 'min' | 'max'): ConfigKeyRule => (v, a) => {
 };
 
 const boundsInOrder = (a: AttributeModel): void => {
-  if (a.min !== undefined && a.max !== undefined && a.min > a.max) refuse(`"min" (${a.min}) of "${a.name}" is above "max" (${a.max}).`, a);
+  if (typeof a.min === 'number' && typeof a.max === 'number' && a.min > a.max) refuse(`"min" (${a.min}) of "${a.name}" is above "max" (${a.max}).`, a);
 };
 
 const format: ConfigKeyRule = (v, a) =>
   typeof v === 'string' && v.trim() !== '' ? v : refuse(`"format" of "${a.name}" must be a non-empty string such as "YYYY-MM-DD".`, a);
+
+// a date bound is text in the attribute's format; the validation plugin reads it (and checks it is
+// a date of that format, min before max): the kernel alone does not compare dates
+const dateBound = (key: 'min' | 'max'): ConfigKeyRule => (v, a) =>
+  typeof v === 'string' && v.trim() !== '' ? v : refuse(`"${key}" of the date "${a.name}" must be a date written in its format (text).`, a);
 
 // the specification's form is [{ value }]; plain strings are accepted and stored that way too
 const enumList: ConfigKeyRule = (raw, a) => {
@@ -56,7 +61,7 @@ export const BUILTIN_TYPES: readonly AttributeTypeDefinition[] = [
   { type: 'integer', keyable: true, keys: { min: bound('min'), max: bound('max') }, check: boundsInOrder },
   { type: 'decimal', keyable: true, keys: { min: bound('min'), max: bound('max'), precision: wholeAtLeast('precision', 0) }, check: boundsInOrder },
   { type: 'boolean', keyable: true },
-  { type: 'date', keyable: true, keys: { format } },
+  { type: 'date', keyable: true, keys: { format, min: dateBound('min'), max: dateBound('max') } },
   {
     type: 'enum',
     keyable: true,

@@ -6,6 +6,7 @@ import { whileObserved } from './observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import type { Selector } from '../queries/selector.js';
 import type { StackPort } from '../../contracts/stack-port.js';
+import type { ClassSchema } from '../../contracts/hooks.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
 import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc } from '../../contracts/model.js';
@@ -55,6 +56,17 @@ export class Class extends EventEmitter {
       if (cached && revNumber(cached._rev) > revNumber(this.current._rev)) this.current = cached;
     }
     return this.current;
+  }
+
+  /**
+   * The zod schema of this class's documents that the validator answering the `classSchema`
+   * hook builds (the validation plugin: docs/data-model.md#schemazod): `safeParse(doc)` accepts
+   * and refuses what a create through the pipeline does for the synchronous rules. Built for
+   * the model this object holds now, so it follows the class as it changes; undefined on a
+   * stack without a validator.
+   */
+  get schemaZOD(): ClassSchema | undefined {
+    return this.stack.hooks.classSchema.call(this.model);
   }
 
   static async create(

@@ -1,7 +1,7 @@
 import { config, globalConfig } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 import * as z from 'zod/mini';
-import { dateCheck } from './dates.js';
+import { dateReader } from './dates.js';
 import { type AttributeModel, enumValues, type ErrorCode } from '../../index.js';
 import type { AttributeTypes } from '../../kit/index.js';
 
@@ -43,8 +43,8 @@ function itemSchema(a: AttributeModel, types: AttributeTypes): z.ZodMiniType {
       // the checks in the order the classic API ran them (the first issue is the one reported)
       const checks: z.core.$ZodCheck<number>[] = [];
       if (a.type === 'integer') checks.push(z.int());
-      if (a.min !== undefined) checks.push(z.gte(a.min));
-      if (a.max !== undefined) checks.push(z.lte(a.max));
+      if (typeof a.min === 'number') checks.push(z.gte(a.min));
+      if (typeof a.max === 'number') checks.push(z.lte(a.max));
       if (a.type === 'decimal' && a.precision !== undefined) {
         const p = a.precision;
         checks.push(z.refine((v: number) => Number(v.toFixed(p)) === v, coded('DS_VALIDATION_PRECISION', `at most ${p} decimal place${p === 1 ? '' : 's'}`)));
@@ -53,11 +53,8 @@ function itemSchema(a: AttributeModel, types: AttributeTypes): z.ZodMiniType {
     }
     case 'boolean':
       return z.boolean();
-    case 'date': {
-      const check = dateCheck(a.format);
-      const expected = a.format ? `a date in the format ${a.format}` : 'an ISO 8601 date or date-time with offset';
-      return z.string().check(z.refine(check, coded('DS_VALIDATION_DATE_FORMAT', `expected ${expected}`)));
-    }
+    case 'date':
+      return dateSchema(a);
     case 'enum':
       return z.enum(enumValues(a) as [string, ...string[]]);
     case 'object':
@@ -67,6 +64,32 @@ function itemSchema(a: AttributeModel, types: AttributeTypes): z.ZodMiniType {
     default:
       return pluginTypeSchema(a, types);
   }
+}
+
+/**
+ * Text in the attribute's format; with `min` / `max`, the instant it stands for within theirs
+ * (bounds included). A value that is no date of the format gets the format issue alone.
+ */
+function dateSchema(a: AttributeModel): z.ZodMiniType {
+  const read = dateReader(a.format);
+  const expected = a.format ? `a date in the format ${a.format}` : 'an ISO 8601 date or date-time with offset';
+  const checks: z.core.$ZodCheck<string>[] = [z.refine((v: string) => read(v) !== undefined, coded('DS_VALIDATION_DATE_FORMAT', `expected ${expected}`))];
+  const bound = (key: 'min' | 'max') => {
+    const text = a[key];
+    const limit = typeof text === 'string' ? read(text) : undefined;
+    if (limit === undefined) return; // a bound this format cannot read is refused when the attribute is defined
+    const within = key === 'min' ? (t: number) => t >= limit : (t: number) => t <= limit;
+    const words = key === 'min' ? `at least ${text}` : `at most ${text}`;
+    // a value that is no date of the format has the format issue; it is not out of range too
+    const inRange = (v: string) => {
+      const t = read(v);
+      return t === undefined || within(t);
+    };
+    checks.push(z.refine(inRange, coded('DS_VALIDATION_RANGE', `must be ${words}`)));
+  };
+  bound('min');
+  bound('max');
+  return z.string().check(...checks);
 }
 
 /** A type a plugin defines (`reference`): its own value check, reported as DS_VALIDATION_TYPE. */

@@ -1,20 +1,25 @@
 /**
- * Date formats for `date` attributes. Without a format a date is an ISO 8601 calendar date or
- * date-time with an offset. With one it is either a name (`date`, `date-time`) or a pattern
- * of tokens: YYYY MM DD HH mm ss SSS; every other character stands for itself.
+ * Date formats for `date` attributes (docs/data-model.md#dates). Without a format a date is an
+ * ISO 8601 calendar date or date-time with an offset. With one it is either a name (`date`,
+ * `date-time`) or a pattern of tokens: YYYY MM DD HH mm ss SSS Z; every other character stands
+ * for itself. A value is stored as given; it is read (parsed) only to check it and to compare it
+ * with the attribute's `min` / `max`, which are written in the same format.
  */
 import * as z from 'zod/mini';
+import { type AttributeModel, KERNEL_ERRORS } from '../../index.js';
 
-const TOKENS: Record<string, { re: string; part: keyof Parts }> = {
-  YYYY: { re: '(\\d{4})', part: 'year' },
-  SSS: { re: '(\\d{3})', part: 'ms' },
-  MM: { re: '(\\d{2})', part: 'month' },
-  DD: { re: '(\\d{2})', part: 'day' },
-  HH: { re: '(\\d{2})', part: 'hour' },
-  mm: { re: '(\\d{2})', part: 'minute' },
-  ss: { re: '(\\d{2})', part: 'second' },
+// token → its digits and the part it sets (Z: "Z" or an offset ±HH:mm, the instant compared is the UTC one)
+const TOKENS: Record<string, [string, keyof Parts]> = {
+  YYYY: ['(\\d{4})', 'year'],
+  SSS: ['(\\d{3})', 'ms'],
+  MM: ['(\\d{2})', 'month'],
+  DD: ['(\\d{2})', 'day'],
+  HH: ['(\\d{2})', 'hour'],
+  mm: ['(\\d{2})', 'minute'],
+  ss: ['(\\d{2})', 'second'],
+  Z: ['(Z|[+-]\\d{2}:\\d{2})', 'offset'],
 };
-const TOKEN_RE = /YYYY|SSS|MM|DD|HH|mm|ss/g;
+const TOKEN_RE = /YYYY|SSS|MM|DD|HH|mm|ss|Z/g;
 
 interface Parts {
   year: number;
@@ -24,17 +29,29 @@ interface Parts {
   minute: number;
   second: number;
   ms: number;
+  /** minutes east of UTC */
+  offset: number;
 }
 
 const isoDate = z.iso.date();
 const isoDateTime = z.iso.datetime({ offset: true });
 
-export type DateCheck = (value: string) => boolean;
+/** The instant a date in the attribute's format stands for (ms since 1970, UTC), or undefined when it is not one. */
+export type DateReader = (value: string) => number | undefined;
 
-export function dateCheck(format: string | undefined): DateCheck {
-  if (format === undefined) return (v) => isoDate.safeParse(v).success || isoDateTime.safeParse(v).success;
-  if (format === 'date') return (v) => isoDate.safeParse(v).success;
-  if (format === 'date-time') return (v) => isoDateTime.safeParse(v).success;
+/** The reader of one format. */
+export function dateReader(format: string | undefined): DateReader {
+  if (format === undefined) return iso((v) => isoDate.safeParse(v).success || isoDateTime.safeParse(v).success);
+  if (format === 'date') return iso((v) => isoDate.safeParse(v).success);
+  if (format === 'date-time') return iso((v) => isoDateTime.safeParse(v).success);
+  return patternReader(format);
+}
+
+// zod decides what an ISO value is (as it always did here); Date.parse reads the instant of one
+// it accepted (a calendar date is midnight UTC, a date-time its UTC instant)
+const iso = (accepts: (v: string) => boolean): DateReader => (v) => (accepts(v) ? Date.parse(v) : undefined);
+
+function patternReader(format: string): DateReader {
   const order: (keyof Parts)[] = [];
   const source = format.split(TOKEN_RE);
   const tokens = format.match(TOKEN_RE) ?? [];
@@ -43,27 +60,31 @@ export function dateCheck(format: string | undefined): DateCheck {
     pattern += literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const token = tokens[i];
     if (token) {
-      pattern += TOKENS[token].re;
-      order.push(TOKENS[token].part);
+      pattern += TOKENS[token][0];
+      order.push(TOKENS[token][1]);
     }
   });
   const re = new RegExp(`${pattern}$`);
   return (value) => {
     const m = re.exec(value);
-    if (!m) return false;
-    const parts: Parts = { year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0 };
+    if (!m) return undefined;
+    // parts the format leaves out are those of 2000-01-01 00:00:00.000 UTC
+    const parts: Parts = { year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0, offset: 0 };
     order.forEach((part, i) => {
-      parts[part] = Number(m[i + 1]);
+      parts[part] = part === 'offset' ? offsetMinutes(m[i + 1]) : Number(m[i + 1]);
     });
-    return isRealMoment(parts);
+    return instantOf(parts);
   };
 }
 
-/** Refuses 2023-02-30, 25:00 and the like: the parts must survive a round trip through Date. */
-function isRealMoment(p: Parts): boolean {
-  if (p.hour > 23 || p.minute > 59 || p.second > 59) return false;
+const offsetMinutes = (text: string) => (text === 'Z' ? 0 : (text[0] === '-' ? -1 : 1) * (Number(text.slice(1, 3)) * 60 + Number(text.slice(4, 6))));
+
+/** Refuses 2023-02-30, 25:00 and the like (the parts must survive a round trip through Date); else the UTC instant. */
+function instantOf(p: Parts): number | undefined {
+  if (p.hour > 23 || p.minute > 59 || p.second > 59 || Math.abs(p.offset) > 23 * 60 + 59) return undefined;
   const d = new Date(Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second, p.ms));
-  return d.getUTCFullYear() === p.year && d.getUTCMonth() === p.month - 1 && d.getUTCDate() === p.day;
+  const real = d.getUTCFullYear() === p.year && d.getUTCMonth() === p.month - 1 && d.getUTCDate() === p.day;
+  return real ? d.getTime() - p.offset * 60_000 : undefined;
 }
 
 /** A Date given for a date attribute is stored as text in the attribute's format (UTC). */
@@ -80,6 +101,28 @@ export function formatDate(date: Date, format: string | undefined): string {
     mm: pad(date.getUTCMinutes()),
     ss: pad(date.getUTCSeconds()),
     SSS: pad(date.getUTCMilliseconds(), 3),
+    Z: 'Z',
   };
   return format.replace(TOKEN_RE, (t) => values[t]);
+}
+
+/** A date's `min` / `max` must be dates of its format, `min` not after `max` (hooks.checkAttribute). */
+export function checkDateBounds(attribute: AttributeModel): void {
+  if (attribute.type !== 'date') return;
+  const read = dateReader(attribute.format);
+  const format = attribute.format ?? 'ISO 8601 (a date, or a date-time with offset)';
+  const instant = (key: 'min' | 'max') => {
+    const text = attribute[key];
+    if (text === undefined) return undefined;
+    const t = typeof text === 'string' ? read(text) : undefined;
+    if (t === undefined) {
+      throw KERNEL_ERRORS.attributeConfigInvalid(`"${key}" of the date "${attribute.name}" must be a date in its format ${format} (got ${JSON.stringify(text)}).`, { path: attribute.name });
+    }
+    return t;
+  };
+  const min = instant('min');
+  const max = instant('max');
+  if (min !== undefined && max !== undefined && min > max) {
+    throw KERNEL_ERRORS.attributeConfigInvalid(`"min" (${String(attribute.min)}) of "${attribute.name}" is after "max" (${String(attribute.max)}).`, { path: attribute.name });
+  }
 }

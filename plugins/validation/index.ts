@@ -1,9 +1,11 @@
 import { validationErrorList } from './errors.js';
 import { attributeSchema } from './attribute-schema.js';
 import { checkShape, checkValue, compileClass } from './class-validator.js';
-import { formatDate } from './dates.js';
+import { buildClassSchema } from './class-schema.js';
+import { checkDateBounds } from './dates.js';
 import { checkForeignKeyValue, checkForeignKeys } from './foreign-keys.js';
-import { definePlugin, type Doc, type WriteContext } from '../../index.js';
+import { prepareDraft, normalizeValue } from './prepare.js';
+import { type ClassModel, type ClassSchema, definePlugin } from '../../index.js';
 
 /** Runs before the other beforeValidate taps (before-triggers see the defaults). */
 const DEFAULTS_STAGE = -100;
@@ -16,7 +18,7 @@ export const validationPlugin = definePlugin({
   name: 'validation',
   errors: validationErrorList,
   setup({ hooks, stack }) {
-    hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx));
+    hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx.classModel, ctx.op));
 
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
       if (ctx.op === 'delete') return; // deleting never depends on the document being valid
@@ -24,6 +26,20 @@ export const validationPlugin = definePlugin({
       checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields, (field) => ctx.origin === 'replication' || sameValue(draft[field], ctx.previous?.[field]));
       await checkForeignKeys(draft, ctx, validator.foreignKeys);
     });
+
+    // classObj.schemaZOD, once per class model (a changed class is a new model object)
+    const schemas = new WeakMap<ClassModel, ClassSchema>();
+    hooks.classSchema.tap('validation', (model) => {
+      let schema = schemas.get(model);
+      if (!schema) {
+        schema = buildClassSchema(model, compileClass(model, stack.attributeTypes), stack.systemFields);
+        schemas.set(model, schema);
+      }
+      return schema;
+    });
+
+    // a date's min / max must be dates of its format, in order (the kernel only sees text)
+    hooks.checkAttribute.tap('validation', (attribute) => checkDateBounds(attribute));
 
     // a defaultValue is refused when a document could not hold it, and stored in its stored form
     hooks.defaultValue.tapPromise('validation', async (value, { attribute }) => {
@@ -35,32 +51,7 @@ export const validationPlugin = definePlugin({
   },
 });
 
-function prepareDraft(draft: Doc, ctx: WriteContext): Doc {
-  if (ctx.op === 'delete') return draft;
-  const next: Record<string, unknown> = { ...draft };
-  for (const attribute of Object.values(ctx.classModel.schema)) {
-    let value = next[attribute.name];
-    if (value === undefined && ctx.op === 'create' && attribute.defaultValue !== undefined) {
-      value = structuredClone(attribute.defaultValue);
-    }
-    if (value === null || value === undefined) {
-      delete next[attribute.name];
-      continue;
-    }
-    next[attribute.name] = normalizeValue(attribute.type, attribute.format, value);
-  }
-  return next as Doc;
-}
-
 /** Equal as stored (JSON). */
 function sameValue(a: unknown, b: unknown): boolean {
   return a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b));
-}
-
-/** Dates given as Date objects are stored as text (JSON has no dates). */
-function normalizeValue(type: string, format: string | undefined, value: unknown): unknown {
-  if (type !== 'date') return value;
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? value : formatDate(value, format);
-  if (Array.isArray(value)) return value.map((v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? formatDate(v, format) : v));
-  return value;
 }

@@ -67,6 +67,8 @@ export const schemaCases: Case[] = [
   { label: 'fractional integer bound', name: 'n', type: 'integer', config: { max: 4.5 }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },
   { label: 'maxLength 0', name: 's', type: 'string', config: { maxLength: 0 }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },
   { label: 'negative precision', name: 'd', type: 'decimal', config: { precision: -1 }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },
+  { label: 'date min that is not text', name: 'd', type: 'date', config: { min: 20240101 }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },
+  { label: 'date max that is empty', name: 'd', type: 'date', config: { max: ' ' }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },
   { label: 'empty date format', name: 'd', type: 'date', config: { format: ' ' }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },
   { label: 'mandatory that is not a boolean', name: 's', type: 'string', config: { mandatory: 'yes' }, code: 'DS_ATTRIBUTE_CONFIG_INVALID' },
   ...['1abc', 'has-dash', 'has space', 'é', 'a'.repeat(65)].map((name) => ({ label: `name ${JSON.stringify(name.slice(0, 12))}`, name, type: 'string', code: 'DS_ATTRIBUTE_NAME_INVALID' as const })),

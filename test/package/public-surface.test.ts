@@ -11,7 +11,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const DOCSTACK = [
     'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attribute', 'AttributeConfig',
     'AttributeContext', 'AttributeModel', 'AttributeType', 'AttributeTypeDefinition', 'CLASS_META',
-    'ChangeEvent', 'Class', 'ClassModel', 'ClassOptions', 'ClientStack', 'Clock', 'BUILTIN_CONFLICT_POLICIES', 'ConfigKeyDefinition', 'ConflictCase', 'ConflictEvent', 'ConflictFailedEvent', 'ConflictHandler', 'ConflictPolicy', 'ConflictResolvedEvent',
+    'ChangeEvent', 'Class', 'ClassModel', 'ClassOptions', 'ClassSchema', 'ClientStack', 'Clock', 'BUILTIN_CONFLICT_POLICIES', 'ConfigKeyDefinition', 'ConflictCase', 'ConflictEvent', 'ConflictFailedEvent', 'ConflictHandler', 'ConflictPolicy', 'ConflictResolvedEvent',
     'ConfigKeyRule', 'DOMAIN_META', 'DefaultValueContext', 'Denial', 'DenialRecord', 'DenialResolution', 'Doc', 'DocChangeEvent', 'DocConflict', 'DocFields',
     'DocstackError', 'ERROR_CODES', 'EngineDoc', 'EnumValue', 'ErrorCode', 'ErrorFactory', 'ErrorSpec',
     'FetchOptions', 'FindCandidates', 'FindContext', 'FindOptions', 'GetOptions', 'HeldEntry', 'HeldReason',
