@@ -1,0 +1,48 @@
+/**
+ * Domains pushed to a real node (createServerNode, real login, its replication endpoint): a
+ * domain made with a null id and one made with an explicit id, their relations added on a client,
+ * pushed by stock PouchDB and by stack.sync, are accepted and stored by the node.
+ */
+import { describe, expect, it } from 'vitest';
+import { Class, type ClientStack } from '../../../index.js';
+import { Domain } from '../../../plugins/domains/index.js';
+import { memoryStack, rawDb } from '../../helpers/stack.js';
+import { ADMIN, login, testNode } from '../../server/node-helpers.js';
+import { PouchDB } from '../sync/harness.js';
+
+async function garage(stack: ClientStack, id: string | null) {
+  const person = await Class.create(stack, 'Person', 'class', '', { name: { type: 'string' } });
+  const car = await Class.create(stack, 'Car', 'class', '', { plate: { type: 'string' } });
+  const owns = await Domain.create(stack, id, 'owns', 'domain', '1:N', person, car);
+  const ann = await stack.createDoc({ '~class': 'Person', name: 'Ann' });
+  const cars = await stack.createDocs([{ '~class': 'Car', plate: 'A-1' }, { '~class': 'Car', plate: 'B-2' }]);
+  for (const c of cars) await owns.addRelation(ann, c._id);
+  return { owns, ann, cars };
+}
+
+/** A stock PouchDB handle on the node's endpoint, logged in as the admin (who may push schema). */
+async function nodeDb(url: string) {
+  const { token } = await login(url);
+  const fetchWithToken = (u: string, opts: { headers: Headers }) => {
+    opts.headers.set('Authorization', `Bearer ${token}`);
+    return (PouchDB as unknown as { fetch: (u: string, o: unknown) => Promise<unknown> }).fetch(u, opts);
+  };
+  return new PouchDB(`${url}/db/docstack`, { fetch: fetchWithToken } as never);
+}
+
+describe('relations of a domain pushed to a node', () => {
+  for (const id of [null, 'garage-ownership']) {
+    it(`Domain.create(stack, ${JSON.stringify(id)}, …): stock PouchDB pushes domain and relations, the node stores them`, async () => {
+      const { node } = await testNode();
+      const { url } = await node.start();
+      const client = await memoryStack();
+      const { ann, cars } = await garage(client, id);
+      const result = await (PouchDB as unknown as { replicate(a: unknown, b: unknown): Promise<{ ok: boolean; doc_write_failures: number }> }).replicate(rawDb(client), await nodeDb(url));
+      expect(result).toMatchObject({ ok: true, doc_write_failures: 0 });
+      const onNode = node.stack() as ClientStack & { useDomain(name: string): Promise<Domain>; heldDocuments(): Promise<unknown[]> };
+      expect(await onNode.heldDocuments()).toEqual([]);
+      const relations = await (await onNode.useDomain('owns')).getRelations({}, ['sourceId', 'targetId']);
+      expect(relations.map((r) => [r.sourceId, r.targetId]).sort()).toEqual(cars.map((c) => [ann._id, c._id]).sort());
+    }, 60_000);
+  }
+});
