@@ -92,5 +92,9 @@ describe('domain documents of older versions', () => {
     const rents = await here.useDomain('rents');
     expect(rents.id).toBe('x7');
     expect((await rents.getRelations()).map((r) => r._id)).toEqual(['~rel-rents-1']);
+    // a peer's domain in the SPEC shape is checked like one written here: its type is "domain"
+    const wrongType = { ...oldDomain('domain-leases', 'leases'), id: 'leases', type: 'class', _rev: '1-c3' };
+    expect((await here.ingest([wrongType]))[0]).toMatchObject({ ok: false, code: expect.stringMatching(/^DS_VALIDATION_/) });
+    expect(await here.storage.get('domain-leases')).toBeNull();
   });
 });
