@@ -85,6 +85,16 @@ export type NewDoc = { '~class': string; '~scope'?: string } & Record<string, un
 /** The meta-class every class document belongs to, and the meta-class of domains. */
 export const CLASS_META = 'class';
 export const DOMAIN_META = 'domain';
+/**
+ * The id of a domain's document: `domain-<name>`, whatever id the domain was given. Relations
+ * carry only the domain's name (`~domain`), so every peer — a client, a node's ingest, a held
+ * relation waiting for its domain — must find the domain from the name alone; and two devices
+ * creating the same domain offline write one document (a conflict CouchDB settles), never two
+ * domains of one name. The SPEC's `id` (the caller's, or the name when null) is a field.
+ */
+export function domainDocId(name: string): string {
+  return `${DOMAIN_META}-${name}`;
+}
 /** The `~class` of the `class` meta-class document itself. */
 export const SELF_META = '~self';
 

@@ -1,6 +1,6 @@
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { IngestDoc, WriteOrigin } from '../../kernel/hooks.js';
-import { DOMAIN_META } from '../../contracts/model.js';
+import { DOMAIN_META, domainDocId } from '../../contracts/model.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Storage } from '../../storage/facade.js';
 
@@ -56,10 +56,13 @@ export function holdReason(doc: IngestDoc, err: unknown): HeldReason | null {
   return waitingFor.length > 0 ? { code: err.code, reason: err.message, waitingFor: [...new Set(waitingFor)] } : null;
 }
 
-/** The names a stored document answers in `waitingFor`: its id, and a domain's `domain-<name>`. */
+/**
+ * The names a stored document answers in `waitingFor`: its id, and a domain's `domain-<name>`
+ * (the same as its id, except for a domain document stored under another id by an older version).
+ */
 export function answersOf(doc: Record<string, unknown>): string[] {
   const out = [String(doc._id)];
-  if (doc['~class'] === DOMAIN_META && typeof doc.name === 'string') out.push(`${DOMAIN_META}-${doc.name}`);
+  if (doc['~class'] === DOMAIN_META && typeof doc.name === 'string' && domainDocId(doc.name) !== doc._id) out.push(domainDocId(doc.name));
   return out;
 }
 

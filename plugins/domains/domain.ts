@@ -1,5 +1,5 @@
 import { EventEmitter } from 'events';
-import { DOMAIN_NAME, domainDocId, RELATION_KINDS, relationPrefix, type DomainModel, type RelationDoc, type RelationKind } from './model.js';
+import { DOMAIN_NAME, domainDocId, domainIdOf, MAX_ID_LENGTH, RELATION_KINDS, relationPrefix, type DomainModel, type RelationDoc, type RelationKind } from './model.js';
 import type { RelationStore } from './relations.js';
 import { Class, type ClientStack, type Doc, DocstackError, DOMAIN_META, type Selector } from '../../index.js';
 import { whileObserved } from '../../kit/index.js';
@@ -12,6 +12,7 @@ import { DOMAIN_ERRORS } from './errors.js';
 export interface DomainHost {
   readonly relations: RelationStore;
   find(name: string): Promise<DomainModel | null>;
+  all(): Promise<DomainModel[]>;
   use(model: DomainModel): Domain;
   forget(): void;
 }
@@ -37,8 +38,18 @@ export class Domain extends EventEmitter {
     return this.model.name;
   }
 
+  /** The SPEC's id: the one Domain.create was given, or the name when it was given null. */
   get id(): string {
+    return domainIdOf(this.model);
+  }
+
+  /** The domain document's `_id`: `domain-<name>` (`domain-<id>` for one an older version stored). */
+  get docId(): string {
     return this.model._id;
+  }
+
+  get type(): typeof DOMAIN_META {
+    return DOMAIN_META;
   }
 
   /** `Domain.create(stack, id | null, name, 'domain', relation, sourceClass, targetClass, description?)` */
@@ -61,6 +72,9 @@ export class Domain extends EventEmitter {
     if (typeof name !== 'string' || !DOMAIN_NAME.test(name) || name.length > 64) {
       throw DOMAIN_ERRORS.domainInvalid(`A domain name starts with a letter and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
     }
+    if (id !== null && id !== undefined && (typeof id !== 'string' || id === '' || id.length > MAX_ID_LENGTH)) {
+      throw DOMAIN_ERRORS.domainInvalid(`A domain id is null (the name is used) or a string of 1 to ${MAX_ID_LENGTH} characters (got ${JSON.stringify(id)}).`, { path: 'id' });
+    }
     if (!(RELATION_KINDS as readonly string[]).includes(relation)) {
       throw DOMAIN_ERRORS.domainInvalid(`The relation of a domain is one of ${RELATION_KINDS.join(', ')} (got ${JSON.stringify(relation)}).`, { path: 'relation' });
     }
@@ -72,11 +86,16 @@ export class Domain extends EventEmitter {
       if (model.simple) throw DOMAIN_ERRORS.domainInvalid(`"${cls}" is a simple class: its documents have no relation checks.`, { path });
     }
     if (await registry.find(name)) throw DOMAIN_ERRORS.domainExists(`A domain named "${name}" already exists.`, { path: 'name' });
+    // null: the service makes the id — the name, the same on every device that creates the domain
+    const domainId = id ?? name;
+    registry.forget(); // the list as it is now, not as cached
+    const taken = (await registry.all()).find((d) => domainIdOf(d) === domainId);
+    if (taken) throw DOMAIN_ERRORS.domainExists(`The domain "${taken.name}" already has the id ${JSON.stringify(domainId)}.`, { path: 'id' });
     try {
       const doc = await stack.createDoc(
-        { '~class': DOMAIN_META, name, description, relation, sourceClass, targetClass },
-        // without an id, the domain's document is `domain-<name>`: the id every peer looks it up by
-        { id: domainDocId(id === null || id === undefined ? name : id) },
+        { '~class': DOMAIN_META, type: DOMAIN_META, id: domainId, name, description, relation, sourceClass, targetClass },
+        // the document is `domain-<name>` whatever the id: relations name their domain only (model.ts domainDocId)
+        { id: domainDocId(name) },
       );
       registry.forget();
       return registry.use(doc as DomainModel);

@@ -2,8 +2,8 @@ import { createError } from '../../index.js';
 
 /** The error codes of the domains plugin (docs/errors.md). */
 export const DOMAIN_ERRORS = {
-  domainInvalid: createError('DS_DOMAIN_INVALID', 'The domain model is invalid (name, relation, classes).'),
-  domainExists: createError('DS_DOMAIN_EXISTS', 'A domain with that name already exists.', { status: 409 }),
+  domainInvalid: createError('DS_DOMAIN_INVALID', 'The domain model is invalid (id, name, type, relation, classes).'),
+  domainExists: createError('DS_DOMAIN_EXISTS', 'A domain with that name or id already exists.', { status: 409 }),
   domainNotFound: createError('DS_DOMAIN_NOT_FOUND', 'No domain with that name exists.', { status: 404 }),
   relationInvalid: createError('DS_RELATION_INVALID', 'A relation end is missing, inactive or of the wrong class.'),
   relationCardinality: createError('DS_RELATION_CARDINALITY', 'The relation would break the cardinality of its domain.'),

@@ -1,5 +1,6 @@
 import { admitRelation } from './admit.js';
 import { domainMetaClassPatch } from './meta-class-patch.js';
+import { domainSpecShapePatch } from './spec-shape-patch.js';
 import type { Domain } from './domain.js';
 import { followReferences, referencesOf, validateReferences } from './references.js';
 import { referenceType } from './reference-type.js';
@@ -20,7 +21,7 @@ const STAGE = 10;
 export const domainsPlugin = definePlugin({
   name: 'domains',
   errors: domainErrorList,
-  patches: [domainMetaClassPatch],
+  patches: [domainMetaClassPatch, domainSpecShapePatch],
   setup({ hooks, stack, defineAttribute }): DomainRegistry {
     const registry = new DomainRegistry(stack);
     defineAttribute(referenceType(registry));

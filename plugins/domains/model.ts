@@ -1,11 +1,19 @@
-import { type AttributeModel, type Doc, DOMAIN_META } from '../../index.js';
+import { type AttributeModel, type Doc, DOMAIN_META, domainDocId } from '../../index.js';
 
 export const RELATION_KINDS = ['1:1', '1:N', 'N:1', 'N:N'] as const;
 export type RelationKind = (typeof RELATION_KINDS)[number];
 export type End = 'source' | 'target';
 
-/** A domain document (`~class: 'domain'`): a typed relation between two classes. */
+/**
+ * A domain document (`~class: 'domain'`): a typed relation between two classes, in the SPEC's
+ * shape (`id`, `name`, `type: 'domain'`, `relation`, `sourceClass`, `targetClass`). Its `_id` is
+ * `domainDocId(name)`. Documents written before the SPEC shape have no `id` and `type` (see
+ * domainIdOf; the domains/0002 patch adds them).
+ */
 export interface DomainModel extends Doc {
+  /** the SPEC's id: the one Domain.create was given, or the name when it was given null */
+  id?: string;
+  type?: typeof DOMAIN_META;
   name: string;
   description?: string;
   relation: RelationKind;
@@ -30,11 +38,22 @@ export interface RelationDoc {
 }
 
 export const DOMAIN_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+/** The longest domain id Domain.create takes (the meta-class's `id` attribute says the same). */
+export const MAX_ID_LENGTH = 128;
 
 /** Relation ids start with the domain, so one domain's relations are one allDocs key range. */
 export const relationPrefix = (domain: string) => `~rel-${domain}-`;
 
-export const domainDocId = (id: string) => (id.startsWith(`${DOMAIN_META}-`) ? id : `${DOMAIN_META}-${id}`);
+export { domainDocId };
+
+/**
+ * The SPEC id of a domain document: its `id` field; for one stored before it had one, what its
+ * `_id` was made from (`domain-<id>`, the name when it was created with a null id).
+ */
+export function domainIdOf(doc: Pick<DomainModel, '_id' | 'id' | 'name'>): string {
+  if (typeof doc.id === 'string' && doc.id !== '') return doc.id;
+  return doc._id.startsWith(`${DOMAIN_META}-`) ? doc._id.slice(DOMAIN_META.length + 1) : doc.name;
+}
 
 /**
  * Ends that hold at most one relation: in 1:N a target has one source, in N:1 a source has

@@ -53,11 +53,16 @@ export class DomainRegistry {
 
   /** Domains in which the class is the source or the target. */
   async involving(className: string): Promise<DomainModel[]> {
+    return (await this.all()).filter((d) => d.sourceClass === className || d.targetClass === className);
+  }
+
+  /** The active domains (listed again after DOMAIN_LIST_TTL_MS, or after this stack creates one). */
+  async all(): Promise<DomainModel[]> {
     if (!this.listed || this.stack.clock.now() - this.listed.at > DOMAIN_LIST_TTL_MS) {
       const domains = (await this.stack.findDocuments(DOMAIN_META)) as DomainModel[];
       this.listed = { at: this.stack.clock.now(), domains };
     }
-    return this.listed.domains.filter((d) => d.sourceClass === className || d.targetClass === className);
+    return this.listed.domains;
   }
 
   /** After this stack creates a domain: list again next time. */

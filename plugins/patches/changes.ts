@@ -46,8 +46,9 @@ export async function applyChange(change: PatchChange, ctx: ChangeContext): Prom
     case 'addDomain': {
       if (!ctx.domains) throw PATCH_ERRORS.patchFailed('addDomain needs the domains plugin on this stack.', { details: { domain: change.name } });
       if (await ctx.domains.find(change.name)) return;
-      // the domain's id is its name, so replicas applying the patch on their own converge
-      await Domain.create(stack, change.name, change.name, DOMAIN_META, change.relation, change.sourceClass, change.targetClass, change.description ?? '');
+      // a null id: the id is the name and the document domain-<name> (domainDocId), so replicas
+      // applying the patch on their own write one document
+      await Domain.create(stack, null, change.name, DOMAIN_META, change.relation, change.sourceClass, change.targetClass, change.description ?? '');
       return;
     }
     case 'migrate': {

@@ -24,7 +24,7 @@ const DOCSTACK = [
     'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredResult', 'SystemPatch', 'UnitDoc',
     'UnitItem', 'UnitOfWork', 'WriteBatch', 'WriteContext', 'WriteExtras', 'WriteOp', 'WriteOptions',
     'WriteOrigin', 'WritePart', 'WriteRequest', 'WriteSession', 'WriteShare', 'createError', 'createStack', 'definePlugin',
-    'destroyStore', 'enumValues', 'getApi', 'isDocstackError', 'isEngineClassName', 'primaryKeyAttributes',
+    'destroyStore', 'domainDocId', 'enumValues', 'getApi', 'isDocstackError', 'isEngineClassName', 'primaryKeyAttributes',
     'registeredErrors', 'systemClock', 'withPlugin', 'withoutPlugins',
 ];
 

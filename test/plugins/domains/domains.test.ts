@@ -15,14 +15,21 @@ async function people(stack?: BrowserStack) {
 }
 
 describe('Domain.create', () => {
-  it('writes a domain document of the domain meta-class', async () => {
+  it('writes a domain document of the domain meta-class, in the SPEC\'s shape, under domain-<name>', async () => {
     const { stack } = await people();
     const owns = await Domain.create(stack, null, 'owns', 'domain', '1:N', 'Person', 'Car', 'who owns which car');
-    expect(owns.id).toMatch(/^domain-/);
-    expect(await stack.getDocument(owns.id)).toMatchObject({ '~class': 'domain', name: 'owns', relation: '1:N', sourceClass: 'Person', targetClass: 'Car', description: 'who owns which car' });
-    const given = await Domain.create(stack, 'drives', 'drives', 'domain', 'N:N', 'Person', 'Car');
-    expect(given.id).toBe('domain-drives');
+    // a null id: the service makes one — the name
+    expect([owns.id, owns.docId, owns.type]).toEqual(['owns', 'domain-owns', 'domain']);
+    const stored = await stack.storage.get('domain-owns');
+    expect(stored).toMatchObject({ '~class': 'domain', type: 'domain', id: 'owns', name: 'owns', relation: '1:N', sourceClass: 'Person', targetClass: 'Car', description: 'who owns which car', active: true });
+    expect(typeof stored?.['~createTimestamp']).toBe('string');
+    // a given id is stored as the id field; the document is still domain-<name>
+    const given = await Domain.create(stack, 'd-42', 'drives', 'domain', 'N:N', 'Person', 'Car');
+    expect([given.id, given.docId]).toEqual(['d-42', 'domain-drives']);
+    expect(await stack.storage.get('domain-drives')).toMatchObject({ type: 'domain', id: 'd-42', name: 'drives' });
+    expect(await stack.storage.get('domain-d-42')).toBeNull();
     expect(await stack.useDomain('owns')).toBe(owns);
+    expect((await stack.useDomain('drives')).id).toBe('d-42');
   });
 
   it('takes the classes as Class objects (the specification) or as names, storing names', async () => {
@@ -30,9 +37,9 @@ describe('Domain.create', () => {
     const person = await stack.getClass('Person');
     const car = await stack.getClass('Car');
     const owns = await Domain.create(stack, null, 'owns', 'domain', '1:N', person, car);
-    expect(await stack.getDocument(owns.id)).toMatchObject({ sourceClass: 'Person', targetClass: 'Car' });
+    expect(await stack.getDocument(owns.docId)).toMatchObject({ sourceClass: 'Person', targetClass: 'Car' });
     const mixed = await Domain.create(stack, null, 'rents', 'domain', 'N:N', person, 'Car');
-    expect(await stack.getDocument(mixed.id)).toMatchObject({ sourceClass: 'Person', targetClass: 'Car' });
+    expect(await stack.getDocument(mixed.docId)).toMatchObject({ sourceClass: 'Person', targetClass: 'Car' });
     await expectRefused(Domain.create(stack, null, 'bad', 'domain', '1:1', person, {} as never), 'DS_DOMAIN_INVALID', 'targetClass');
   });
 
@@ -44,6 +51,11 @@ describe('Domain.create', () => {
     await expectRefused(Domain.create(stack, null, 'y', 'domain', '1:1', 'Nobody', 'Car'), 'DS_DOMAIN_INVALID', 'sourceClass');
     await expectRefused(Domain.create(stack, null, 'bad-name', 'domain', '1:1', 'Person', 'Car'), 'DS_DOMAIN_INVALID', 'name');
     await expectRefused(Domain.create(stack, null, 'z', 'class', '1:1', 'Person', 'Car'), 'DS_DOMAIN_INVALID', 'type');
+    await expectRefused(Domain.create(stack, '', 'z', 'domain', '1:1', 'Person', 'Car'), 'DS_DOMAIN_INVALID', 'id');
+    await expectRefused(Domain.create(stack, 'x'.repeat(129), 'z', 'domain', '1:1', 'Person', 'Car'), 'DS_DOMAIN_INVALID', 'id');
+    await expectRefused(Domain.create(stack, 42 as never, 'z', 'domain', '1:1', 'Person', 'Car'), 'DS_DOMAIN_INVALID', 'id');
+    // an id is one domain's: "owns" is taken by the domain made with a null id
+    await expectRefused(Domain.create(stack, 'owns', 'z', 'domain', '1:1', 'Person', 'Car'), 'DS_DOMAIN_EXISTS', 'id');
     expect((await stack.findDocuments('domain')).map((d) => d.name)).toEqual(['owns']);
     await expectRefused(stack.useDomain('nope'), 'DS_DOMAIN_NOT_FOUND');
   });

@@ -49,8 +49,8 @@ const active = async (stack: Stack) => (await (await stack.useDomain('owns')).ge
 describe('domains across replicas', () => {
   it('Domain.create(stack, null, …) stores the domain as domain-<name>, the id every peer looks it up by', async () => {
     const { stack, owns } = await fleet();
-    expect(owns.id).toBe('domain-owns');
-    expect(await stack.storage.get('domain-owns')).toMatchObject({ name: 'owns' });
+    expect([owns.id, owns.docId]).toEqual(['owns', 'domain-owns']);
+    expect(await stack.storage.get('domain-owns')).toMatchObject({ name: 'owns', id: 'owns', type: 'domain' });
   });
 
   it('holds a relation until its domain and both ends are here; one whose referring document is refused is never stored', async () => {
