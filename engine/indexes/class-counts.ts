@@ -203,6 +203,8 @@ export class ClassCounts {
     const store = this.store;
     try {
       await this.lock(() => this.flush());
+    } catch {
+      // not stored (storage full, closed under it): the counters keep this writer's mark, the next open counts those classes again
     } finally {
       store.users = store.users.filter((u) => u !== this);
       if (store.users.length === 0) {
