@@ -68,6 +68,8 @@ export class ClientStack extends StackCore {
     this.pipeline.addPart(capabilitiesPart(this.attributeTypes));
     this.pipeline.addPart(primaryKeysPart(this.primaryKeys));
     this.pipeline.addPart(classCountsPart(this.classCounts));
+    // the counts not yet persisted are stored before storage closes (after the plugins' own closing writes)
+    this.hooks.onClose.tapPromise({ name: 'class-counts', stage: 1_000 }, () => this.classCounts.close());
     this.ingestor = new Ingestor({
       ...this.#store,
       hooks: this.hooks,

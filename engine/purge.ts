@@ -3,7 +3,7 @@ import type { Database } from '../storage/database.js';
 import type { Storage } from '../storage/facade.js';
 import type { WriteLock } from '../storage/write-lock.js';
 import type { ClassCache } from './class-cache.js';
-import { addDelta, classOfCountId, counts, type ClassCounts } from './indexes/class-counts.js';
+import { addDelta, counts, type ClassCounts } from './indexes/class-counts.js';
 import { claimFor, type KeyClaim, type PrimaryKeyIndex } from './indexes/primary-keys.js';
 
 /** What purging shares with the other storing paths: the store, its key index, its counters, its write lock. */
@@ -50,12 +50,10 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     const counters = await deps.counts.entries(deltas);
     const locals = [...keys.writes.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
     const results = await deps.db.bulkDocs([...locals, ...docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true }))] as never[]);
-    const failedCounters = new Map<string, number>();
-    counters.forEach((c, i) => {
+    deps.counts.written(deltas, counters, counters.map((_, i) => {
       const r = results[keys.writes.length + i];
-      deps.counts.stored(c, 'error' in r && r.error ? null : (r as PouchDB.Core.Response).rev);
-      if ('error' in r && r.error) failedCounters.set(classOfCountId(c._id), deltas.get(classOfCountId(c._id))!);
-    });
+      return 'error' in r && r.error ? null : (r as PouchDB.Core.Response).rev;
+    }));
     const kept = new Map<string, number>();
     const restores: object[] = [];
     let purged = 0;
@@ -67,8 +65,8 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     });
     if (restores.length > 0) await deps.db.bulkDocs(restores as never[]);
     await deps.primaryKeys.released(keys.writes.filter((w, i) => !('error' in results[i] && results[i].error) && !restores.some((r) => (r as { _id: string })._id === w.entry._id)));
-    for (const [name, d] of failedCounters) kept.set(name, (kept.get(name) ?? 0) + d);
-    if ([...kept.values()].some((d) => d !== 0)) await deps.counts.apply(kept);
+    await deps.counts.apply(kept); // the documents not purged count again; a counter whose write failed is persisted
+
     return purged;
   });
 }

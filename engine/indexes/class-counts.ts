@@ -2,29 +2,37 @@ import { readRaw, rangePages } from '../../storage/raw-reads.js';
 import type { Doc } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
 import { storeKeyOf, type WriteLock } from '../../storage/write-lock.js';
+import { holdWriter, liveWriters, newWriterId } from './count-writers.js';
 
 /**
- * The counters this process last wrote or read, per store and class, so a write does not read
- * its counter first. Only written inside the store's write lock, so within this process it is
- * exact; a writer of another process (two browser tabs) makes a counter write conflict, and the
- * conflict path re-reads it. Reads (`count`) always read the stored counter.
- */
-const known = new Map<string, Map<string, { count: number; rev: string }>>();
-
-/**
- * How many active documents each class has, kept as one `_local` counter document per class
- * (`_local/~count/<Class>`). The pipeline, `stack.ingest` and purges write a class's counter in
- * the same bulkDocs call as its documents (PouchDB stores `_local` documents in the same
- * adapter transaction), so the count is exact after a crash too, and reading it is one get:
- * `countDocuments` never reads documents. Like the key index it does not replicate: each peer
- * counts what it stores. A store written before counters existed gets its counter built by one
- * scan of the class, the first time it is needed.
+ * How many active documents each class has: kept in memory per store, exact within the process,
+ * and stored as one `_local` counter document per class (`_local/~count/<Class>`) without a
+ * storage write per document write (docs/storage.md, "Class counters"):
+ *
+ * - A write adds its change to the class's count in memory. Only the first change after the
+ *   counter was last persisted carries the counter document, in the same bulkDocs call as the
+ *   documents: its count, with this writer's id listed as `dirty` (it holds changes not stored).
+ * - A flush stores each count and takes the id off the list, in a call of its own: FLUSH_AFTER_MS
+ *   after the first change not persisted (a timer that does not keep Node running), and when the
+ *   stack closes. Counter writes add deltas: a flush whose counter another process moved (409)
+ *   reads it again and adds this process's pending change to it.
+ * - A counter read that lists a writer that is gone (a crash, a tab closed mid-write) is not
+ *   trusted: the class is counted again by one scan, as a store written before counters existed
+ *   gets its counter the first time it is needed. While another live writer is listed too, the
+ *   scan waits (it would count that writer's pending changes twice) and the stored count is used.
+ *
+ * Like the key index it does not replicate: each peer counts what it stores.
  */
 export interface CountDoc {
   _id: string;
   _rev?: string;
   count: number;
+  /** writers holding changes of the class that this count does not include yet */
+  dirty?: string[];
 }
+
+/** How long a change may stay only in memory before it is persisted on its own. */
+export const FLUSH_AFTER_MS = 500;
 
 const PREFIX = '_local/~count/';
 
@@ -43,91 +51,248 @@ export function addDelta(deltas: Map<string, number>, className: string | undefi
   deltas.set(className, (deltas.get(className) ?? 0) + (after ? 1 : -1));
 }
 
+/** One class's count in this process: `base + pending`. */
+interface Counter {
+  /** the count the stored counter document holds (as last read or written here), or one a scan found */
+  base: number;
+  /** this process's changes that `base` does not include */
+  pending: number;
+  /** the stored counter document's revision `base` came with (none stored: undefined) */
+  rev?: string;
+  /** other writers the stored document lists as dirty (kept when this process rewrites it) */
+  others: string[];
+  /** the stored document lists this writer: `pending` is safe across a crash (the class gets counted again) */
+  marked: boolean;
+  /** the stored document holds `base` and `rev` (false after a scan, or a counter write that failed) */
+  synced: boolean;
+}
+
+/** The counters of one store in this process, shared by the stacks open on it. */
+interface StoreCounts {
+  writer: string;
+  counters: Map<string, Counter>;
+  /** the open ClassCounts of this store: the flush timer writes through the first */
+  users: ClassCounts[];
+  timer?: ReturnType<typeof setTimeout>;
+  held: Promise<void>;
+  release: () => void;
+}
+
+const stores = new Map<string, StoreCounts>();
+
 export class ClassCounts {
-  private readonly cache: Map<string, { count: number; rev: string }>;
+  private readonly store: StoreCounts;
+  private readonly key: string;
 
   constructor(
     private readonly db: Database,
     private readonly lock: WriteLock,
   ) {
-    const key = storeKeyOf(db);
-    let cache = known.get(key);
-    if (!cache) known.set(key, (cache = new Map()));
-    this.cache = cache;
+    this.key = storeKeyOf(db);
+    let store = stores.get(this.key);
+    if (!store) {
+      const writer = newWriterId();
+      stores.set(this.key, (store = { writer, counters: new Map(), users: [], ...holdWriter(writer) }));
+    }
+    store.users.push(this);
+    this.store = store;
   }
 
-  /** After a bulkDocs that carried counters: what is stored now (or forgotten, when a write failed). Inside the lock. */
-  stored(counter: CountDoc, rev: string | null): void {
-    const className = counter._id.slice(PREFIX.length);
-    if (rev === null) this.cache.delete(className);
-    else this.cache.set(className, { count: counter.count, rev });
-  }
-
-  /** The number of active documents of the class (one `_local` read; a scan the very first time). */
+  /** The number of active documents of the class: one `_local` read, a scan the first time or after a crash. */
   async count(className: string): Promise<number> {
     const stored = await readRaw<CountDoc>(this.db, countIdOf(className));
-    if (stored) return stored.count;
+    const counter = this.store.counters.get(className);
+    if (counter && stored && stored._rev === counter.rev) return counter.base + counter.pending;
+    if (!counter && stored && !stored.dirty?.length) return stored.count;
+    // first read here, another process moved it, or a writer is listed: settled inside the lock
     return this.lock(async () => {
-      const current = await this.current(className);
-      if (current._rev === undefined) {
-        const { rev } = await this.db.put({ ...current } as never);
-        current._rev = rev;
-        this.stored(current, rev);
-      }
-      return current.count;
+      const counter = await this.refresh(className);
+      if (!counter.synced) await this.flush([className]);
+      return counter.base + counter.pending;
     });
   }
 
   /** The class's count as this process knows it, read or built by a scan (nothing written: safe inside the write lock). */
   async known(className: string): Promise<number> {
-    return (await this.current(className)).count;
+    const [counter] = await this.load(className);
+    return counter.base + counter.pending;
   }
 
   /**
-   * The counter documents to write with a batch: each class's stored count plus its delta.
-   * Call inside the store's write lock, and write them in the batch's bulkDocs.
+   * The counter documents a batch must carry for these deltas (inside the write lock, before its
+   * bulkDocs): only for classes whose counter does not list this writer yet. Nothing changes here;
+   * `written` records the call.
    */
-  async entries(deltas: ReadonlyMap<string, number>, written = false): Promise<CountDoc[]> {
-    const changed = [...deltas].filter(([, delta]) => delta !== 0);
-    const docs = await Promise.all(changed.map(([className]) => this.current(className)));
-    // a counter built by a scan after the documents were stored already counts them
-    return docs.map((doc, i) => ({ ...doc, count: doc.count + (written && doc._rev === undefined ? 0 : changed[i][1]) }));
+  async entries(deltas: ReadonlyMap<string, number>): Promise<CountDoc[]> {
+    const docs: CountDoc[] = [];
+    for (const [className, delta] of deltas) {
+      if (delta === 0) continue;
+      const [counter] = await this.load(className);
+      if (!counter.marked || !counter.synced) docs.push(this.docOf(className, counter, delta, true));
+    }
+    return docs;
   }
 
   /**
-   * Applies deltas in a call of their own: after a write whose counters could not go with it
-   * (a counter another process changed meanwhile, a replicated revision whose outcome is only
-   * known once stored). Retries on a conflict. Call inside the write lock.
+   * A batch's documents were stored: adds its deltas to the counts, and records what became of
+   * the counter documents it carried (`entries`): each one's new revision, or null when its write
+   * failed (`apply` then persists the count in a call of its own). Inside the write lock.
    */
-  async apply(deltas: ReadonlyMap<string, number>): Promise<void> {
+  written(deltas: ReadonlyMap<string, number>, carried: readonly CountDoc[], revs: readonly (string | null)[]): void {
+    for (const [className, delta] of deltas) {
+      const counter = this.store.counters.get(className);
+      if (counter) counter.pending += delta;
+    }
+    carried.forEach((doc, i) => {
+      const counter = this.store.counters.get(classOfCountId(doc._id));
+      if (!counter) return;
+      const rev = revs[i];
+      if (rev === null) counter.synced = counter.marked = false;
+      else this.settle(counter, doc, rev);
+    });
+    this.schedule();
+  }
+
+  /**
+   * Adds changes of documents already stored (a correction after a write: documents that failed,
+   * revisions settled once stored, an undone write), then persists every count a crash would
+   * lose (not marked dirty), in a call of its own. Inside the write lock.
+   */
+  async apply(deltas: ReadonlyMap<string, number> = new Map()): Promise<void> {
+    for (const [className, delta] of deltas) {
+      if (delta === 0) continue;
+      const [counter, scanned] = await this.load(className);
+      // a count built by a scan now already counts the stored documents
+      if (!scanned) counter.pending += delta;
+    }
+    const unsafe = [...this.store.counters].filter(([, c]) => !c.synced || (c.pending !== 0 && !c.marked)).map(([name]) => name);
+    if (unsafe.length > 0) await this.flush(unsafe);
+    this.schedule();
+  }
+
+  /**
+   * Stores the counts (all, or these classes') that have changes not persisted, taking this
+   * writer off their dirty lists; on a conflict (another process wrote the counter) reads it
+   * again and adds this process's changes to it. Inside the write lock.
+   */
+  async flush(classNames?: readonly string[]): Promise<void> {
+    let names = classNames ?? [...this.store.counters.keys()];
     for (let attempt = 0; ; attempt++) {
-      const docs = await this.entries(deltas, true);
-      if (docs.length === 0) return;
-      const results = await this.db.bulkDocs(docs.map((d) => ({ ...d })) as never[]);
-      const failed = new Map<string, number>();
-      results.forEach((r, i) => {
-        const ok = !('error' in r && r.error);
-        this.stored(docs[i], ok ? (r as { rev: string }).rev : null);
-        if (!ok) failed.set(docs[i]._id.slice(PREFIX.length), deltas.get(docs[i]._id.slice(PREFIX.length))!);
+      const due = names.filter((name) => {
+        const c = this.store.counters.get(name);
+        return !!c && (c.pending !== 0 || c.marked || !c.synced);
       });
-      if (failed.size === 0 || attempt >= 5) return;
-      deltas = failed;
+      if (due.length === 0) return;
+      const docs = due.map((name) => this.docOf(name, this.store.counters.get(name)!, 0, false));
+      const results = await this.db.bulkDocs(docs.map((d) => ({ ...d })) as never[]);
+      const conflicts: string[] = [];
+      results.forEach((result, i) => {
+        if ('error' in result && result.error) conflicts.push(due[i]);
+        else this.settle(this.store.counters.get(due[i])!, docs[i], (result as { rev: string }).rev);
+      });
+      if (conflicts.length === 0) return;
+      // still moving (other processes writing): left to the next flush, the count stays exact here
+      if (attempt >= 5) return this.schedule();
+      for (const name of conflicts) await this.refresh(name);
+      names = conflicts;
     }
   }
 
-  /** The stored counter (as this process last wrote it, else read), or one built now by counting the class (not yet stored: no `_rev`). */
-  private async current(className: string): Promise<CountDoc> {
-    const cached = this.cache.get(className);
-    if (cached) return { _id: countIdOf(className), _rev: cached.rev, count: cached.count };
-    const stored = await readRaw<CountDoc>(this.db, countIdOf(className));
-    if (stored) {
-      this.cache.set(className, { count: stored.count, rev: stored._rev! });
-      return { _id: stored._id, _rev: stored._rev, count: stored.count };
+  /** The stack is closing: its counts are persisted; the last stack of the store forgets them. */
+  async close(): Promise<void> {
+    const store = this.store;
+    try {
+      await this.lock(() => this.flush());
+    } catch {
+      // not stored (storage full, closed under it): the counters keep this writer's mark, the next open counts those classes again
+    } finally {
+      store.users = store.users.filter((u) => u !== this);
+      if (store.users.length === 0) {
+        clearTimeout(store.timer);
+        store.release();
+        if (stores.get(this.key) === store) stores.delete(this.key);
+      }
     }
+  }
+
+  /** A flush FLUSH_AFTER_MS from now, unless one is due already or nothing waits for one. */
+  private schedule(): void {
+    const store = this.store;
+    if (store.timer || ![...store.counters.values()].some((c) => c.pending !== 0 || c.marked || !c.synced)) return;
+    store.timer = setTimeout(() => {
+      store.timer = undefined;
+      const host = store.users[0];
+      // a failed flush leaves this writer listed dirty: the next open counts those classes again
+      if (host) void host.lock(() => host.flush()).catch(() => undefined);
+    }, FLUSH_AFTER_MS);
+    (store.timer as { unref?: () => void }).unref?.();
+  }
+
+  private docOf(className: string, counter: Counter, delta: number, mark: boolean): CountDoc {
+    const dirty = mark ? [...counter.others, this.store.writer] : counter.others;
+    return {
+      _id: countIdOf(className),
+      ...(counter.rev === undefined ? {} : { _rev: counter.rev }),
+      count: counter.base + counter.pending + delta,
+      ...(dirty.length > 0 ? { dirty } : {}),
+    };
+  }
+
+  /** A counter document this process wrote is stored at `rev`. */
+  private settle(counter: Counter, doc: CountDoc, rev: string): void {
+    counter.pending -= doc.count - counter.base;
+    counter.base = doc.count;
+    counter.rev = rev;
+    counter.marked = doc.dirty?.includes(this.store.writer) ?? false;
+    counter.others = (doc.dirty ?? []).filter((w) => w !== this.store.writer);
+    counter.synced = true;
+  }
+
+  /** The class's counter, read (or counted) the first time; `scanned` when counted now. Inside the write lock. */
+  private async load(className: string): Promise<[Counter, boolean]> {
+    const known = this.store.counters.get(className);
+    if (known) return [known, false];
+    await this.store.held; // this writer's id is listed only once others can see it alive
+    return this.adopt(className, await readRaw<CountDoc>(this.db, countIdOf(className)));
+  }
+
+  /** The class's counter brought up to the stored document (another process may have moved it). Inside the write lock. */
+  private async refresh(className: string): Promise<Counter> {
+    await this.store.held;
+    const stored = await readRaw<CountDoc>(this.db, countIdOf(className));
+    const counter = this.store.counters.get(className);
+    if (counter && (stored?._rev ?? undefined) === counter.rev) return counter;
+    return (await this.adopt(className, stored, counter))[0];
+  }
+
+  /**
+   * Takes the stored counter document as the class's base, keeping this process's pending
+   * changes — unless it lists a writer that is gone (or there is none): then the class is
+   * counted by a scan, which sees every stored document, this process's pending ones included.
+   */
+  private async adopt(className: string, stored: CountDoc | null, previous?: Counter): Promise<[Counter, boolean]> {
+    const writer = this.store.writer;
+    const listed = (stored?.dirty ?? []).filter((w) => w !== writer);
+    let gone: string[] = [];
+    if (listed.length > 0) {
+      const live = await liveWriters();
+      gone = listed.filter((w) => !live?.has(w));
+    }
+    // a live writer listed beside the gone ones: the scan waits until it has persisted its changes
+    const trusted = stored && (gone.length === 0 || gone.length < listed.length);
+    const counter: Counter = trusted
+      ? { base: stored.count, pending: previous?.pending ?? 0, rev: stored._rev, others: listed, marked: stored.dirty?.includes(writer) ?? false, synced: true }
+      : { base: await this.scan(className), pending: 0, rev: stored?._rev, others: [], marked: false, synced: false };
+    this.store.counters.set(className, counter);
+    this.schedule();
+    return [counter, !trusted];
+  }
+
+  private async scan(className: string): Promise<number> {
     let count = 0;
     for await (const page of rangePages(this.db, `${className}-`)) {
       for (const doc of page as Doc[]) if (doc['~class'] === className && counts(doc)) count++;
     }
-    return { _id: countIdOf(className), count };
+    return count;
   }
 }

@@ -1,6 +1,6 @@
 import { DocstackError } from '../../contracts/errors.js';
 import type { IngestDoc } from '../../kernel/hooks.js';
-import { addDelta, classOfCountId, type ClassCounts } from '../indexes/class-counts.js';
+import { addDelta, type ClassCounts } from '../indexes/class-counts.js';
 import { planClaims, type ClaimEntry } from '../indexes/key-claims.js';
 import { uniqueViolation, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { revisionDelta, settleCounts } from './ingest-counts.js';
@@ -92,21 +92,17 @@ export async function storeDocuments(
   const answers = await deps.db.bulkDocs([...locals, ...pending.map((e) => e.doc)] as never[], { new_edits: how.newEdits });
   const { stored, localFailed } = record(pending, locals, answers, how.newEdits, results);
   // without new_edits PouchDB answers failures only: a counter written has the next `_local` revision
-  counters.forEach((c, i) => counts.stored(c, localFailed.has(c._id) ? null : how.newEdits ? (answers[keyWrites.length + i] as { rev: string }).rev : nextLocalRev(c._rev)));
+  counts.written(deltas, counters, counters.map((c, i) => (localFailed.has(c._id) ? null : how.newEdits ? (answers[keyWrites.length + i] as { rev: string }).rev : nextLocalRev(c._rev))));
 
-  // what the batch's counters could not hold: failed documents, a counter another process moved, settled revisions
+  // what the counts could not know before the call: failed documents, settled revisions (apply also persists a counter whose write failed)
   const correction = new Map<string, number>();
   for (const [e, delta] of known) if (!stored.has(e)) addDelta(correction, e.model!.name, delta > 0, delta < 0);
-  for (const c of counters) {
-    const name = classOfCountId(c._id);
-    if (localFailed.has(c._id)) correction.set(name, (correction.get(name) ?? 0) + (deltas.get(name) ?? 0));
-  }
   const settled = await settleCounts(
     deps.db,
     unsettled.filter((e) => stored.has(e)).map((e) => ({ doc: e.doc, rev: (results[e.index] as { rev: string }).rev, previous: e.previous, className: e.model!.name })),
   );
   for (const [name, d] of settled) correction.set(name, (correction.get(name) ?? 0) + d);
-  if ([...correction.values()].some((d) => d !== 0)) await counts.apply(correction);
+  await counts.apply(correction);
   await afterKeys(deps, keyWrites, keyed, stored, localFailed);
   return pending.filter((e) => stored.has(e));
 }

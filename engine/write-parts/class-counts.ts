@@ -1,20 +1,22 @@
 import type { WritePart } from '../../contracts/unit-of-work.js';
-import { addDelta, classOfCountId, counts, type ClassCounts, type CountDoc } from '../indexes/class-counts.js';
+import { addDelta, counts, type ClassCounts, type CountDoc } from '../indexes/class-counts.js';
 
-/** Brings the counters to what is stored when their write in the batch did not hold. */
-async function correctCounts(classCounts: ClassCounts, wanted: Map<string, number>, counted: Map<string, number>): Promise<void> {
-  const missing = new Map<string, number>();
-  for (const name of new Set([...wanted.keys(), ...counted.keys()])) {
-    const delta = (wanted.get(name) ?? 0) - (counted.get(name) ?? 0);
-    if (delta !== 0) missing.set(name, delta);
+/** a − b, per class (the zero entries left out) */
+function minus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const name of new Set([...a.keys(), ...b.keys()])) {
+    const d = (a.get(name) ?? 0) - (b.get(name) ?? 0);
+    if (d !== 0) out.set(name, d);
   }
-  if (missing.size > 0) await classCounts.apply(missing);
+  return out;
 }
 
 /**
- * Each class's counter of active documents, as a unit-of-work part: a chunk's counters are
- * stored in its bulkDocs call; a counter whose write did not hold is corrected once the write is
- * stored, and an undone write takes its counted deltas back.
+ * Each class's counter of active documents, as a unit-of-work part. The counts live in memory
+ * (ClassCounts): a chunk's bulkDocs carries a class's counter document only when the counter does
+ * not list this writer as dirty yet — most calls carry none. A chunk that carried one adds its
+ * deltas when stored; the others' are added once the whole write is stored, and an undone write
+ * takes back what was added.
  */
 export function classCountsPart(classCounts: ClassCounts): WritePart {
   return {
@@ -22,8 +24,8 @@ export function classCountsPart(classCounts: ClassCounts): WritePart {
     begin(work) {
       if (work.dryRun) return undefined;
       const total = new Map<string, number>();
-      const counted = new Map<string, number>(); // deltas the stored counters hold so far
-      let counters: CountDoc[] = [];
+      const counted = new Map<string, number>(); // deltas added to the counts so far
+      let carried: CountDoc[] = [];
       let deltas = new Map<string, number>();
       return {
         async docs(start, end) {
@@ -33,22 +35,20 @@ export function classCountsPart(classCounts: ClassCounts): WritePart {
             addDelta(deltas, item.classModel.name, counts(item.previous), counts(item.doc));
           }
           for (const [name, d] of deltas) total.set(name, (total.get(name) ?? 0) + d);
-          counters = await classCounts.entries(deltas);
-          return counters.map((c) => ({ ...c }));
+          carried = await classCounts.entries(deltas);
+          return carried.map((c) => ({ ...c }));
         },
+        // called only for a chunk that carried counter documents
         stored(results) {
-          results.forEach((result, i) => {
-            const name = classOfCountId(counters[i]._id);
-            classCounts.stored(counters[i], result.error ? null : result.rev!);
-            if (!result.error) counted.set(name, (counted.get(name) ?? 0) + (deltas.get(name) ?? 0));
-          });
+          classCounts.written(deltas, carried, results.map((r) => (r.error ? null : r.rev!)));
+          for (const [name, d] of deltas) counted.set(name, (counted.get(name) ?? 0) + d);
           return undefined;
         },
         async undo() {
-          await correctCounts(classCounts, new Map(), counted);
+          await classCounts.apply(minus(new Map(), counted));
           return [];
         },
-        done: () => correctCounts(classCounts, total, counted),
+        done: () => classCounts.apply(minus(total, counted)),
       };
     },
   };

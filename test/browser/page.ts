@@ -154,6 +154,13 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
   async raceCheck({ name, codes }) {
     return raceCheck(await open(name), codes);
   },
+  /** the Seat count, once it agrees with the Seats stored (the other tab's count arrives with its flush) */
+  async raceCount({ name }) {
+    const stack = await open(name);
+    const stored = async () => (await stack.findDocuments('Seat')).length;
+    await eventually(async () => (await stack.countDocuments('Seat')) === (await stored()), `the Seat count of ${name} to reach the Seats stored`);
+    return stack.countDocuments('Seat');
+  },
   async close({ name }) {
     await close(name);
     return true;

@@ -42,8 +42,13 @@ describe('docstack in Chromium (IndexedDB)', () => {
     const wins = { ...ra.won, ...rb.won };
     expect(await a.run('raceCheck', { name: 'race', codes })).toEqual(wins);
     expect(await b.run('raceCheck', { name: 'race', codes })).toEqual(wins);
+    // each tab counts its own writes in memory and adds the other's when it flushes (deltas, not absolutes)
+    expect(await a.run('raceCount', { name: 'race' })).toBe(25);
+    expect(await b.run('raceCount', { name: 'race' })).toBe(25);
     await a.run('close', { name: 'race' });
     await b.run('close', { name: 'race' });
+    expect(await a.run('raceCount', { name: 'race' })).toBe(25);
+    await a.run('close', { name: 'race' });
   });
 
   it('storage errors are DocstackErrors with their own codes: no IndexedDB, IndexedDB refusing, leveldb in the browser', async () => {
