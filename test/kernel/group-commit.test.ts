@@ -39,6 +39,18 @@ describe('group commit: concurrent writes share storage calls, each keeps its ow
     expect(seen.calls).toBe(1);
   });
 
+  it('concurrent creates of one class share calls too (its counter is kept in memory, not written per call); the count is exact', async () => {
+    const stack = await kernelStack();
+    await fourClasses(stack);
+    const seen = countCalls(stack);
+    const made = await Promise.all(Array.from({ length: 40 }, (_, i) => stack.createDoc({ '~class': 'Alpha', code: `k${i}`, n: i })));
+    expect(new Set(made.map((d) => d._id)).size).toBe(40);
+    // the first write alone, then the 39 that queued meanwhile together (a counter flush may add one)
+    expect(seen.calls).toBeLessThanOrEqual(3);
+    expect(Math.max(...seen.docs)).toBeGreaterThanOrEqual(39);
+    expect(await stack.countDocuments('Alpha')).toBe(40);
+  });
+
   it('a taken key refuses its own write only; the others of the call are stored', async () => {
     const stack = await kernelStack();
     const names = await fourClasses(stack);
