@@ -37,7 +37,7 @@ describe('opening a stack', () => {
     vi.stubEnv('PATCH_COUNT', '2');
     track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: [] }));
     vi.unstubAllEnvs();
-    expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory', patchCount: 2 }))).code).toBe('DS_STACK_PATCH_COUNT');
+    expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory', patchCount: 3 }))).code).toBe('DS_STACK_PATCH_COUNT');
     vi.stubEnv('PATCH_COUNT', 'many');
     expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory' }))).code).toBe('DS_STACK_OPTIONS_INVALID');
   });
