@@ -83,9 +83,9 @@ const FIXED_KEYS = ['name', 'type'];
 async function updateAttribute(stack: ClientStack, change: Extract<PatchChange, { kind: 'updateAttribute' }>): Promise<void> {
   // the changed keys in `config`, or beside className and name (the flat form)
   const { kind: _kind, className: _className, name: _name, ...keys } = change;
-  const changes = toFlatAttribute(keys, change.name);
-  const fixed = Object.keys(changes).filter((k) => FIXED_KEYS.includes(k));
+  const fixed = [...Object.keys(keys), ...Object.keys(change.config ?? {})].filter((k) => FIXED_KEYS.includes(k));
   if (fixed.length > 0) throw invalid(`updateAttribute changes config keys, not ${fixed.join(', ')} (use renameAttribute).`, 'config');
+  const changes = toFlatAttribute(keys, change.name);
   await saveSchema(stack, change.className, async (model) => {
     const current = model.schema[change.name];
     if (!current) throw invalid(`The class "${model.name}" has no attribute "${change.name}".`, 'name');
