@@ -49,6 +49,20 @@ export interface AttributeModel extends AttributeConfig {
   description?: string;
 }
 
+/**
+ * An attribute as a class document stores it (the specification's attribute model): the
+ * configuration under `config`. In memory (ClassModel.schema) the same attribute is flat, its
+ * config keys beside `name` and `type` (AttributeModel), which is what every reader uses; the
+ * two meet at the storage boundary only (engine/model/attribute-shape.ts).
+ */
+export interface StoredAttribute {
+  name: string;
+  type: AttributeType;
+  /** every configuration key; `{}` when none is set */
+  config: AttributeConfig;
+  description?: string;
+}
+
 /** Fields the engine maintains on every document; users never set them directly (but `~scope`). */
 export const SYSTEM_FIELDS = [
   '_id',
@@ -133,6 +147,9 @@ export interface ClassModel {
    */
   conflicts?: ConflictPolicy;
 }
+
+/** A class document as stored and replicated: the class model with its attributes in the stored shape. */
+export type ClassDocument = Omit<ClassModel, 'schema'> & { schema: Record<string, StoredAttribute> };
 
 /** A class's conflict policy: a built-in one or a registered handler's name. */
 export type ConflictPolicy = 'manual' | 'winner' | 'latest' | 'merge' | (string & {});

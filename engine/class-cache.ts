@@ -3,6 +3,7 @@ import type { Clock } from '../contracts/clock.js';
 import { isEngineClassName, type ClassModel } from '../contracts/model.js';
 import { readRaw } from '../storage/raw-reads.js';
 import type { Database } from '../storage/database.js';
+import { toClassModel } from './model/attribute-shape.js';
 
 /** Class documents have no `-` in their id (class names forbid it); documents always do. */
 export function isClassDocId(id: string): boolean {
@@ -100,10 +101,11 @@ export class ClassCache {
     const checkedAt = this.clock.now();
     const doc = await readRaw<ClassModel>(this.db, name);
     if (!doc) return null;
-    if (startedAt !== this.generation) return doc;
+    // a class document in either attribute shape, as the flat model readers use
+    if (startedAt !== this.generation) return toClassModel(doc);
     const previous = this.entries.get(name);
     // same revision: keep the same object, so validators compiled for it stay cached
-    const model = previous && previous.model._rev === doc._rev ? previous.model : doc;
+    const model = previous && previous.model._rev === doc._rev ? previous.model : toClassModel(doc);
     this.entries.set(name, { model, checkedAt });
     return model;
   }

@@ -15,6 +15,7 @@ export { compileSelector, projectFields, MAX_REGEX_WORK } from '../engine/querie
 export { compileLinear, MAX_PATTERN, type LinearRegex } from '../engine/queries/linear-regex.js';
 export { attr, metaClass } from '../engine/system-patches/0001-meta-model.js';
 export { normalizeAttribute } from '../engine/model/attribute-rules.js';
+export { toClassDocument, toClassModel, toFlatAttribute, toStoredAttribute } from '../engine/model/attribute-shape.js';
 export { checkDefaultValue, ruleContext } from '../engine/model/attribute.js';
 export type { AttributeTypes } from '../engine/model/attribute-types.js';
 export { bulkDocsLine, type BulkDocsLine } from '../engine/ingest/ingest-lines.js';

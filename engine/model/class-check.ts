@@ -2,6 +2,7 @@ import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import { checkAttributeName, normalizeAttribute } from './attribute-rules.js';
 import { ruleContext } from './attribute.js';
 import { checkConflictPolicy } from './conflict-policy.js';
+import { toClassModel } from './attribute-shape.js';
 import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 
@@ -25,9 +26,13 @@ export async function checkClassDocument(stack: StackPort, incoming: Record<stri
   const id = incoming._id as string;
   if (incoming['~class'] !== CLASS_META) invalid(`"${id}" is a class document but its ~class is not "class".`, '~class');
   if (!CLASS_NAME.test(id) || id.length > 64) invalid(`${JSON.stringify(id)} is not a class name.`, '_id');
-  const model = incoming as unknown as ClassModel;
-  if (model.name !== id) invalid('A class document must carry its own name as _id.', 'name');
-  if (model.schema === null || typeof model.schema !== 'object' || Array.isArray(model.schema)) invalid('A class document needs a schema object.', 'schema');
+  const raw = incoming as unknown as ClassModel;
+  if (raw.name !== id) invalid('A class document must carry its own name as _id.', 'name');
+  if (raw.schema === null || typeof raw.schema !== 'object' || Array.isArray(raw.schema)) invalid('A class document needs a schema object.', 'schema');
+  // either attribute shape (the stored `{ name, type, config }` or the flat one of older peers),
+  // checked as the flat model; the document itself is stored as it came
+  const model = toClassModel(raw, { strict: true });
+  previous = previous && toClassModel(previous);
   if (model.conflicts !== undefined) checkConflictPolicy(model.conflicts);
   if (model.active === false) return; // a deactivation: nothing of the schema is used any more
 

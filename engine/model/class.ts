@@ -11,6 +11,7 @@ import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
 import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc } from '../../contracts/model.js';
 import { checkConflictPolicy } from './conflict-policy.js';
+import { toClassDocument, toClassModel, toFlatAttribute } from './attribute-shape.js';
 
 const CLASS_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
 /** Fields of a document that addOrUpdateCard leaves to the engine. */
@@ -91,13 +92,13 @@ export class Class extends EventEmitter {
     const rules = ruleContext(stack, model);
     for (const [key, input] of entries) {
       if (!isPlainObject(input)) throw KERNEL_ERRORS.attributeInvalid(`The attribute "${String(key)}" must be an object.`, { path: String(key) });
-      const attribute = await normalizeAttribute(input, rules);
+      const attribute = await normalizeAttribute(toFlatAttribute(input, String(key)), rules);
       if (model.schema[attribute.name]) throw KERNEL_ERRORS.attributeExists(`The attribute "${attribute.name}" is defined twice.`, { path: attribute.name });
       model.schema[attribute.name] = attribute;
     }
     await checkDefaults(stack, model);
     try {
-      model._rev = await stack.storage.put(model);
+      model._rev = await stack.storage.put(toClassDocument(model));
     } catch (err) {
       if ((err as { status?: number }).status === 409) throw KERNEL_ERRORS.classExists(`A class named "${name}" already exists.`, { details: { className: name } });
       throw err;
@@ -168,7 +169,8 @@ export class Class extends EventEmitter {
 
   /** Re-reads the class document. */
   async refresh(): Promise<ClassModel> {
-    const model = await this.stack.storage.get<ClassModel>(this.name);
+    const stored = await this.stack.storage.get<ClassModel>(this.name);
+    const model = stored && toClassModel(stored);
     if (model && model._rev !== this.current._rev) {
       this.current = model;
       this.stack.classCache.set(model);
@@ -185,10 +187,10 @@ export class Class extends EventEmitter {
     for (let attempt = 0; ; attempt++) {
       const stored = await this.stack.storage.get<ClassModel>(this.name);
       if (!stored || stored.active === false) throw KERNEL_ERRORS.classNotFound(`There is no class named "${this.name}".`);
-      const next = await change(structuredClone(stored));
+      const next = await change(structuredClone(toClassModel(stored)));
       next['~updateTimestamp'] = nowIso(this.stack.clock);
       try {
-        next._rev = await this.stack.storage.put(next);
+        next._rev = await this.stack.storage.put(toClassDocument(next));
         this.current = next;
         this.stack.classCache.set(next);
         this.emit('model', next);

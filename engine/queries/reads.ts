@@ -1,7 +1,8 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { KernelHooks } from '../../kernel/hooks.js';
 import { planFor } from '../../kernel/write-plan.js';
-import type { ClassModel, Doc } from '../../contracts/model.js';
+import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../../contracts/model.js';
+import { hasFlatAttributes, toClassDocument } from '../model/attribute-shape.js';
 import type { FindOptions, GetOptions } from '../../contracts/queries.js';
 import { compileSelector, projectFields, type DocMatcher, type RegexEngine, type Selector } from './selector.js';
 import type { ClassNamesIndex } from '../indexes/class-names.js';
@@ -119,8 +120,11 @@ async function* candidatePages(stack: StackPort, db: Database, hooks: KernelHook
 
 /** One document by id, as a read answers it: null when missing, inactive (unless asked), or hidden; afterRead applied. */
 export async function readDocument(stack: StackPort, id: string, options: GetOptions): Promise<Doc | null> {
-  const doc = await stack.storage.get(id);
-  if (!doc || (doc.active === false && !options.includeInactive)) return null;
+  const stored = await stack.storage.get(id);
+  if (!stored || (stored.active === false && !options.includeInactive)) return null;
+  // a class document reads in the stored attribute shape, whichever shape a peer wrote it in
+  const isFlatClass = (stored['~class'] === CLASS_META || stored['~class'] === SELF_META) && hasFlatAttributes(stored);
+  const doc = isFlatClass ? (toClassDocument(stored as unknown as ClassModel) as unknown as Doc) : stored;
   const className = doc['~class'];
   const classModel = typeof className === 'string' ? (stack.classCache.fresh(className) ?? (await stack.classCache.get(className)) ?? undefined) : undefined;
   const ctx = { stack, ...(classModel ? { classModel } : {}) };

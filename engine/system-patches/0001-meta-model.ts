@@ -1,4 +1,5 @@
-import { CLASS_META, SELF_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
+import { CLASS_META, SELF_META, type AttributeModel, type ClassDocument } from '../../contracts/model.js';
+import { toClassDocument } from '../model/attribute-shape.js';
 import type { SystemPatch } from '../../kernel/patch-types.js';
 
 export const attr = (name: string, type: AttributeModel['type'], extra: Partial<AttributeModel> = {}): AttributeModel => ({
@@ -7,9 +8,9 @@ export const attr = (name: string, type: AttributeModel['type'], extra: Partial<
   ...extra,
 });
 
-/** The bootstrap meta-model: the `class` meta-class (its own class is `~self`). */
-export function metaClass(id: string, ofClass: string, description: string, schema: AttributeModel[], now: string): ClassModel {
-  return {
+/** A meta-class or engine class document, as stored (attributes in the stored shape `{ name, type, config }`). */
+export function metaClass(id: string, ofClass: string, description: string, schema: AttributeModel[], now: string): ClassDocument {
+  return toClassDocument({
     _id: id,
     '~class': ofClass,
     '~createTimestamp': now,
@@ -23,7 +24,7 @@ export function metaClass(id: string, ofClass: string, description: string, sche
     ephemeral: false,
     tenants: [],
     defaultScope: null,
-  };
+  });
 }
 
 export const metaModelPatch: SystemPatch = {

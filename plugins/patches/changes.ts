@@ -4,7 +4,7 @@ import { PATCH_ERRORS } from './errors.js';
 import type { PatchHandlerRegistry } from './handlers.js';
 import type { Patch, PatchChange } from './model.js';
 import { Attribute, Class, CLASS_META, type ClassModel, type ClientStack, type Doc, DOMAIN_META } from '../../index.js';
-import { checkDefaultValue, normalizeAttribute, ruleContext } from '../../kit/index.js';
+import { checkDefaultValue, normalizeAttribute, ruleContext, toFlatAttribute } from '../../kit/index.js';
 
 export interface ChangeContext {
   stack: ClientStack;
@@ -34,7 +34,11 @@ export async function applyChange(change: PatchChange, ctx: ChangeContext): Prom
     case 'addAttribute': {
       const model = await stack.requireClass(change.className);
       if (model.schema[change.name]) return;
-      await Attribute.create(await stack.getClassSnapshot(change.className), change.name, change.type, change.description, change.config ?? {});
+      // the attribute model as the specification writes it ({ name, type, config, description? }),
+      // or with its config keys beside name and type
+      const { kind: _kind, className: _className, ...attribute } = change;
+      const { name, type, description, ...config } = toFlatAttribute(attribute, change.name);
+      await Attribute.create(await stack.getClassSnapshot(change.className), name as string, type as string, description as string | undefined, config);
       return;
     }
     case 'updateAttribute':
@@ -78,14 +82,17 @@ async function saveSchema(stack: ClientStack, className: string, change: (model:
 const FIXED_KEYS = ['name', 'type'];
 
 async function updateAttribute(stack: ClientStack, change: Extract<PatchChange, { kind: 'updateAttribute' }>): Promise<void> {
-  const fixed = Object.keys(change.config).filter((k) => FIXED_KEYS.includes(k));
+  // the changed keys in `config`, or beside className and name (the flat form)
+  const { kind: _kind, className: _className, name: _name, ...keys } = change;
+  const fixed = [...Object.keys(keys), ...Object.keys(change.config ?? {})].filter((k) => FIXED_KEYS.includes(k));
   if (fixed.length > 0) throw invalid(`updateAttribute changes config keys, not ${fixed.join(', ')} (use renameAttribute).`, 'config');
+  const changes = toFlatAttribute(keys, change.name);
   await saveSchema(stack, change.className, async (model) => {
     const current = model.schema[change.name];
     if (!current) throw invalid(`The class "${model.name}" has no attribute "${change.name}".`, 'name');
     const merged: Record<string, unknown> = { ...current };
     // null removes a key: the stored patch is JSON, where undefined does not exist
-    for (const [key, value] of Object.entries(change.config)) {
+    for (const [key, value] of Object.entries(changes)) {
       if (value === null) delete merged[key];
       else merged[key] = value;
     }

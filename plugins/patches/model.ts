@@ -11,8 +11,10 @@ const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[
 
 export type PatchChange =
   | { kind: 'addClass'; name: string; description?: string; schema?: Record<string, Record<string, unknown>>; options?: Record<string, unknown> }
-  | { kind: 'addAttribute'; className: string; name: string; type: string; description?: string; config?: Record<string, unknown> }
-  | { kind: 'updateAttribute'; className: string; name: string; config: Record<string, unknown> }
+  // an attribute model as the specification writes it, `{ name, type, config, description? }`; config
+  // keys beside name and type (the flat form) are accepted too
+  | { kind: 'addAttribute'; className: string; name: string; type: string; description?: string; config?: Record<string, unknown>; [key: string]: unknown }
+  | { kind: 'updateAttribute'; className: string; name: string; config?: Record<string, unknown>; [key: string]: unknown }
   | { kind: 'renameAttribute'; className: string; from: string; to: string }
   | { kind: 'removeAttribute'; className: string; name: string }
   | { kind: 'addDomain'; name: string; relation: '1:1' | '1:N' | 'N:1' | 'N:N'; sourceClass: string; targetClass: string; description?: string }
@@ -77,7 +79,11 @@ export function checkPatch(input: unknown): Patch {
       const value = (change as Record<string, unknown>)[field];
       if (typeof value !== 'string' || value === '') throw invalid(`changes[${i}] (${kind}) needs "${field}" as a non-empty string.`, `changes[${i}].${field}`);
     }
-    if (kind === 'updateAttribute' && !isPlainObject((change as Record<string, unknown>).config)) throw invalid(`changes[${i}] (updateAttribute) needs "config".`, `changes[${i}].config`);
+    if (kind === 'updateAttribute') {
+      const { config, kind: _k, className: _c, name: _n, ...flat } = change as Record<string, unknown>;
+      const configOk = config === undefined ? Object.keys(flat).length > 0 : isPlainObject(config);
+      if (!configOk) throw invalid(`changes[${i}] (updateAttribute) needs "config" (the keys it changes).`, `changes[${i}].config`);
+    }
   });
   return JSON.parse(JSON.stringify({ target, version, ...(description !== undefined ? { description } : {}), changes })) as Patch;
 }

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { Attribute, Class, CLASS_META, KERNEL_ERRORS } from '../../index.js';
-import { isPlainObject } from '../../kit/index.js';
+import { isPlainObject, toClassDocument, toFlatAttribute } from '../../kit/index.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { sendError } from '../errors.js';
@@ -71,7 +71,8 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
         (body.schema ?? {}) as Record<string, Record<string, unknown>>,
         (body.options ?? {}) as Record<string, unknown>,
       );
-      res.status(201).json(cls.model);
+      // answered as stored: attributes in the specification's shape { name, type, config }
+      res.status(201).json(toClassDocument(cls.model));
     } catch (err) {
       sendError(res, err, ctx.log);
     }
@@ -90,8 +91,10 @@ export function createSeedRouter(ctx: NodeContext, deps: SeedRouteDeps): express
       if (body.description !== undefined && typeof body.description !== 'string') {
         throw KERNEL_ERRORS.attributeInvalid('The attribute description must be a string.', { path: 'description' });
       }
-      await Attribute.create(cls, body.name as string, body.type as string, body.description as string | undefined, (body.config ?? {}) as Record<string, unknown>);
-      res.json(await stack.requireClass(className));
+      // the specification's { name, type, config, description? }, or its config keys beside name and type
+      const { name, type, description, ...config } = toFlatAttribute(body, String(body.name));
+      await Attribute.create(cls, name as string, type as string, description as string | undefined, config);
+      res.json(toClassDocument(await stack.requireClass(className)));
     } catch (err) {
       sendError(res, err, ctx.log);
     }

@@ -34,7 +34,9 @@ describe('Class.create', () => {
       defaultScope: 'finance',
       active: true,
     });
-    expect((stored.schema as Record<string, unknown>).number).toMatchObject({ name: 'number', type: 'integer', primaryKey: true, mandatory: true });
+    // stored in the specification's attribute shape; the model in memory is flat
+    expect((stored.schema as Record<string, unknown>).number).toEqual({ name: 'number', type: 'integer', config: { primaryKey: true, mandatory: true } });
+    expect(cls.model.schema.number).toEqual({ name: 'number', type: 'integer', primaryKey: true, mandatory: true });
     expect(cls.model._rev).toBe(stored._rev);
   });
 

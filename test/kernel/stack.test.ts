@@ -12,7 +12,7 @@ describe('opening a stack', () => {
     const meta = (await stack.storage.get('class')) as Record<string, unknown>;
     expect(meta['~class']).toBe('~self');
     expect(meta.name).toBe('class');
-    expect(stack.patchCount).toBe(1);
+    expect(stack.patchCount).toBe(2);
     expect(await userClasses(stack)).toEqual(['class']);
   });
 
@@ -25,7 +25,7 @@ describe('opening a stack', () => {
     const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: [] }));
     expect((await second.storage.get('class'))?._rev).toBe(rev);
     const record = await second.storage.get<{ applied: { id: string }[] }>('_local/~system-patches');
-    expect(record?.applied.map((p) => p.id)).toEqual(['0001-meta-model']);
+    expect(record?.applied.map((p) => p.id)).toEqual(['0001-meta-model', '0002-attribute-model']);
   });
 
   it('refuses to open when PATCH_COUNT differs from the applied patches (env and option)', async () => {
@@ -33,11 +33,11 @@ describe('opening a stack', () => {
     const err = await refusal(createStack({ name: uniqueName(), adapter: 'memory', plugins: [] }));
     expect(err).toBeInstanceOf(DocstackError);
     expect(err.code).toBe('DS_STACK_PATCH_COUNT');
-    expect(err.message).toMatch(/PATCH_COUNT is 5 but 1 system patch is applied/);
-    vi.stubEnv('PATCH_COUNT', '1');
+    expect(err.message).toMatch(/PATCH_COUNT is 5 but 2 system patches are applied/);
+    vi.stubEnv('PATCH_COUNT', '2');
     track(await createStack({ name: uniqueName(), adapter: 'memory', plugins: [] }));
     vi.unstubAllEnvs();
-    expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory', patchCount: 2 }))).code).toBe('DS_STACK_PATCH_COUNT');
+    expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory', patchCount: 3 }))).code).toBe('DS_STACK_PATCH_COUNT');
     vi.stubEnv('PATCH_COUNT', 'many');
     expect((await refusal(createStack({ name: uniqueName(), adapter: 'memory' }))).code).toBe('DS_STACK_OPTIONS_INVALID');
   });

@@ -11,7 +11,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const DOCSTACK = [
     'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attribute', 'AttributeConfig',
     'AttributeContext', 'AttributeModel', 'AttributeType', 'AttributeTypeDefinition', 'CLASS_META',
-    'ChangeEvent', 'Class', 'ClassModel', 'ClassOptions', 'ClassSchema', 'ClientStack', 'Clock', 'BUILTIN_CONFLICT_POLICIES', 'ConfigKeyDefinition', 'ConflictCase', 'ConflictEvent', 'ConflictFailedEvent', 'ConflictHandler', 'ConflictPolicy', 'ConflictResolvedEvent',
+    'ChangeEvent', 'Class', 'ClassDocument', 'ClassModel', 'ClassOptions', 'ClassSchema', 'ClientStack', 'Clock', 'BUILTIN_CONFLICT_POLICIES', 'ConfigKeyDefinition', 'ConflictCase', 'ConflictEvent', 'ConflictFailedEvent', 'ConflictHandler', 'ConflictPolicy', 'ConflictResolvedEvent',
     'ConfigKeyRule', 'DOMAIN_META', 'DefaultValueContext', 'Denial', 'DenialRecord', 'DenialResolution', 'Doc', 'DocChangeEvent', 'DocConflict', 'DocFields',
     'DocstackError', 'ERROR_CODES', 'EngineDoc', 'EnumValue', 'ErrorCode', 'ErrorFactory', 'ErrorSpec',
     'FetchOptions', 'FindCandidates', 'FindContext', 'FindOptions', 'GetOptions', 'HeldEntry', 'HeldReason',
@@ -21,7 +21,7 @@ const DOCSTACK = [
     'ReplicationBulkGetOptions', 'ReplicationChangesOptions', 'ReplicationGetOptions', 'ReplicationStep',
     'ReplicationTarget', 'ReplicationTargetOptions', 'ReplicationWriteResult', 'RevisionDoc', 'SELF_META',
     'SYSTEM_FIELDS', 'Selector', 'StackOptions', 'StackPort', 'StackWith', 'Storage', 'StorageChanges',
-    'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredResult', 'SystemPatch', 'UnitDoc',
+    'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredAttribute', 'StoredResult', 'SystemPatch', 'UnitDoc',
     'UnitItem', 'UnitOfWork', 'WriteBatch', 'WriteContext', 'WriteExtras', 'WriteOp', 'WriteOptions',
     'WriteOrigin', 'WritePart', 'WriteRequest', 'WriteSession', 'WriteShare', 'createError', 'createStack', 'definePlugin',
     'destroyStore', 'domainDocId', 'enumValues', 'getApi', 'isDocstackError', 'isEngineClassName', 'primaryKeyAttributes',
@@ -35,7 +35,8 @@ const PLUGIN_KIT = [
     'compileSelector', 'createDraft', 'decodeNaturalKey', 'deleteDraft', 'handlerRegistryOf', 'isClassDocId',
     'isEachPeersOwnClassDoc', 'isNaturalClaim', 'isPlainObject', 'keyIdOf', 'metaClass', 'naturalDocId', 'naturalIdOf', 'normalizeAttribute', 'nowIso',
     'planFor', 'primaryKeyValues', 'projectFields', 'reactionWrite', 'registerErrors', 'registerPouchPlugin',
-    'requireObject', 'ruleContext', 'tapWhen', 'travelCheck', 'unknownHandler', 'updateDraft',
+    'requireObject', 'ruleContext', 'tapWhen', 'toClassDocument', 'toClassModel', 'toFlatAttribute', 'toStoredAttribute',
+    'travelCheck', 'unknownHandler', 'updateDraft',
     'whileObserved',
 ];
 

@@ -148,10 +148,11 @@ describe('the schema is changed by admins only', () => {
     change(next);
     return { ...next, ...revFrom(current._rev as string) };
   }
+  // class documents are stored in the specification's attribute shape: { name, type, config }
   const relax = (model: Record<string, unknown>) => {
-    const schema = model.schema as Record<string, Record<string, unknown>>;
-    delete schema.name.mandatory;
-    schema.name.maxLength = 100000;
+    const schema = model.schema as Record<string, { config: Record<string, unknown> }>;
+    delete schema.name.config.mandatory;
+    schema.name.config.maxLength = 100000;
   };
 
   it('a user cannot relax a class, delete it or add one, by _bulk_docs or by PUT', async () => {
@@ -193,19 +194,19 @@ describe('the schema is changed by admins only', () => {
     await stack.createDoc({ '~class': 'Note', text: 'one' });
     // a new mandatory attribute without a default would break the stored notes
     const breaking = await classRevision('Note', (m) => {
-      (m.schema as Record<string, unknown>).title = { name: 'title', type: 'string', mandatory: true };
+      (m.schema as Record<string, unknown>).title = { name: 'title', type: 'string', config: { mandatory: true } };
     });
     expectRefusedLine(await bulk(adminToken, [breaking]), 'Note', 'DS_ATTRIBUTE_MANDATORY_NEEDS_DEFAULT');
     const badType = await classRevision('Note', (m) => {
-      (m.schema as Record<string, unknown>).n = { name: 'n', type: 'no such type' }; // not even a type name; a well-formed unknown one is kept read-only (test/kernel/ingest.test.ts)
+      (m.schema as Record<string, unknown>).n = { name: 'n', type: 'no such type', config: {} }; // not even a type name; a well-formed unknown one is kept read-only (test/kernel/ingest.test.ts)
     });
     expectRefusedLine(await bulk(adminToken, [badType]), 'Note', 'DS_ATTRIBUTE_TYPE_UNKNOWN');
     expect((await stack.requireClass('Note')).schema.title).toBeUndefined();
 
     const relaxed = await classRevision('Note', (m) => {
-      const schema = m.schema as Record<string, Record<string, unknown>>;
-      delete schema.text.mandatory;
-      schema.text.maxLength = 1000;
+      const schema = m.schema as Record<string, { config: Record<string, unknown> }>;
+      delete schema.text.config.mandatory;
+      schema.text.config.maxLength = 1000;
     });
     await expectAccepted(await bulk(adminToken, [relaxed]), 'Note');
     stack.classCache.invalidate('Note');

@@ -24,7 +24,8 @@ describe('the seed\'s private routes', () => {
     const body = { description: 'notes', schema: { slug: { type: 'string', primaryKey: true } }, options: {} };
     const created = await call(h, 'POST', '/api/private/create-class/Note', { token: admin, body });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ _id: 'Note', name: 'Note', description: 'notes', schema: { slug: { type: 'string', primaryKey: true } } });
+    // answered as stored: the specification's attribute shape, primary keys made mandatory
+    expect(created.body).toMatchObject({ _id: 'Note', name: 'Note', description: 'notes', schema: { slug: { name: 'slug', type: 'string', config: { primaryKey: true, mandatory: true } } } });
 
     const again = await call(h, 'POST', '/api/private/create-class/Note', { token: admin, body });
     expect(again).toMatchObject({ status: 409, body: { error: 'conflict', code: 'DS_CLASS_EXISTS' } });
@@ -43,10 +44,25 @@ describe('the seed\'s private routes', () => {
     expect(await h.stack().listClasses()).not.toContain('Mine');
   });
 
+  it('takes attribute models in the specification\'s shape and in the flat one, and answers the stored shape', async () => {
+    const spec = { name: 'Shelf', schema: { label: { name: 'label', type: 'string', config: { maxLength: 40, mandatory: true }, description: 'on the front' } } };
+    const created = await call(h, 'POST', '/api/private/create-class/Shelf', { token: admin, body: spec });
+    expect(created.status).toBe(201);
+    expect(created.body.schema).toEqual(spec.schema);
+    const flat = await call(h, 'PUT', '/api/private/create-attribute/Shelf', { token: admin, body: { name: 'slots', type: 'integer', min: 1, max: 12 } });
+    expect(flat.status).toBe(200);
+    expect((flat.body.schema as Record<string, unknown>).slots).toEqual({ name: 'slots', type: 'integer', config: { min: 1, max: 12 } });
+    expect((await h.stack().requireClass('Shelf')).schema.slots).toEqual({ name: 'slots', type: 'integer', min: 1, max: 12 });
+    // a key set twice (in config and beside it) is refused, nothing stored
+    const twice = await call(h, 'PUT', '/api/private/create-attribute/Shelf', { token: admin, body: { name: 'depth', type: 'integer', max: 3, config: { max: 4 } } });
+    expect(twice).toMatchObject({ status: 400, body: { code: 'DS_ATTRIBUTE_CONFIG_INVALID' } });
+    expect((await h.stack().requireClass('Shelf')).schema.depth).toBeUndefined();
+  });
+
   it('adds an attribute (200), refuses unknown classes (404), a duplicate (409, like create-class) and refused attributes (400 with the code)', async () => {
     const added = await call(h, 'PUT', '/api/private/create-attribute/Note', { token: admin, body: { name: 'text', type: 'string', config: { maxLength: 10 }, description: 'body' } });
     expect(added.status).toBe(200);
-    expect(added.body).toMatchObject({ name: 'Note', schema: { slug: { type: 'string' }, text: { type: 'string', maxLength: 10, description: 'body' } } });
+    expect(added.body).toMatchObject({ name: 'Note', schema: { slug: { type: 'string' }, text: { name: 'text', type: 'string', config: { maxLength: 10 }, description: 'body' } } });
 
     const missing = await call(h, 'PUT', '/api/private/create-attribute/Missing', { token: admin, body: { name: 'a', type: 'string' } });
     expect(missing).toMatchObject({ status: 404, body: { error: 'not_found', code: 'DS_CLASS_NOT_FOUND' } });

@@ -7,11 +7,11 @@ import { kernelStack, refusal, tempDir, track, uniqueName } from '../../helpers/
 describe('the domain meta-class is the domains plugin\'s own system patch', () => {
   it('a stack without the plugin has no domain meta-class; with it, the patch adds it and is recorded', async () => {
     const bare = await kernelStack();
-    expect(bare.patchCount).toBe(1);
+    expect(bare.patchCount).toBe(2);
     expect(await bare.listClasses()).not.toContain('domain');
 
     const withDomains = track(await createStack({ name: uniqueName('domains'), adapter: 'memory', plugins: [validationPlugin, domainsPlugin] }));
-    expect(withDomains.patchCount).toBe(3);
+    expect(withDomains.patchCount).toBe(4);
     const domain = await withDomains.requireClass('domain');
     expect(domain).toMatchObject({ name: 'domain', '~class': 'class' });
     expect(Object.keys(domain.schema)).toEqual(expect.arrayContaining(['name', 'relation', 'sourceClass', 'targetClass']));
@@ -23,10 +23,10 @@ describe('the domain meta-class is the domains plugin\'s own system patch', () =
     const first = await createStack({ name, adapter: 'leveldb', dataDir, plugins: [] });
     await first.close();
     const second = await createStack({ name, adapter: 'leveldb', dataDir, plugins: [validationPlugin, domainsPlugin] });
-    expect(second.patchCount).toBe(3);
+    expect(second.patchCount).toBe(4);
     await second.close();
     const third = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: [validationPlugin, domainsPlugin] }));
-    expect(third.patchCount).toBe(3);
+    expect(third.patchCount).toBe(4);
     expect(await third.listClasses()).toContain('domain');
   });
 

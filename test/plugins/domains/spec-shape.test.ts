@@ -77,7 +77,7 @@ describe('domain documents of older versions', () => {
     await first.close();
     const again = await open(name);
     expect((await again.storage.get('domain-x7'))?._rev).toBe(rev);
-    expect(again.patchCount).toBe(4);
+    expect(again.patchCount).toBe(5);
   });
 
   it("an older peer's domain document (domain-<id>, no id or type) releases the relation held for it", async () => {

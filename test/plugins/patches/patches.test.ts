@@ -85,6 +85,32 @@ describe('the change kinds', () => {
     expect((await refusal(stack.createDoc({ '~class': 'Task', title: 'x', priority: 9 }))).code).toBe('DS_VALIDATION_RANGE');
   });
 
+  it('takes attribute models in the specification\'s shape { name, type, config, description? } and in the flat one', async () => {
+    const stack = await memoryStack();
+    await stack.patches.apply({
+      target: 'shelves', version: '1.0.0', changes: [
+        { kind: 'addClass', name: 'Shelf', schema: { label: { name: 'label', type: 'string', config: { maxLength: 40, mandatory: true }, description: 'front' }, depth: { type: 'integer', max: 3 } } },
+        { kind: 'addAttribute', className: 'Shelf', name: 'slots', type: 'integer', config: { min: 1 }, description: 'how many' },
+        { kind: 'addAttribute', className: 'Shelf', name: 'color', type: 'enum', values: [{ value: 'red' }, { value: 'oak' }] },
+        { kind: 'updateAttribute', className: 'Shelf', name: 'depth', max: 5 },
+        { kind: 'updateAttribute', className: 'Shelf', name: 'slots', config: { max: 12 } },
+      ],
+    });
+    const model = await stack.requireClass('Shelf');
+    expect(model.schema.label).toEqual({ name: 'label', type: 'string', maxLength: 40, mandatory: true, description: 'front' });
+    expect(model.schema.slots).toEqual({ name: 'slots', type: 'integer', min: 1, max: 12, description: 'how many' });
+    expect(model.schema.color).toEqual({ name: 'color', type: 'enum', values: [{ value: 'red' }, { value: 'oak' }] });
+    expect(model.schema.depth).toEqual({ name: 'depth', type: 'integer', max: 5 });
+    // stored as the specification writes it, whichever shape the patch used
+    const stored = (await stack.storage.get('Shelf')) as unknown as { schema: Record<string, unknown> };
+    expect(stored.schema.depth).toEqual({ name: 'depth', type: 'integer', config: { max: 5 } });
+    expect(stored.schema.color).toEqual({ name: 'color', type: 'enum', config: { values: [{ value: 'red' }, { value: 'oak' }] } });
+    // a key both in config and beside it is refused, the patch with it
+    const twice = await refusal(stack.patches.apply({ target: 'shelves', version: '1.1.0', changes: [{ kind: 'addAttribute', className: 'Shelf', name: 'w', type: 'integer', max: 1, config: { max: 2 } }] }));
+    expect(twice).toMatchObject({ code: 'DS_PATCH_FAILED', details: { code: 'DS_ATTRIBUTE_CONFIG_INVALID' } });
+    expect((await stack.requireClass('Shelf')).schema.w).toBeUndefined();
+  });
+
   it('renameAttribute moves the value in every document, inactive ones included', async () => {
     const stack = await memoryStack();
     await Class.create(stack, 'Person', 'class', '', { fullname: { type: 'string' } });

@@ -43,10 +43,10 @@ describe('schema refusals', () => {
     await Attribute.create(cls, 'Name_2', 'string', '', { maxLength: 64, mandatory: true });
     const stored = (await classDoc(stack, 'Thing')) as unknown as { schema: Record<string, unknown> };
     expect(Object.keys(stored.schema)).toEqual(['title', 'e', 'fk', 'r', 'n', 'd', 'Name_2']);
-    expect(stored.schema.e).toEqual({ name: 'e', type: 'enum', description: '', values: [{ value: 'a' }, { value: 'b' }], defaultValue: 'b' });
+    expect(stored.schema.e).toEqual({ name: 'e', type: 'enum', description: '', config: { values: [{ value: 'a' }, { value: 'b' }], defaultValue: 'b' } });
     // the specification's form, { value } objects, is accepted and stored as given
     await Attribute.create(cls, 'level', 'enum', '', { values: [{ value: 'low' }, { value: 'high' }] });
-    expect((await classDoc(stack, 'Thing') as unknown as { schema: Record<string, { values?: unknown }> }).schema.level.values).toEqual([{ value: 'low' }, { value: 'high' }]);
+    expect((await classDoc(stack, 'Thing') as unknown as { schema: Record<string, { config: { values?: unknown } }> }).schema.level.config.values).toEqual([{ value: 'low' }, { value: 'high' }]);
     await stack.createDoc({ '~class': 'Thing', title: 't', Name_2: 'n', level: 'high' });
     const other = await Class.create(stack, 'Other', 'class', '', { self: { type: 'foreign_key', targetClass: 'Other' }, k: { type: 'string', primaryKey: true } });
     expect(other.model.schema.k).toMatchObject({ primaryKey: true, mandatory: true });
@@ -88,8 +88,8 @@ describe('stamping a defaultValue onto existing documents', () => {
     const { stack, cls } = await withThing();
     await stack.createDoc({ '~class': 'Thing', title: 'old' });
     await Attribute.create(cls, 'due', 'date', '', { format: 'date', defaultValue: new Date(Date.UTC(2024, 0, 5, 12)) as unknown as string });
-    const stored = (await classDoc(stack, 'Thing')) as unknown as { schema: Record<string, { defaultValue?: unknown }> };
-    expect(stored.schema.due.defaultValue).toBe('2024-01-05');
+    const stored = (await classDoc(stack, 'Thing')) as unknown as { schema: Record<string, { config: { defaultValue?: unknown } }> };
+    expect(stored.schema.due.config.defaultValue).toBe('2024-01-05');
     expect((await stack.findDocuments('Thing')).map((d) => d.due)).toEqual(['2024-01-05']);
     stack.classCache.invalidate('Thing'); // as after a reopen: the model comes from storage
     expect((await stack.createDoc({ '~class': 'Thing', title: 'new' })).due).toBe('2024-01-05');
