@@ -1,4 +1,4 @@
-import type { Database } from './database.js';
+import { storeKeyOf, type Database } from './database.js';
 
 /**
  * One queue per store for the engine's read-then-write sections (primary-key entries and class
@@ -18,10 +18,7 @@ const queues = new Map<string, Queue>();
 
 export type WriteLock = <T>(section: () => Promise<T>) => Promise<T>;
 
-/** One key per store of this process (adapter and name: two PouchDB objects may share a store). */
-export function storeKeyOf(db: Database): string {
-  return `${(db as { adapter?: string }).adapter ?? ''}:${db.name}`;
-}
+export { storeKeyOf };
 
 export function writeLockFor(db: Database): WriteLock {
   const key = storeKeyOf(db);
