@@ -59,7 +59,9 @@ const sameSeq = (a: number | string, b: number | string): boolean => String(a) =
  *   small: a class document arriving any way is seen, and each foreign change is read once.
  */
 export class ClassNamesIndex {
-  private pending: Promise<string[]> | null = null;
+  /** the catch-up under way, and the one queued after it for callers that came during it */
+  private running: Promise<string[]> | null = null;
+  private queued: Promise<string[]> | null = null;
   private state: State | null = null;
   /** how many changes this index has read from the changes feed (tests assert on it) */
   changesRead = 0;
@@ -71,11 +73,25 @@ export class ClassNamesIndex {
 
   /** Names of the class documents that exist and are active (meta-classes included). */
   list(): Promise<string[]> {
-    // concurrent callers share one catch-up
-    this.pending ??= this.catchUp().finally(() => {
-      this.pending = null;
+    if (!this.running) return this.start();
+    // one under way may have read the changes before this call's: the callers that come during
+    // it share the next one
+    this.queued ??= this.running.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      this.queued = null;
+      return this.start();
     });
-    return this.pending;
+    return this.queued;
+  }
+
+  private start(): Promise<string[]> {
+    const run = this.catchUp().finally(() => {
+      if (this.running === run) this.running = null;
+    });
+    this.running = run;
+    return run;
   }
 
   /** The store's update sequence now (a number on every adapter a stack opens; NaN otherwise). */
