@@ -170,6 +170,9 @@ export class ClassNamesIndex {
     for (;;) {
       const state = await this.load();
       const from = state.seq;
+      // nothing written since (an open after a clean close, a listing after this stack's writes): no changes to read
+      const current = state.storedSeq !== null && sameSeq(state.storedSeq, from) && sameSeq(await this.updateSeq(), from);
+      if (current && this.state === state && sameSeq(state.seq, from)) return [...state.names].sort();
       const read = await this.readChanges(from);
       const done = await this.lock(async () => {
         // a write moved the index meanwhile: read again from there (a short read)
