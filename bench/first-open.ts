@@ -102,12 +102,14 @@ export async function runFirstOpen({ rounds, log }: BenchOptions): Promise<Bench
           await cp(source, dirs.raw, { recursive: true });
           const firstSamples = { engine: { wallMs: 0, cpuMs: 0 }, raw: { wallMs: 0, cpuMs: 0 } };
           const laterSamples = { engine: { wallMs: 0, cpuMs: 0 }, raw: { wallMs: 0, cpuMs: 0 } };
+          let changesRead = 0;
           for (const side of rotate(['engine', 'raw'] as const, round)) {
             for (const pass of [firstSamples, laterSamples]) {
               let handle: { close(): Promise<unknown> } | undefined;
               pass[side] = await measure(async () => {
                 handle = side === 'engine' ? await openEngine(dirs[side], preset) : await openRaw(dirs[side]);
               });
+              if (pass === firstSamples && side === 'engine') changesRead = (handle as ClientStack).classNames.changesRead;
               await handle!.close();
             }
           }
@@ -115,7 +117,7 @@ export async function runFirstOpen({ rounds, log }: BenchOptions): Promise<Bench
             record(first, firstSamples.engine, firstSamples.raw);
             record(later, laterSamples.engine, laterSamples.raw);
           }
-          log(`${preset} ${ending} round ${round}${round === 0 ? ' (warm-up)' : ''}: first ${firstSamples.engine.wallMs.toFixed(0)} ms ÷ ${firstSamples.raw.wallMs.toFixed(0)} ms, later ${laterSamples.engine.wallMs.toFixed(0)} ms ÷ ${laterSamples.raw.wallMs.toFixed(0)} ms`);
+          log(`${preset} ${ending} round ${round}${round === 0 ? ' (warm-up)' : ''}: first ${firstSamples.engine.wallMs.toFixed(0)} ms ÷ ${firstSamples.raw.wallMs.toFixed(0)} ms, later ${laterSamples.engine.wallMs.toFixed(0)} ms ÷ ${laterSamples.raw.wallMs.toFixed(0)} ms; changes the first open read back: ${changesRead}`);
           await rm(dirs.engine, { recursive: true, force: true });
           await rm(dirs.raw, { recursive: true, force: true });
         }
