@@ -4,7 +4,7 @@
  * `docstack/presets`, plugin helpers at `docstack/plugin-kit` (test/package/exports.test.ts lists
  * each entry's names).
  */
-export { createStack, getApi, ClientStack, type ConflictResolvedEvent, type DocConflict, type StackOptions, type StackWith, type WriteOptions } from './engine/client-stack.js';
+export { createStack, getApi, ClientStack, type ConflictCase, type ConflictEvent, type ConflictFailedEvent, type ConflictHandler, type ConflictResolvedEvent, type DocConflict, type StackOptions, type StackWith, type WriteOptions } from './engine/client-stack.js';
 export type { HeldEntry, IngestOptions, IngestResult } from './engine/ingest/ingest.js';
 export type { HeldReason } from './engine/ingest/ingest-held.js';
 export type { DocChangeEvent, WriteExtras, WriteRequest } from './kernel/pipeline.js';
@@ -26,6 +26,7 @@ export type {
   ReplicationStep, WriteBatch, WriteContext, WriteOp, WriteOrigin,
 } from './contracts/hooks.js';
 export type { WriteSession } from './contracts/hooks.js';
+export type { Denial, DenialRecord, DenialResolution } from './contracts/denials.js';
 export type { StackPort } from './contracts/stack-port.js';
 export type { StoredResult, UnitDoc, UnitItem, UnitOfWork, WritePart, WriteShare } from './contracts/unit-of-work.js';
 export type { AttributeTypeDefinition, ConfigKeyDefinition, ConfigKeyRule } from './contracts/attribute-types.js';

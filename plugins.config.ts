@@ -41,7 +41,7 @@ export { authorityPlugin, isPending, pendingOf, PENDING_FIELD, type AuthorityApi
  * keys). It leaves out ephemeral classes, domains, triggers, encryption, transactions, jobs,
  * retention, sync, patches, authority and SQL: no `stack.sync`, `stack.unlock`,
  * `stack.transaction`… A browser bundle of createStack with this preset is measured in
- * test/package/slim-bundle.test.ts (68.4 kB gzipped without the engine's ingest, against 139 kB for `browser`;
+ * test/package/slim-bundle.test.ts (68.6 kB gzipped without the engine's ingest, against 139 kB for `browser`;
  * docs/browser.md#the-slim-preset). In a page: `docstack/slim` (dist/browser/docstack-slim.js).
  */
 export const slim = [validationPlugin] as const;

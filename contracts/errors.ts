@@ -127,7 +127,7 @@ export const KERNEL_ERRORS = {
   capabilityMissing: createError('DS_CAPABILITY_MISSING', 'The class uses an attribute type or config key (encrypted, reference…) no loaded plugin defines: it is read-only on this stack.', { status: 409 }),
   pluginMissingRequirement: createError('DS_PLUGIN_MISSING_REQUIREMENT', 'A plugin requires (or uses) another plugin that is not in the list or not declared.', { status: 500 }),
 
-  // handler registries (kit/handler-registry.ts): trigger handlers, job handlers
+  // handler registries (kernel/handler-registry.ts): trigger handlers, job handlers
   handlerInvalid: createError('DS_HANDLER_INVALID', 'A handler registration is invalid: the name breaks the handler name rule, or the handler is not a function.', { status: 500 }),
   handlerDuplicate: createError('DS_HANDLER_DUPLICATE', 'A handler of that kind and name is already registered on this stack.', { status: 500 }),
   handlerUnknown: createError('DS_HANDLER_UNKNOWN', 'A trigger or a job names a handler (or a trigger a job) that this stack does not have.'),
@@ -167,9 +167,12 @@ export const KERNEL_ERRORS = {
   docExists: createError('DS_DOC_EXISTS', 'A document with that id already exists.', { status: 409 }),
   docNotFound: createError('DS_DOC_NOT_FOUND', 'No active document with that id exists.', { status: 404 }),
   docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),
+  conflictSealed: createError('DS_CONFLICT_SEALED', 'The conflict involves encrypted values this stack cannot open: a device holding the scope\'s key resolves it.', { status: 409 }),
+  conflictPolicyFailed: createError('DS_CONFLICT_POLICY_FAILED', 'A conflict handler failed with an error that is not a docstack error; the conflict stays listed.', { status: 500 }),
   conflictNone: createError('DS_CONFLICT_NONE', 'The document has no conflicting revision to resolve: resolved already, or never in conflict.', { status: 409 }),
   docProtectedField: createError('DS_DOC_PROTECTED_FIELD', 'A system field (_id, _rev, ~class, timestamps) cannot be changed.'),
   uniqueViolation: createError('DS_UNIQUE_VIOLATION', 'Another document already has this primary-key combination.', { status: 409 }),
+  primaryKeyImmutable: createError('DS_PRIMARY_KEY_IMMUTABLE', 'A primary-key attribute cannot be changed by an update: create the document with the new key and delete the old one.'),
   dependencyRefused: createError('DS_DEPENDENCY_REFUSED', "A peer's document waits for a class or document the same ingest batch refused at admission (authorization, shape, quota): it is refused too rather than held for what will not come.", { status: 409 }),
   queryInvalid: createError('DS_QUERY_INVALID', 'The selector or the query options are invalid.'),
   queryTooCostly: createError('DS_QUERY_TOO_COSTLY', 'The query ran past its deadline (a remote query is stopped between two pages of its scan): narrow it.', { status: 422 }),

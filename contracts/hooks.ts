@@ -15,7 +15,12 @@ export type WriteOp = 'create' | 'update' | 'delete';
  */
 export interface WriteSession {}
 
-export type WriteOrigin = 'local' | 'replication' | 'patch' | 'system';
+/**
+ * Where a write comes from: the caller (`local`), a peer (`replication`), a patch, the engine or a
+ * plugin's own bookkeeping (`system`), or a class's conflict policy resolving two devices' edits
+ * (`conflict`: docs/conflicts.md).
+ */
+export type WriteOrigin = 'local' | 'replication' | 'patch' | 'system' | 'conflict';
 
 /**
  * Shared by the documents of one createDocs/updateDoc/deleteDocument call, so plugins can

@@ -116,7 +116,18 @@ export interface ClassModel {
   ephemeral: boolean;
   tenants: string[];
   defaultScope: string | null;
+  /**
+   * How concurrent edits of one document merge (docs/conflicts.md): 'winner', 'latest', 'merge',
+   * or the name of a registered conflict handler. Absent or 'manual': conflicts stay listed.
+   */
+  conflicts?: ConflictPolicy;
 }
+
+/** A class's conflict policy: a built-in one or a registered handler's name. */
+export type ConflictPolicy = 'manual' | 'winner' | 'latest' | 'merge' | (string & {});
+
+/** The policies the engine itself applies; any other name is a conflict handler's. */
+export const BUILTIN_CONFLICT_POLICIES: readonly string[] = ['manual', 'winner', 'latest', 'merge'];
 
 export interface ClassOptions {
   parentClass?: string | null;
@@ -124,6 +135,8 @@ export interface ClassOptions {
   ephemeral?: boolean;
   tenants?: string[];
   defaultScope?: string | null;
+  /** the class's conflict policy (default 'manual': conflicts stay listed) */
+  conflicts?: ConflictPolicy;
 }
 
 // Class model objects are replaced, never mutated, when their document changes: safe to memoise.

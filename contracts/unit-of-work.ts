@@ -49,7 +49,8 @@ export interface UnitDoc {
 /**
  * A part's share of one write; every member is optional. Order: `checked` (after validation,
  * dry runs too) → `prepare` (inside the store's write lock, nothing stored yet) → per chunk
- * `docs` then `stored` → `done` once every document is stored, or `undo` when the write failed.
+ * `docs` then `stored` → `done` once every document is stored, or `undo` when the write failed
+ * (then `refused` when storage refused creates; a share that revives them has the write tried again).
  */
 export interface WriteShare {
   /** Throw a DocstackError to refuse the write (a duplicate key inside the batch). */
@@ -67,6 +68,14 @@ export interface WriteShare {
    * stored ones (a `_rev` given) must have one (else DS_PLUGIN_INVALID, nothing stored).
    */
   undo?(): Promise<UnitDoc[]>;
+  /**
+   * Storage refused these creates of the write (their ids are taken: 409), and the write was
+   * undone. Throw a DocstackError to refuse the write with it (a taken natural id is a taken
+   * key), or return true when the share made those items storable (a soft-deleted document
+   * revived: its `_rev` and `previous` set): the write is then tried again, every share begun
+   * anew. False leaves the kernel's answer (DS_DOC_EXISTS).
+   */
+  refused?(indexes: readonly number[]): Promise<boolean>;
   /** Every document of the write is stored. */
   done?(): Promise<void>;
 }

@@ -10,8 +10,12 @@ import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
 import type { MistypedEntries, Plugin, PluginEntry, PluginMembers } from '../kernel/plugin.js';
 import { StackCore, type StackOptions, type WriteOptions } from '../kernel/stack.js';
 import { ClassCache } from './class-cache.js';
-import { listConflicts, userClassNames, type DocConflict } from './conflicts/list.js';
-import { resolveConflict, type ConflictResolvedEvent } from './conflicts/resolve.js';
+import { listConflicts, resolveConflict, userClassNames } from './conflicts/api.js';
+import type { DocConflict } from './conflicts/list.js';
+import type { ConflictResolvedEvent } from './conflicts/resolve.js';
+import type { ConflictCase, ConflictEvent, ConflictFailedEvent, ConflictHandler } from './conflicts/auto.js';
+import { listDenials, resolveDenial } from './conflicts/denials.js';
+import type { Denial } from '../contracts/denials.js';
 import { ClassCounts } from './indexes/class-counts.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
 import { PrimaryKeyIndex } from './indexes/primary-keys.js';
@@ -27,7 +31,7 @@ import { classCountsPart } from './write-parts/class-counts.js';
 import { classNamesPart } from './write-parts/class-names.js';
 import { primaryKeysPart } from './write-parts/primary-keys.js';
 
-export type { StackOptions, WriteOptions, DocConflict, ConflictResolvedEvent };
+export type { StackOptions, WriteOptions, DocConflict, ConflictResolvedEvent, ConflictCase, ConflictEvent, ConflictFailedEvent, ConflictHandler };
 
 declare module '../contracts/stack-port.js' {
   /** Hook contexts and plugins see the engine's stack (contracts/stack-port.ts). */
@@ -60,7 +64,7 @@ export class ClientStack extends StackCore {
     this.#closesAtOpen = closesOf(db);
     const lock = writeLockFor(db); // the same queue as the pipeline's (one per store)
     this.classCache = new ClassCache(db, this.changes, this.clock);
-    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock);
+    this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock, (n) => this.classCounts.known(n));
     this.classNames = new ClassNamesIndex(db, lock);
     this.classCounts = new ClassCounts(db, lock);
     this.#store = { db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock };
@@ -76,6 +80,7 @@ export class ClientStack extends StackCore {
       stack: this,
       storage: this.storage,
       check: (requests, origin, extras) => this.pipeline.check(requests, origin, extras),
+      write: (requests, opts) => this.pipeline.write(requests, opts.origin ?? 'local', extrasOf(opts)),
     });
     for (const [key, value] of [[KEYS.classCache, this.classCache], [KEYS.primaryKeys, this.primaryKeys]] as const) this.container.register(key, asValue(value));
   }
@@ -253,6 +258,31 @@ export class ClientStack extends StackCore {
       body,
       options,
     );
+  }
+
+  /**
+   * Registers a conflict handler: a class naming it as its policy (`conflicts: name`) has its
+   * conflicts resolved by it where they are first seen (docs/conflicts.md). Plugins register
+   * theirs in setup; DS_HANDLER_DUPLICATE for a taken name.
+   */
+  registerConflictHandler(name: string, handler: ConflictHandler): void {
+    this.ingestor.registerConflictHandler(name, handler);
+  }
+
+  /**
+   * The writes of this stack another side refused with a code (a unique value claimed first
+   * elsewhere…), kept by the plugins that sync (the `denials` hook): one class, or all. [] when
+   * no such plugin is loaded. docs/conflicts.md#denials
+   */
+  async denials(className?: string): Promise<Denial[]> {
+    this.assertOpen();
+    return listDenials(this, className);
+  }
+
+  /** Forgets a denial (the app changed or removed the document) in the source holding it: false when none did. */
+  async resolveDenial(id: string): Promise<boolean> {
+    this.assertOpen();
+    return resolveDenial(this, id);
   }
 
   /**

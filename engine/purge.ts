@@ -66,6 +66,7 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
       for (const w of keys.writes) if (w.index === i && w.restore) restores.push({ ...w.restore });
     });
     if (restores.length > 0) await deps.db.bulkDocs(restores as never[]);
+    await deps.primaryKeys.released(keys.writes.filter((w, i) => !('error' in results[i] && results[i].error) && !restores.some((r) => (r as { _id: string })._id === w.entry._id)));
     for (const [name, d] of failedCounters) kept.set(name, (kept.get(name) ?? 0) + d);
     if ([...kept.values()].some((d) => d !== 0)) await deps.counts.apply(kept);
     return purged;

@@ -1,10 +1,72 @@
 import { systemClock, type Clock } from '../contracts/clock.js';
 import { KERNEL_ERRORS } from '../contracts/errors.js';
-import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
+import { CLASS_META, primaryKeyAttributes, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
 
 /** `<ClassName>-<random>`: a class scan is then an allDocs key range. */
 export function newDocId(className: string): string {
   return `${className}-${globalThis.crypto.randomUUID()}`;
+}
+
+/**
+ * The id of a keyed document: `<ClassName>-<encoded key>`, one part per key attribute in schema
+ * order, joined by `.`. A part is the value's canonical JSON (object keys sorted) with every
+ * UTF-8 byte outside `A-Z a-z 0-9 -` written `_XX` (hex): every device derives the same id from
+ * the same key, any string is safe, the id needs no escaping in a URL path (no `%`, `/`, `?`),
+ * and it starts with the class name (never `_`). Reversible: decodeNaturalKey.
+ */
+export function naturalDocId(className: string, values: readonly unknown[]): string {
+  return `${className}-${values.map((v) => escapeIdPart(canonicalJson(v))).join('.')}`;
+}
+
+/** The key values a natural id encodes (naturalDocId's inverse), or null for another id. */
+export function decodeNaturalKey(className: string, id: string): unknown[] | null {
+  const prefix = `${className}-`;
+  if (!id.startsWith(prefix) || id.length === prefix.length) return null;
+  try {
+    return id.slice(prefix.length).split('.').map((part) => {
+      if (!/^(?:[A-Za-z0-9-]|_[0-9A-F]{2})*$/.test(part)) throw new Error('not a natural id part');
+      return JSON.parse(decodeURIComponent(part.replace(/_/g, '%'))) as unknown;
+    });
+  } catch {
+    return null; // a random id, or one a caller chose
+  }
+}
+
+const encoder = new TextEncoder();
+
+function escapeIdPart(text: string): string {
+  let out = '';
+  for (const byte of encoder.encode(text)) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9-]/.test(c) ? c : `_${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * The natural id of a new document of a keyed (non-simple) class, or undefined: no key, or a key
+ * value missing (the mandatory check refuses it; a key filled by a default keeps a random id)
+ * or not plain text, number or boolean.
+ */
+export function naturalIdOf(model: ClassModel, doc: Record<string, unknown>): string | undefined {
+  if (model.simple) return undefined;
+  const attributes = primaryKeyAttributes(model);
+  if (attributes.length === 0) return undefined;
+  const values = attributes.map((a) => doc[a.name]);
+  // text, numbers and booleans only: a value validation may still convert (a Date, say) would
+  // name the document by a key it does not store; such a document keeps a random id
+  if (!values.every((v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))) return undefined;
+  return naturalDocId(model.name, values);
+}
+
+/** JSON with object keys sorted at every level: one text per value, whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 let lastMs = Number.NaN;
@@ -68,7 +130,8 @@ export function createDraft(input: Record<string, unknown>, model: ClassModel, g
   if (Object.hasOwn(input, 'active') && input.active !== true) {
     throw KERNEL_ERRORS.docProtectedField('A new document is active; delete it to deactivate it.', { path: 'active' });
   }
-  const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? newDocId(model.name);
+  // an explicit id wins; then the key's natural id (one document per key on every device); else random
+  const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? naturalIdOf(model, input) ?? newDocId(model.name);
   checkDocId(id, model.name);
   const { _id: _ignored, '~class': _cls, active: _active, ...attributes } = input;
   return { _id: id, '~class': model.name, ...attributes, '~createTimestamp': now, active: true } as Doc;

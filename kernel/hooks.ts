@@ -3,6 +3,7 @@ import type { AttributeModel, ClassModel, Doc } from '../contracts/model.js';
 import type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession } from '../contracts/hooks.js';
 import type { Selector } from '../contracts/queries.js';
 import type { StackPort } from '../contracts/stack-port.js';
+import type { DenialRecord, DenialResolution } from '../contracts/denials.js';
 
 export type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession };
 
@@ -28,6 +29,16 @@ export function createHooks() {
     refused: new AsyncSeriesHook<[readonly IngestRefusal[], StackPort]>(['refused', 'stack']),
     /** A `stack.sync` starts, or its pull caught up (ReplicationStep): awaited by the sync. */
     replicating: new AsyncSeriesHook<[ReplicationStep, StackPort]>(['step', 'stack']),
+    /**
+     * `stack.denials()`: waterfall over the refusals the plugins keep; each source (sync) adds
+     * its own records and returns the list, never dropping another's.
+     */
+    denials: new AsyncSeriesWaterfallHook<[DenialRecord[], StackPort]>(['denials', 'stack']),
+    /**
+     * `stack.resolveDenial(id)`: waterfall over "was something removed"; each source forgets
+     * the id if it holds it and returns `removed || forgotten` (every source is asked).
+     */
+    resolveDenial: new AsyncSeriesWaterfallHook<[boolean, DenialResolution]>(['removed', 'resolution']),
     /** Throw a DocstackError to refuse the write. */
     validate: new AsyncSeriesHook<[Doc, WriteContext]>(['draft', 'ctx']),
     /** Waterfall over the validated document just before storage: encryption. */

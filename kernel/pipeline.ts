@@ -87,7 +87,7 @@ export class WritePipeline {
   }
 
   async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
-    const { drafts, contexts, plans, items, shares } = await this.prepare(requests, origin, extras, false);
+    const { drafts, contexts, plans, items, shares, work } = await this.prepare(requests, origin, extras, false);
 
     // a copy only for a class whose beforeWrite taps (encryption) may change what is stored
     const stored: Doc[] = [];
@@ -97,7 +97,8 @@ export class WritePipeline {
     }
 
     for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
-    await storeUnit(this.deps, items, shares, extras.guard);
+    // a create refused by storage and revived by a part (a soft-deleted natural id) is tried again with new shares
+    await storeUnit(this.deps, items, shares, extras.guard, () => this.begin(work));
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);
     // a copy: the stored object stays what afterWrite taps see
@@ -171,12 +172,18 @@ export class WritePipeline {
     }
     const items: UnitItem[] = requests.map((r, i) => ({ doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] }));
     const work: UnitOfWork = { items, origin, dryRun };
+    const shares = await this.begin(work);
+    return { drafts, contexts, plans, items, shares, work };
+  }
+
+  /** Each write part's share of a write, checked. */
+  private async begin(work: UnitOfWork): Promise<WriteShare[]> {
     const shares: WriteShare[] = [];
     for (const part of this.parts) {
       const share = part.begin(work);
       if (share) shares.push(share);
     }
     for (const share of shares) await share.checked?.();
-    return { drafts, contexts, plans, items, shares };
+    return shares;
   }
 }

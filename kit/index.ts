@@ -3,13 +3,13 @@
  * handler registries, conditional taps, drafts, key and selector helpers, meta-classes, reaction
  * writes. Plugins import only `docstack` and this entry (test/package/layers.test.ts).
  */
-export { HandlerRegistry, handlerRegistryOf, HANDLER_NAME, unknownHandler, type AnyHandler, type HandlerLookup } from './handler-registry.js';
+export { HandlerRegistry, handlerRegistryOf, HANDLER_NAME, unknownHandler, type AnyHandler, type HandlerLookup } from '../kernel/handler-registry.js';
 export { reactionWrite } from './reaction-write.js';
 export { tapWhen, planFor, type TapWhen, type WritePlan } from '../kernel/write-plan.js';
-export { classNameOf, createDraft, deleteDraft, isPlainObject, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
+export { classNameOf, createDraft, decodeNaturalKey, deleteDraft, isPlainObject, naturalDocId, naturalIdOf, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 export { KEYS } from '../kernel/container.js';
 export { registerErrors } from '../contracts/errors.js';
-export { claimFor, keyIdOf, primaryKeyValues, type KeyClaim } from '../engine/indexes/primary-keys.js';
+export { claimFor, isNaturalClaim, keyIdOf, primaryKeyValues, type KeyClaim } from '../engine/indexes/primary-keys.js';
 export { checkFindOptions } from '../engine/queries/reads.js';
 export { compileSelector, projectFields, MAX_REGEX_WORK } from '../engine/queries/selector.js';
 export { compileLinear, MAX_PATTERN, type LinearRegex } from '../engine/queries/linear-regex.js';

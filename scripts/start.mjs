@@ -4,13 +4,16 @@
 // `node scripts/start.mjs --build` builds (and stamps) without starting: `npm run build`;
 // `node scripts/start.mjs --cli user …` runs a command-line tool of dist/server/cli instead.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = join(root, 'dist', '.build-stamp');
-const sources = ['index.ts', 'browser.ts', 'plugins.config.ts', 'kernel', 'plugins', 'server', 'patches', 'types', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+// what the build compiles (every layer folder: a list of its own went stale when contracts/,
+// storage/, engine/ and kit/ were split out) and the files that configure it
+const buildConfig = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
+const sources = [...buildConfig.include, 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 
 /** The newest modification time under a file or folder (0 when it does not exist). */
 function newest(path) {

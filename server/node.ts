@@ -47,7 +47,7 @@ const DRAIN_MS = 5000;
 
 /**
  * The server node: the engine behind an Express app. Events: `ready` { port, url },
- * `login` { username, sessionId }, `session:revoked` { sessionId, by }, `reset`, `stopped`,
+ * `login` { username, sessionId }, `session:revoked` { sessionId, by }, `reset`, `stopping`, `stopped`,
  * `error` (Error), the authority's `sequence:assigned`, `unique:refused`, `quota:exceeded`, and
  * the webhooks' `webhook:delivered` / `webhook:failed` / `webhook:dead-lettered` /
  * `webhook:disabled` — see docs/server.md.
@@ -253,6 +253,7 @@ export class ServerNode extends EventEmitter {
   /** Stops accepting, lets in-flight requests finish (bounded), closes the stack. */
   async stop(): Promise<void> {
     this.ready = false;
+    this.emit('stopping'); // waiting longpoll feeds answer now rather than hold the drain (DRAIN_MS)
     const server = this.httpServer;
     this.httpServer = null;
     if (server) {

@@ -46,9 +46,14 @@ export async function describeConflict(stack: StackPort, db: Database, model: Cl
   if (stack.hooks.hidden.call(winner as Doc, { stack, classModel: model })) return null; // as a read: a hidden document is not listed
   const losers = await readLosers(db, stored._id, revs);
   if (losers.length === 0) return null;
-  const afterRead = planFor(stack.hooks, model, 'local').afterRead;
-  const read = (doc: Doc) => (afterRead ? afterRead.promise(doc, { stack, classModel: model }) : Promise.resolve(doc));
+  const read = readerFor(stack, model);
   return { id: stored._id, className: model.name, winner: await read(winner as Doc), losers: await Promise.all(losers.map(read)) };
+}
+
+/** Reads a stored body of the class as any read answers it (afterRead: decrypted where the key is here). */
+export function readerFor(stack: StackPort, model: ClassModel): (doc: Doc) => Promise<Doc> {
+  const afterRead = planFor(stack.hooks, model, 'local').afterRead;
+  return (doc) => (afterRead ? afterRead.promise({ ...doc }, { stack, classModel: model }) : Promise.resolve(doc));
 }
 
 /** The user classes a listing without a class name walks: engine and meta classes are left out. */

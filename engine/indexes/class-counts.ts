@@ -78,6 +78,11 @@ export class ClassCounts {
     });
   }
 
+  /** The class's count as this process knows it, read or built by a scan (nothing written: safe inside the write lock). */
+  async known(className: string): Promise<number> {
+    return (await this.current(className)).count;
+  }
+
   /**
    * The counter documents to write with a batch: each class's stored count plus its delta.
    * Call inside the store's write lock, and write them in the batch's bulkDocs.

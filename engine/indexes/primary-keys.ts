@@ -1,8 +1,10 @@
 import type { Clock } from '../../contracts/clock.js';
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
+import { naturalDocId } from '../../kernel/drafts.js';
 import type { Database } from '../../storage/database.js';
 import { readRaw } from '../../storage/raw-reads.js';
+import { KeyHolders } from './key-holders.js';
 
 /**
  * The primary-key index: one `_local` key document per key combination, its `_id` encoding
@@ -12,6 +14,14 @@ import { readRaw } from '../../storage/raw-reads.js';
  * are read by id (a lookup is two gets, never a scan), they refuse a second writer of the same
  * key with a conflict (so two concurrent creates cannot both win), and they do not replicate:
  * the index is each peer's own, like a view.
+ *
+ * A document under its key's natural id (kernel/drafts.ts naturalDocId) has no entry: the
+ * document is the claim (storage refuses a second create of its id). Entries remain for documents
+ * with other ids (random ids of older stores and SPEC peers, an explicit `_id`) and for claims a
+ * transaction holds ahead of its write; KeyHolders counts them per class, so a natural-id create
+ * reads its key entry only in a class that has some. Every reader looks at the natural id and at
+ * the entry. Entries an older store wrote for natural-id documents stay until their document
+ * leaves its key (a release removes them); they name their own document, so no reader is misled.
  */
 export interface KeyClaim {
   keyId: string;
@@ -26,6 +36,8 @@ export interface KeyDoc {
   docId: string;
   /** when the key was claimed (ms, by the stack's clock); a claim's document is written just after it */
   claimedAt?: number;
+  /** who holds a claim made ahead of its document's write (a transaction's id): that writer's own create of a natural id is not refused by it */
+  holder?: string;
 }
 
 const PREFIX = '_local/~pk/';
@@ -60,61 +72,27 @@ export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
   };
 }
 
+/** The key values of a claim (the entry id's JSON). */
+function claimValues(claim: { keyId: string; className: string }): unknown[] {
+  return JSON.parse(claim.keyId.slice(PREFIX.length + claim.className.length + 1)) as unknown[];
+}
+
+/** The natural id of a claim's key (as createDraft derives it), or undefined when the key has none. */
+export function naturalIdOfClaim(claim: { keyId: string; className: string }): string | undefined {
+  const values = claimValues(claim);
+  const plain = values.every((v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)));
+  return plain ? naturalDocId(claim.className, values) : undefined;
+}
+
+/** Is the claim's document under its key's natural id (then the document is the claim: no entry)? */
+export function isNaturalClaim(claim: { keyId: string; className: string; docId: string }): boolean {
+  return naturalIdOfClaim(claim) === claim.docId;
+}
+
 export function uniqueViolation(claim: KeyClaim, ownerId: string): DocstackError {
   return KERNEL_ERRORS.uniqueViolation(
     `Another ${claim.className} (${ownerId}) already has this ${claim.attributes.join(' + ')}.`,
     { path: claim.attributes.join(','), details: { className: claim.className, attributes: claim.attributes, existingId: ownerId } },
-  );
-}
-
-/** One write of a batch, as the key plan sees it: the document after the write (null when it leaves) and before. */
-export interface ClaimEntry {
-  model: ClassModel;
-  next: Doc | null;
-  previous?: Doc | null;
-}
-
-export interface ClaimPlan {
-  /** keys to claim before storing, with the index of the entry that claims each */
-  claims: { index: number; claim: KeyClaim }[];
-  /** keys to give back once stored */
-  releases: KeyClaim[];
-  /** entries refused because an earlier entry of the batch claims the same key */
-  duplicates: { index: number; claim: KeyClaim; first: string; error: DocstackError }[];
-}
-
-/**
- * The one plan of primary-key claims for a batch, shared by the write pipeline and by
- * `stack.ingest`: a key is claimed when a live document takes it, released when its document
- * leaves it (re-keyed, deactivated, removed); two entries of one batch with the same key are a
- * duplicate (the first keeps it). Simple classes and skipped entries (null) claim nothing.
- */
-export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
-  const plan: ClaimPlan = { claims: [], releases: [], duplicates: [] };
-  const inBatch = new Map<string, string>();
-  entries.forEach((entry, index) => {
-    if (!entry || entry.model.simple) return;
-    const live = entry.next && !(entry.next as { _deleted?: boolean })._deleted && entry.next.active !== false;
-    const next = live ? claimFor(entry.model, entry.next!) : null;
-    const prev = entry.previous ? claimFor(entry.model, entry.previous) : null;
-    if (next && next.keyId !== prev?.keyId) {
-      const first = inBatch.get(next.keyId);
-      if (first !== undefined && first !== next.docId) {
-        plan.duplicates.push({ index, claim: next, first, error: batchDuplicate(next, first) });
-        return;
-      }
-      inBatch.set(next.keyId, next.docId);
-      plan.claims.push({ index, claim: next });
-    }
-    if (prev && prev.keyId !== next?.keyId) plan.releases.push(prev);
-  });
-  return plan;
-}
-
-function batchDuplicate(claim: KeyClaim, first: string): DocstackError {
-  return KERNEL_ERRORS.uniqueViolation(
-    `Two documents of this batch have the same ${claim.attributes.join(' + ')} (${first} and ${claim.docId}).`,
-    { path: claim.attributes.join(','), details: { className: claim.className, attributes: claim.attributes, existingId: first } },
   );
 }
 
@@ -126,6 +104,8 @@ export interface KeyEntryWrite {
   /** a claim: its key; a release: the entry as it was, to put back if the write is undone */
   claim?: KeyClaim;
   restore?: KeyDoc;
+  /** a release of an entry KeyHolders counts: lower the count once it is removed (PrimaryKeyIndex.released) */
+  counted?: string;
 }
 
 export interface PreparedKeys {
@@ -144,16 +124,29 @@ export class PrimaryKeyIndex {
    * key (Class.getByPrimaryKeys), and asks the index when it does not.
    */
   private readonly hints = new Map<string, string>();
+  /** per class, how many entries a natural-id create must look at (see KeyHolders) */
+  readonly holders: KeyHolders;
 
   constructor(
     private readonly db: Database,
     private readonly loadClass: (name: string) => Promise<ClassModel | null>,
     private readonly clock: Clock,
-  ) {}
+    activeCount: (className: string) => Promise<number> = async () => Infinity,
+  ) {
+    this.holders = new KeyHolders(db, activeCount);
+  }
 
-  /** The id of the document that owns the key, or null. */
-  async lookup(className: string, values: readonly unknown[]): Promise<string | null> {
+  /**
+   * The id of the document that owns the key, or null: the key's natural id when a live document
+   * there holds it, else the key entry (`naturalChecked`: the caller has read the natural id).
+   */
+  async lookup(className: string, values: readonly unknown[], naturalChecked = false): Promise<string | null> {
     const keyId = keyIdOf(className, values);
+    if (!naturalChecked) {
+      const natural = await this.naturalHolder({ keyId, className });
+      if (natural) return natural;
+    }
+    if ((await this.holders.count(className)) === 0) return null;
     const keyDoc = await this.readKey(keyId);
     if (keyDoc) this.remember(keyId, keyDoc.docId);
     return keyDoc?.docId ?? null;
@@ -176,25 +169,35 @@ export class PrimaryKeyIndex {
 
   /** The current owner of a claim's key other than the claimant, or null when free or stale. */
   async ownerOf(claim: KeyClaim): Promise<string | null> {
+    const natural = await this.naturalHolder(claim);
+    if (natural && natural !== claim.docId) return natural;
     const keyDoc = await this.readKey(claim.keyId);
     if (!keyDoc || keyDoc.docId === claim.docId) return null;
     return (await this.isLiveOwner(keyDoc, claim)) ? keyDoc.docId : null;
   }
 
   /**
-   * Claims every key or none: on a conflict with a live owner the keys claimed here are given
-   * back and DS_UNIQUE_VIOLATION is thrown. A stale entry (its document gone, inactive or
-   * re-keyed, as after a crash between the two writes) is taken over.
+   * Claims every key or none, ahead of the documents' write (a transaction's keys, `holder` its
+   * id): on a conflict with a live owner — a live document under the key's natural id, or an
+   * entry's live owner — the keys claimed here are given back and DS_UNIQUE_VIOLATION is thrown.
+   * A stale entry (its document gone, inactive or re-keyed, as after a crash between the two
+   * writes) is taken over. Every entry written here is counted (KeyHolders), natural id or not:
+   * a natural-id create of another writer must see it.
    */
-  async claim(claims: readonly KeyClaim[]): Promise<void> {
+  async claim(claims: readonly KeyClaim[], holder?: string): Promise<void> {
     if (claims.length === 0) return;
+    for (const claim of claims) {
+      const natural = await this.naturalHolder(claim);
+      if (natural) throw uniqueViolation(claim, natural);
+    }
+    for (const [className, n] of countBy(claims)) await this.holders.add(className, n);
     const claimedAt = this.clock.now();
     const taken: KeyClaim[] = [];
     const conflicts: KeyClaim[] = [];
     // chunks: PouchDB's bulkDocs grows worse than linearly with the batch
     for (let start = 0; start < claims.length; start += CLAIM_CHUNK) {
       const chunk = claims.slice(start, start + CLAIM_CHUNK);
-      const results = await this.db.bulkDocs(chunk.map((c) => ({ _id: c.keyId, docId: c.docId, claimedAt })) as never[]);
+      const results = await this.db.bulkDocs(chunk.map((c) => ({ _id: c.keyId, docId: c.docId, claimedAt, ...(holder !== undefined ? { holder } : {}) })) as never[]);
       results.forEach((result, i) => {
         if ('error' in result && result.error) conflicts.push(chunk[i]);
         else taken.push(chunk[i]);
@@ -202,12 +205,13 @@ export class PrimaryKeyIndex {
     }
     for (const claim of conflicts) {
       const keyDoc = await this.readKey(claim.keyId);
-      if (keyDoc && keyDoc.docId !== claim.docId && (await this.isLiveOwner(keyDoc, claim))) {
+      // the same docId: a natural id's own key, held by a live document or a pending claim (keys are claimed only when new to their document)
+      if (keyDoc && (await this.isLiveOwner(keyDoc, claim))) {
         await this.release(taken);
         throw uniqueViolation(claim, keyDoc.docId);
       }
       try {
-        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId, claimedAt: this.clock.now() } as never);
+        await this.db.put({ _id: claim.keyId, _rev: keyDoc?._rev, docId: claim.docId, claimedAt: this.clock.now(), ...(holder !== undefined ? { holder } : {}) } as never);
         taken.push(claim);
       } catch (err) {
         await this.release(taken);
@@ -218,26 +222,55 @@ export class PrimaryKeyIndex {
   }
 
   /**
-   * Reads the key entries of a batch's claims and releases and returns what to write for them
-   * in the documents' own bulkDocs call: a free or stale key gets an entry (a stale one is taken
-   * over at its revision), a key the claimant already holds needs nothing, a key a live document
-   * owns is a conflict; a release deletes the entry if its document still owns it. Nothing is
-   * written here. Call inside the store's write lock, so no writer of this process can take a
-   * key between this read and the write.
+   * Reads what a batch's claims and releases need and returns what to write for them in the
+   * documents' own bulkDocs call. A claim under its natural id writes nothing (the document is
+   * the claim; a second create of the id is refused by storage) and reads its key entry only
+   * when its class has counted entries (KeyHolders): one naming another live document, or a
+   * pending claim of another writer (`fresh`: a new document; `holder`: the writer's own
+   * transaction), is a conflict. A claim under another id reads its entry and the key's natural
+   * id: a live owner of either is a conflict; else a free or stale entry is written (counted;
+   * the count is raised here, before the write). A release deletes the entry if its document
+   * still owns it (a natural-id document's only in a class with counted entries: an older
+   * store's or a transaction's). Call inside the store's write lock, so no writer of this
+   * process can take a key between this read and the write.
    */
-  async prepare(claims: readonly { index: number; claim: KeyClaim }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
+  async prepare(claims: readonly { index: number; claim: KeyClaim; fresh?: boolean; holder?: string }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
     const prepared: PreparedKeys = { writes: [], conflicts: [] };
     if (claims.length === 0 && releases.length === 0) return prepared;
+    const others = new Map<string, number>();
+    for (const { claim } of [...claims, ...releases]) if (!others.has(claim.className)) others.set(claim.className, await this.holders.count(claim.className));
+    const naturalIds = claims.map(({ claim }) => naturalIdOfClaim(claim));
+    const natural = claims.map(({ claim }, i) => naturalIds[i] === claim.docId);
+    const releasedNatural = releases.map(({ claim }) => isNaturalClaim(claim));
+    // the entries to read (null: not read) and, for claims under other ids, the documents under their keys' natural ids
+    const entryIds = [
+      ...claims.map(({ claim }, i) => (!natural[i] || others.get(claim.className)! > 0 ? claim.keyId : null)),
+      ...releases.map(({ claim }, i) => (!releasedNatural[i] || others.get(claim.className)! > 0 ? claim.keyId : null)),
+    ];
+    const current = await this.readKeys(entryIds);
+    const naturalDocs = await this.readDocs(naturalIds.filter((id, i): id is string => id !== undefined && !natural[i]));
     const claimedAt = this.clock.now();
-    const current = await this.readKeys([...claims, ...releases].map((c) => c.claim.keyId));
+    const added = new Map<string, number>();
     for (let i = 0; i < claims.length; i++) {
-      const { index, claim } = claims[i];
+      const { index, claim, fresh, holder } = claims[i];
       const keyDoc = current[i];
-      if (keyDoc?.docId === claim.docId) continue;
+      if (!natural[i]) {
+        const holderDoc = naturalIds[i] !== undefined ? naturalDocs.get(naturalIds[i]!) : undefined;
+        if (holderDoc && (await this.holds(holderDoc, claim))) {
+          prepared.conflicts.push({ index, claim, owner: holderDoc._id });
+          continue;
+        }
+      }
+      // a new document under a natural id finds an entry naming that very id when another
+      // writer's pending claim (a transaction's) holds it: checked like any owner; the writer's
+      // own pending claim (a transaction committing) is its own
+      if (keyDoc?.docId === claim.docId && (!fresh || (holder !== undefined && keyDoc.holder === holder))) continue;
       if (keyDoc && (await this.isLiveOwner(keyDoc, claim))) {
         prepared.conflicts.push({ index, claim, owner: keyDoc.docId });
         continue;
       }
+      if (natural[i]) continue; // the document is the claim
+      added.set(claim.className, (added.get(claim.className) ?? 0) + 1);
       prepared.writes.push({ index, claim, entry: { _id: claim.keyId, ...(keyDoc ? { _rev: keyDoc._rev } : {}), docId: claim.docId, claimedAt } });
     }
     for (let i = 0; i < releases.length; i++) {
@@ -245,29 +278,66 @@ export class PrimaryKeyIndex {
       const keyDoc = current[claims.length + i];
       if (!keyDoc || keyDoc.docId !== claim.docId) continue;
       const { _rev, ...restore } = keyDoc;
-      prepared.writes.push({ index, restore, entry: { _id: keyDoc._id, _rev, docId: keyDoc.docId, _deleted: true } });
+      const counted = keyDoc.holder !== undefined || !releasedNatural[i] ? claim.className : undefined;
+      prepared.writes.push({ index, restore, entry: { _id: keyDoc._id, _rev, docId: keyDoc.docId, _deleted: true }, ...(counted ? { counted } : {}) });
     }
+    for (const [className, n] of added) await this.holders.add(className, n);
     return prepared;
+  }
+
+  /** After a write: lowers the holder counts for the counted entries it removed (stored writes only). */
+  async released(writes: readonly KeyEntryWrite[]): Promise<void> {
+    const removed = new Map<string, number>();
+    for (const w of writes) if (w.counted) removed.set(w.counted, (removed.get(w.counted) ?? 0) + 1);
+    for (const [className, n] of removed) await this.holders.remove(className, n);
   }
 
   /** Removes key entries, but only those still owned by the given document. */
   async release(claims: readonly KeyClaim[]): Promise<void> {
+    const removed = new Map<string, number>();
     for (const claim of claims) {
       const keyDoc = await this.readKey(claim.keyId);
       if (!keyDoc || keyDoc.docId !== claim.docId) continue;
       try {
         await this.db.remove(keyDoc._id, keyDoc._rev!);
+        if (keyDoc.holder !== undefined || !isNaturalClaim(claim)) removed.set(claim.className, (removed.get(claim.className) ?? 0) + 1);
       } catch (err) {
         if ((err as { status?: number }).status !== 409 && (err as { status?: number }).status !== 404) throw err;
       }
     }
+    for (const [className, n] of removed) await this.holders.remove(className, n);
   }
 
-  /** Several key entries at once (`_local` documents are read one get each; these run together). */
-  private async readKeys(keyIds: readonly string[]): Promise<Array<KeyDoc | null>> {
+  /** The stored documents (not tombstones) among these ids, by id: the natural ids a batch creates. */
+  async readDocs(ids: readonly string[]): Promise<Map<string, Doc>> {
+    const found = new Map<string, Doc>();
+    if (ids.length === 0) return found;
+    const result = await this.db.allDocs({ keys: [...ids], include_docs: true });
+    for (const row of result.rows) {
+      if ('doc' in row && row.doc) found.set(row.id, row.doc as unknown as Doc);
+    }
+    return found;
+  }
+
+  /** The live document under the key's natural id that holds the key, or null. */
+  private async naturalHolder(claim: { keyId: string; className: string }): Promise<string | null> {
+    const id = naturalIdOfClaim(claim);
+    const doc = id ? await readRaw<Doc>(this.db, id) : null;
+    return doc && (await this.holds(doc, claim)) ? doc._id : null;
+  }
+
+  /** Is the document active, of the claim's class and holding its key? */
+  private async holds(doc: Doc, claim: { keyId: string; className: string }): Promise<boolean> {
+    if (doc.active === false || doc['~class'] !== claim.className) return false;
+    const model = await this.loadClass(claim.className);
+    return !!model && claimFor(model, doc)?.keyId === claim.keyId;
+  }
+
+  /** Several key entries at once (`_local` documents are read one get each; these run together); null ids are not read. */
+  private async readKeys(keyIds: readonly (string | null)[]): Promise<Array<KeyDoc | null>> {
     const out: Array<KeyDoc | null> = [];
     for (let start = 0; start < keyIds.length; start += CLAIM_CHUNK) {
-      out.push(...(await Promise.all(keyIds.slice(start, start + CLAIM_CHUNK).map((id) => this.readKey(id)))));
+      out.push(...(await Promise.all(keyIds.slice(start, start + CLAIM_CHUNK).map((id) => (id === null ? null : this.readKey(id))))));
     }
     return out;
   }
@@ -288,4 +358,10 @@ export class PrimaryKeyIndex {
     if (!model) return false;
     return claimFor(model, owner)?.keyId === claim.keyId;
   }
+}
+
+function countBy(claims: readonly KeyClaim[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of claims) out.set(c.className, (out.get(c.className) ?? 0) + 1);
+  return out;
 }

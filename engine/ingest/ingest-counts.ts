@@ -12,7 +12,7 @@ export interface RevisionCount {
 }
 
 /** Does this revision (with its `_revisions` history) descend from `rev`? */
-function descends(doc: IngestDoc, rev: string): boolean {
+export function descends(doc: IngestDoc, rev: string): boolean {
   const history = doc._revisions as { start?: number; ids?: string[] } | undefined;
   const dash = rev.indexOf('-');
   const pos = Number(rev.slice(0, dash));
@@ -48,8 +48,13 @@ export async function settleCounts(db: Database, unsettled: { doc: IngestDoc; re
   const deltas = new Map<string, number>();
   if (unsettled.length === 0) return deltas;
   const winners = await readWinners(db, unsettled.map((u) => u.doc._id));
+  // an id settles once: two revisions of it in one batch (a peer's branch and the tombstone of
+  // another, as a conflict resolution sends them) share one winner before and one after
+  const settled = new Set<string>();
   for (let i = 0; i < unsettled.length; i++) {
     const { doc, rev, previous, className } = unsettled[i];
+    if (settled.has(doc._id)) continue;
+    settled.add(doc._id);
     const winner = winners.get(doc._id);
     let after: boolean;
     if (!winner || winner.deleted) after = false;

@@ -1,7 +1,8 @@
 import { DocstackError } from '../../contracts/errors.js';
 import type { IngestDoc } from '../../kernel/hooks.js';
 import { addDelta, classOfCountId, type ClassCounts } from '../indexes/class-counts.js';
-import { planClaims, uniqueViolation, type ClaimEntry, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import { planClaims, type ClaimEntry } from '../indexes/key-claims.js';
+import { uniqueViolation, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { revisionDelta, settleCounts } from './ingest-counts.js';
 import type { HeldReason } from './ingest-held.js';
 import type { ClassModel, Doc } from '../../contracts/model.js';
@@ -124,6 +125,7 @@ async function afterKeys(deps: StoreParts, keyWrites: KeyEntryWrite[], keyed: En
     if (w.restore && !stored.has(entry) && !localFailed.has(w.entry._id)) restores.push({ ...w.restore });
   }
   if (restores.length > 0) await deps.db.bulkDocs(restores as never[]);
+  await deps.primaryKeys.released(keyWrites.filter((w) => !localFailed.has(w.entry._id) && stored.has(keyed[w.index])));
 }
 
 /**

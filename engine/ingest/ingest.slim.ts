@@ -7,11 +7,15 @@ import type { HeldEntry, IngestResult, Ingestor as FullIngestor } from './ingest
  * documents, held documents — is left out of that file (≈ 6 kB gzipped). Nothing is ever held
  * there; `stack.ingest` is refused with DS_NOT_IN_BUILD, naming the bundle that has it.
  */
-export class Ingestor implements Pick<FullIngestor, 'ingest' | 'heldDocuments'> {
+export class Ingestor implements Pick<FullIngestor, 'ingest' | 'heldDocuments' | 'registerConflictHandler'> {
   constructor(_deps: unknown) {}
 
   async ingest(): Promise<IngestResult[]> {
     throw KERNEL_ERRORS.notInBuild('stack.ingest (replication) is not in the slim bundle: open the stack from docstack/browser to replicate.');
+  }
+
+  registerConflictHandler(): void {
+    throw KERNEL_ERRORS.notInBuild('Conflict handlers resolve what replication brings: the slim bundle replicates nothing; open the stack from docstack/browser.');
   }
 
   async heldDocuments(): Promise<HeldEntry[]> {

@@ -1,12 +1,13 @@
 import type { ClassCache } from '../class-cache.js';
-import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
+import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { AdmitContext, IngestDoc, IngestItem, KernelHooks, WriteContext, WriteOrigin } from '../../kernel/hooks.js';
 import type { WriteSession } from '../../contracts/hooks.js';
 import type { ClassCounts } from '../indexes/class-counts.js';
 import type { PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { storeAsCame, storeDocuments, type Entry, type IngestResult, type Kind } from './ingest-store.js';
 import { ingestClasses } from './ingest-classes.js';
-import { answersOf, HeldStore, holdReason, refusedDependents, type HeldEntry, type HeldReason } from './ingest-held.js';
+import { answersOf, HeldStore, holdReason, type HeldEntry, type HeldReason } from './ingest-held.js';
+import { idOf, refusal, refusedNames, refuseWaitingForRefused } from './ingest-lines.js';
 import { nowIso } from '../../kernel/drafts.js';
 import { CLASS_META, SELF_META, isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from '../../kernel/pipeline.js';
@@ -15,6 +16,9 @@ import type { Database } from '../../storage/database.js';
 import type { Storage } from '../../storage/facade.js';
 import type { WriteLock } from '../../storage/write-lock.js';
 import { storedWinners } from '../../storage/winners.js';
+import type { WriteOptions } from '../../kernel/stack.js';
+import { ConflictResolver, type ConflictHandler } from '../conflicts/auto.js';
+import { arrivedBeside } from './ingest-conflicts.js';
 
 export interface IngestOptions {
   /** default 'replication': plugins tell a peer's documents from the caller's by it */
@@ -50,6 +54,8 @@ interface IngestDeps {
   stack: StackPort;
   storage: Storage;
   check(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras): Promise<unknown>;
+  /** a pipeline write (a class's conflict policy resolving what arrived) */
+  write(requests: WriteRequest[], options: WriteOptions): Promise<Doc[]>;
 }
 
 const isClassDoc = (doc: Record<string, unknown>) => doc['~class'] === CLASS_META || doc['~class'] === SELF_META;
@@ -69,15 +75,36 @@ export class Ingestor {
   /** releases started by this stack's own writes (a local write may be what a held document waits for) */
   private background: Promise<unknown> = Promise.resolve();
 
+  /** the class conflict policies, applied to what arrivals put in conflict (docs/conflicts.md) */
+  private readonly conflicts: ConflictResolver;
+
   constructor(private readonly deps: IngestDeps) {
     this.held = new HeldStore(deps.storage);
     const { stack } = deps;
+    this.conflicts = new ConflictResolver({
+      db: deps.db,
+      lock: deps.lock,
+      clock: stack.clock,
+      systemFields: stack.systemFields,
+      stack,
+      requireClass: (name) => stack.requireClass(name),
+      write: deps.write,
+      emit: (event, payload) => stack.emit(event, payload),
+    });
     const onChange = (e: DocChangeEvent) => {
       if (e.origin === 'replication' || this.held.knownEmpty) return; // an ingest releases what it stored itself
-      this.background = this.background.then(() => this.releaseFor(answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id }), new Set())).catch(() => undefined);
+      this.background = this.background
+        .then(() => this.releaseFor(answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id }), new Set()))
+        .then(() => this.conflicts.settle())
+        .catch(() => undefined);
     };
     stack.on('change', onChange);
     stack.once('closed', () => stack.off('change', onChange));
+  }
+
+  /** Registers a conflict handler a class can name as its policy (`conflicts: name`). */
+  registerConflictHandler(name: string, handler: ConflictHandler): void {
+    this.conflicts.handlers.register(name, handler);
   }
 
   /** The documents held now, once the releases under way are done (and those whose wait is over released). */
@@ -145,6 +172,7 @@ export class Ingestor {
     const keyed = [...valid, ...admitted.filter((e) => e.kind === 'tombstone')];
     const rest = () => admitted.filter((e) => e.kind !== 'class' && results[e.index] === undefined);
     written.push(...(await this.deps.lock(() => storeDocuments(this.deps, keyed, rest, { newEdits, keyConflicts, tombstones }, refuse, results))));
+    if (!newEdits) for (const id of arrivedBeside(written, stored)) this.conflicts.note(id);
 
     await this.announce(written, results, origin, extras);
     refuseWaitingForRefused(notAdmitted, written, holding, refuse);
@@ -162,6 +190,8 @@ export class Ingestor {
         if (line) results[h.entry.index] = line;
         else if (fresh.has(heldKey(h.entry.doc))) this.deps.stack.emit('ingest:held', { id: h.entry.doc._id, rev: String(h.entry.doc._rev ?? ''), ...h.reason, since: nowIso(this.deps.stack.clock) });
       }
+      // what arrived beside a stored version: its class's policy resolves it here, first seen
+      await this.conflicts.settle();
     }
     return results as IngestResult[];
   }
@@ -345,29 +375,6 @@ export class Ingestor {
 }
 
 
-/** The names (ids, a domain's `domain-<name>`) of the documents refused so far, with their codes. */
-function refusedNames(entries: Entry[], results: (IngestResult | undefined)[]): Map<string, string> {
-  const refused = new Map<string, string>();
-  for (const e of entries) {
-    const line = results[e.index];
-    if (line && !line.ok) for (const name of answersOf(e.doc)) refused.set(name, line.code);
-  }
-  return refused;
-}
-
-/**
- * A document about to be held that waits for one the `admit` taps refused in this batch (the
- * sender may not write it at all: authorization, shape, quota) would wait for what will not
- * come: refused with DS_DEPENDENCY_REFUSED instead. One refused later, by validation, stays a
- * reason to hold: the sender may follow with an acceptable revision of it.
- */
-function refuseWaitingForRefused(notAdmitted: Map<string, string>, written: Entry[], holding: { entry: Entry; reason: HeldReason }[], refuse: (e: Entry, err: unknown) => void): void {
-  if (holding.length === 0 || notAdmitted.size === 0) return;
-  // another revision of the same document stored by this batch: nothing waits for it
-  for (const e of written) for (const name of answersOf(e.doc)) notAdmitted.delete(name);
-  for (const [h, err] of refusedDependents(holding.map((h) => ({ ...h, doc: h.entry.doc })), notAdmitted)) refuse(h.entry, err);
-}
-
 /** Whether a draft's values (a string, or a list of them) name one of these ids. */
 function namesAny(draft: Doc, ids: Set<string>): boolean {
   return Object.values(draft).some((v) => (typeof v === 'string' ? ids.has(v) : Array.isArray(v) && v.some((x) => typeof x === 'string' && ids.has(x))));
@@ -379,14 +386,4 @@ function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
   const groups = new Map<string, T[]>();
   for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
   return [...groups.values()];
-}
-
-function idOf(doc: unknown): string {
-  const id = (doc as { _id?: unknown } | null)?._id;
-  return typeof id === 'string' ? id : '';
-}
-
-function refusal(id: string, err: unknown): IngestResult {
-  if (err instanceof DocstackError) return { id, ok: false, code: err.code, reason: err.message, status: err.status };
-  return { id, ok: false, code: 'DS_DOC_INVALID', reason: err instanceof Error ? err.message : String(err), status: 400 };
 }

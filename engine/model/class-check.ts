@@ -1,6 +1,7 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import { checkAttributeName, normalizeAttribute } from './attribute-rules.js';
 import { ruleContext } from './attribute.js';
+import { checkConflictPolicy } from './conflict-policy.js';
 import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 
@@ -27,6 +28,7 @@ export async function checkClassDocument(stack: StackPort, incoming: Record<stri
   const model = incoming as unknown as ClassModel;
   if (model.name !== id) invalid('A class document must carry its own name as _id.', 'name');
   if (model.schema === null || typeof model.schema !== 'object' || Array.isArray(model.schema)) invalid('A class document needs a schema object.', 'schema');
+  if (model.conflicts !== undefined) checkConflictPolicy(model.conflicts);
   if (model.active === false) return; // a deactivation: nothing of the schema is used any more
 
   const rules = ruleContext(stack, model, arriving);

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'events';
-import { nowIso, isPlainObject } from '../../kernel/drafts.js';
+import { nowIso, isPlainObject, naturalIdOf } from '../../kernel/drafts.js';
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { revNumber } from '../class-cache.js';
 import { whileObserved } from './observed.js';
@@ -8,7 +8,8 @@ import type { Selector } from '../queries/selector.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
-import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type Doc } from '../../contracts/model.js';
+import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc } from '../../contracts/model.js';
+import { checkConflictPolicy } from './conflict-policy.js';
 
 const CLASS_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
 /** Fields of a document that addOrUpdateCard leaves to the engine. */
@@ -186,6 +187,15 @@ export class Class extends EventEmitter {
     }
   }
 
+  /**
+   * Changes how concurrent edits of this class's documents merge (docs/conflicts.md): stored in
+   * the class document, so it replicates with it; conflicts already listed stay listed.
+   */
+  async setConflictPolicy(policy: ConflictPolicy): Promise<ClassModel> {
+    const checked = checkConflictPolicy(policy);
+    return this.saveModel((model) => ({ ...model, conflicts: checked }));
+  }
+
   // ---- cards (documents of this class) -----------------------------------------------------
 
   /** Updates the document named by `_id` or by the primary key in params; creates it otherwise. */
@@ -204,7 +214,11 @@ export class Class extends EventEmitter {
     return this.stack.createDoc({ ...attributes, '~class': this.name });
   }
 
-  /** The active document whose primary key equals the given values (from the index, not a scan). */
+  /**
+   * The active document whose primary key equals the given values, never by a scan: the key's
+   * natural id first (one read: a document created under it holds it, keys being immutable), then
+   * the key index, for documents with other ids (random ids of older stores, an explicit `_id`).
+   */
   async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
     const keyAttributes = primaryKeyAttributes(this.current);
     if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
@@ -212,15 +226,20 @@ export class Class extends EventEmitter {
     if (missing.length > 0) throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
     const values = primaryKeyValues(this.current, params)!;
     const keyId = keyIdOf(this.name, values);
-    const holds = (doc: Doc | null) => !!doc && claimFor(this.current, doc)?.keyId === keyId;
+    const holds = (doc: Doc | null) => !!doc && doc['~class'] === this.name && claimFor(this.current, doc)?.keyId === keyId;
+    const natural = naturalIdOf(this.current, params);
+    if (natural) {
+      const doc = await this.stack.getDocument(natural);
+      if (holds(doc)) return doc;
+    }
     // the owner this stack last saw, read and checked: one read instead of two while it holds
     const hinted = this.stack.primaryKeys.hint(keyId);
-    if (hinted) {
+    if (hinted && hinted !== natural) {
       const doc = await this.stack.getDocument(hinted);
       if (holds(doc)) return doc;
     }
-    const id = await this.stack.primaryKeys.lookup(this.name, values);
-    if (!id || id === hinted) return null;
+    const id = await this.stack.primaryKeys.lookup(this.name, values, natural !== undefined);
+    if (!id || id === hinted || id === natural) return null;
     const doc = await this.stack.getDocument(id);
     // an entry left stale by a crash never answers for another key
     return holds(doc) ? doc : null;
@@ -284,6 +303,8 @@ function buildClassModel(name: string, description: string, options: ClassOption
     ephemeral: flag('ephemeral'),
     tenants: [...tenants],
     defaultScope: (options.defaultScope as string | null | undefined) ?? null,
+    // stored only when chosen: a class without it is 'manual', as are older class documents
+    ...(options.conflicts !== undefined ? { conflicts: checkConflictPolicy(options.conflicts) } : {}),
   };
 }
 

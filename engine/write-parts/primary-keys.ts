@@ -1,11 +1,15 @@
-import type { UnitDoc, WritePart } from '../../contracts/unit-of-work.js';
-import { planClaims, uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import type { UnitDoc, UnitItem, WritePart } from '../../contracts/unit-of-work.js';
+import { planClaims } from '../indexes/key-claims.js';
+import { uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
+import { refuseDuplicateCreates, refuseKeyChanges, settleRefusedCreates } from './natural-ids.js';
 
 /**
  * The primary-key entries of a write, as a unit-of-work part: the keys it claims and gives back
  * are planned once every draft is validated (a duplicate inside the batch refuses it, dry runs
  * too), read under the write lock (a key a live document owns refuses it before anything is
- * stored), and stored in the documents' own bulkDocs calls; undone with them.
+ * stored), and stored in the documents' own bulkDocs calls; undone with them. A create under its
+ * key's natural id is its own claim: nothing read or written for it (PrimaryKeyIndex.prepare);
+ * storage refusing its id is a taken key, or a soft-deleted document to revive (`refused`).
  */
 export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
   return {
@@ -19,6 +23,8 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
       return {
         checked() {
           const { items } = work;
+          refuseKeyChanges(items);
+          refuseDuplicateCreates(items);
           const plan = planClaims(items.map((item) => ({ model: item.classModel, next: item.op === 'delete' ? null : item.doc, previous: item.previous })));
           if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
           const indexOf = new Map(items.map((item, i) => [item.doc._id, i]));
@@ -27,7 +33,12 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
         },
         async prepare() {
           if (claims.length === 0 && releases.length === 0) return;
-          const keys = await index.prepare(claims, releases);
+          const fresh = claims.map((c) => {
+            const { op, previous, context } = work.items[c.index];
+            const holder = typeof context.transaction === 'string' ? context.transaction : undefined;
+            return { ...c, fresh: op === 'create' && !previous, ...(holder !== undefined ? { holder } : {}) };
+          });
+          const keys = await index.prepare(fresh, releases);
           if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
           for (const write of keys.writes) byItem.set(write.index, [...(byItem.get(write.index) ?? []), write]);
         },
@@ -47,8 +58,10 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
         async undo() {
           return written.map(({ write, rev }) => (write.claim ? { _id: write.entry._id, _rev: rev, _deleted: true } : ({ ...write.restore! } as unknown as UnitDoc)));
         },
+        refused: (indexes) => settleRefusedCreates(index, work.items as UnitItem[], indexes),
         async done() {
           for (const { write } of written) index.remember(write.entry._id, write.claim ? write.claim.docId : null);
+          await index.released(written.map(({ write }) => write));
         },
       };
     },

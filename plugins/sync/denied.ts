@@ -46,14 +46,22 @@ export class DeniedRecords {
     return Object.values(doc?.denied ?? {}).map((entry) => ({ ...entry, direction: entry.direction ?? 'push' }));
   }
 
-  resolve(id: string): Promise<void> {
-    return this.edit((all) => Object.fromEntries(Object.entries(all).filter(([key]) => key !== id)));
+  /** Forgets the refusal of a document: true when there was one (nothing is written otherwise). */
+  async resolve(id: string): Promise<boolean> {
+    let held = false;
+    await this.edit((all) => {
+      held = Object.prototype.hasOwnProperty.call(all, id);
+      return held ? Object.fromEntries(Object.entries(all).filter(([key]) => key !== id)) : null;
+    });
+    return held;
   }
 
-  private edit(change: (all: Record<string, SyncRefusal>) => Record<string, SyncRefusal>): Promise<void> {
+  /** `change` answers the new records, or null to leave the document as it is. */
+  private edit(change: (all: Record<string, SyncRefusal>) => Record<string, SyncRefusal> | null): Promise<void> {
     const run = this.chain.then(async () => {
       const doc = await this.stack.storage.get<{ _id: string; _rev: string; denied: Record<string, SyncRefusal> }>(DENIED_ID);
-      await this.stack.storage.put({ _id: DENIED_ID, ...(doc ? { _rev: doc._rev } : {}), denied: change(doc?.denied ?? {}) });
+      const next = change(doc?.denied ?? {});
+      if (next) await this.stack.storage.put({ _id: DENIED_ID, ...(doc ? { _rev: doc._rev } : {}), denied: next });
     });
     this.chain = run.catch(() => undefined);
     return run;

@@ -14,7 +14,7 @@ import { openRemote } from './remote.js';
 import { StatusTracker, type HeldDocument, type SyncRefusal, type SyncResult, type SyncStatus } from './status.js';
 import { pushOptions, type SyncPolicy } from './policy.js';
 import type { SyncOptions } from './options.js';
-import { type ClientStack, definePlugin, DocstackError, type IngestResult, type ReplicationTarget } from '../../index.js';
+import { type ClientStack, definePlugin, type DenialRecord, DocstackError, type IngestResult, type ReplicationTarget } from '../../index.js';
 import { bulkDocsLine, registerPouchPlugin } from '../../kit/index.js';
 
 export { authenticatedFetch, SyncLoginError, type SyncAuth } from './auth.js';
@@ -71,10 +71,15 @@ export const syncPlugin = definePlugin({
       ctx.running.clear();
       ctx.sessions.clear();
     });
+    // stack.denials() / stack.resolveDenial(id): this plugin's records are one source of them
+    hooks.denials.tapPromise('sync', async (all) => [...all, ...(await ctx.denials.list()).map(denialOf)]);
+    hooks.resolveDenial.tapPromise('sync', async (removed, { id }) => (await ctx.denials.resolve(id)) || removed);
     return {
       sync: (options: SyncOptions) => startSync(ctx, options),
       denied: () => ctx.denials.list(),
-      resolveDenied: (id: string) => ctx.denials.resolve(id),
+      resolveDenied: async (id: string) => {
+        await ctx.denials.resolve(id);
+      },
       usePolicy: (next: SyncPolicy) => {
         policy = { ...next };
       },
@@ -82,6 +87,11 @@ export const syncPlugin = definePlugin({
   },
   members: (api) => ({ sync: api.sync }),
 });
+
+/** A kept refusal as `stack.denials()` lists it (the engine adds `className`). */
+function denialOf({ id, rev, code, reason, direction, at }: SyncRefusal): DenialRecord {
+  return { id, ...(rev !== undefined ? { rev } : {}), code, reason, direction, at, source: 'sync' };
+}
 
 /** registerPouchPlugin adds each plugin once per process; the checks cover a plugin registered by other code. */
 function registerPouchPluginsOnce(): void {

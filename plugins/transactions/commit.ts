@@ -3,7 +3,7 @@ import type { Journal } from './journal.js';
 import { stampsFor } from './stamp.js';
 import { Transaction } from './transaction.js';
 import { type ClientStack, type Doc, DocstackError, type WriteRequest, type WriteSession } from '../../index.js';
-import { claimFor, type KeyClaim } from '../../kit/index.js';
+import { claimFor, isNaturalClaim, type KeyClaim } from '../../kit/index.js';
 
 export interface TransactionOptions {
   /** how many times the function is run again after a conflict at commit (default 3) */
@@ -88,9 +88,10 @@ async function commit(stack: ClientStack, journal: Journal, tx: Transaction): Pr
       if (err instanceof DocstackError && err.code === 'DS_DOC_CONFLICT') throw new Conflict(err.message);
       throw err;
     }
-    // keys claimed on the way and given up again (a key changed twice) are not the documents' now
+    // keys claimed on the way and given up again (a key changed twice) are not the documents' now;
+    // a document stored under its key's natural id is its own claim: its entry goes too
     const kept = new Set(writes.map((w, i) => (stored[i].active !== false ? claimFor(w.model, requests[i].draft)?.keyId : undefined)));
-    await stack.primaryKeys.release(tx.held.filter((c) => !kept.has(c.keyId)));
+    await stack.primaryKeys.release(tx.held.filter((c) => !kept.has(c.keyId) || isNaturalClaim(c)));
     await journal.end(tx.id);
     return stored;
   });

@@ -163,7 +163,7 @@ export class Transaction {
     if (claims.length > 0) {
       await this.journal.hold(this.id, claims);
       this.held.push(...claims);
-      await this.stack.primaryKeys.claim(claims);
+      await this.stack.primaryKeys.claim(claims, this.id); // the holder: its commit's natural ids are its own
     }
     writes.forEach((w, i) => this.writes.set(w.draft._id, { ...w, draft: checked[i] }));
     return checked.map((d) => ({ ...d }));

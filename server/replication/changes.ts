@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import type { ClientStack, ReplicationChangesOptions } from '../../index.js';
 import { boolParam, intParam, jsonParam, sendError, sendPouchError } from './http.js';
@@ -117,7 +118,7 @@ async function visibleChanges(stack: ClientStack, options: ChangesRequest, reada
  * when nothing is new, the answer waits for the next change (or the timeout), writing a
  * newline every `heartbeat` ms so proxies and the client keep the connection open.
  */
-export async function handleChanges(stack: ClientStack, req: Request, res: Response): Promise<void> {
+export async function handleChanges(stack: ClientStack, req: Request, res: Response, node?: EventEmitter): Promise<void> {
   const options = changesOptions(req);
   if (options instanceof Error) return sendError(res, 400, 'bad_request', options.message);
   const readable = await readableBy(stack, res);
@@ -128,13 +129,13 @@ export async function handleChanges(stack: ClientStack, req: Request, res: Respo
       res.json(first);
       return;
     }
-    await waitForChange(stack, req, res, { ...options, since: first.last_seq }, first.last_seq, readable);
+    await waitForChange(stack, req, res, { ...options, since: first.last_seq }, first.last_seq, readable, node);
   } catch (err) {
     sendPouchError(res, err);
   }
 }
 
-async function waitForChange(stack: ClientStack, req: Request, res: Response, options: ChangesRequest, lastSeq: number | string, readable: (id: string) => boolean): Promise<void> {
+async function waitForChange(stack: ClientStack, req: Request, res: Response, options: ChangesRequest, lastSeq: number | string, readable: (id: string) => boolean, node?: EventEmitter): Promise<void> {
   const heartbeat = intParam(req.query.heartbeat);
   const timeout = Math.min(intParam(req.query.timeout) ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   res.status(200).type('application/json');
@@ -150,6 +151,7 @@ async function waitForChange(stack: ClientStack, req: Request, res: Response, op
       clearInterval(beat);
       feed.cancel();
       stack.off('closed', onClosed);
+      node?.off('stopping', onClosed);
       try {
         const page = answer ? await visibleChanges(stack, options, readable) : { results: [], last_seq: lastSeq };
         res.end(JSON.stringify(page));
@@ -166,5 +168,8 @@ async function waitForChange(stack: ClientStack, req: Request, res: Response, op
     timers.push(setTimeout(() => void finish(false), heartbeat ? Math.max(timeout, heartbeat) : timeout));
     res.on('close', () => void finish(false)); // the client went away (req 'close' fires once the body is read)
     stack.once('closed', onClosed);
+    // the node stopping: an empty page now (a valid longpoll answer; the client asks again
+    // elsewhere or later) instead of holding the node's drain for the whole wait
+    node?.once('stopping', onClosed);
   });
 }

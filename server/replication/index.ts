@@ -120,8 +120,10 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
   router.put('/:name', on(async (_s, req, res) => sendError(res, 412, 'file_exists', `The database ${req.params.name} already exists.`)));
   router.delete('/:name', on(async (_s, _req, res) => sendError(res, 403, 'forbidden', 'A hosted database cannot be deleted over replication.')));
 
-  router.get('/:name/_changes', on(handleChanges));
-  router.post('/:name/_changes', on(handleChanges));
+  // a waiting longpoll answers when the node starts stopping: its drain waits for in-flight requests
+  const changes = on((stack, req, res) => handleChanges(stack, req, res, ctx.events));
+  router.get('/:name/_changes', changes);
+  router.post('/:name/_changes', changes);
   router.post('/:name/_revs_diff', on(revsDiff));
   router.post('/:name/_bulk_get', on(bulkGet));
   router.get('/:name/_all_docs', on(allDocs));

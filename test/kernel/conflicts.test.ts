@@ -4,22 +4,11 @@
  * bodies; `stack.resolveConflict` writes one validated revision and removes the losing leaves;
  * resolving again is DS_CONFLICT_NONE; replicated back, the other device holds the resolution only.
  */
-import PouchDB from 'pouchdb-core';
 import { describe, expect, it } from 'vitest';
 import { Class, type ClientStack, type ConflictResolvedEvent, type Doc } from '../../index.js';
-import { expectRefused, memoryStack, rawDb } from '../helpers/stack.js';
+import { expectRefused, memoryStack } from '../helpers/stack.js';
+import { replicateIngest as replicate } from '../helpers/replicate.js';
 
-/** PouchDB's replicator from a's store into b through b's ingest (as stack.sync pulls). */
-async function replicate(a: ClientStack, b: ClientStack): Promise<void> {
-  const target = b.storage.replication.target({
-    bulkDocs: async (docs, newEdits) => {
-      const results = await b.ingest(docs, { newEdits });
-      return results.map((r) => (r.ok ? { ok: true as const, id: r.id, rev: r.rev } : { id: r.id, error: true, name: 'forbidden', reason: r.reason }));
-    },
-  });
-  const Pouch = PouchDB as unknown as { replicate(a: unknown, b: unknown): Promise<unknown> };
-  await Pouch.replicate(rawDb(a), target);
-}
 
 /** Two devices holding one Note; each edits it offline, then they replicate both ways. */
 async function twoDevices(editA: (a: ClientStack, id: string) => Promise<unknown>, editB: (b: ClientStack, id: string) => Promise<unknown>) {
@@ -81,7 +70,7 @@ describe('stack.resolveConflict', () => {
     const [{ winner }] = await a.conflicts();
     const merged = await a.resolveConflict(id, { ...winner, title: 'from a', body: 'from b', stars: 3 });
     expect(attrs(merged)).toEqual({ title: 'from a', body: 'from b', stars: 3, active: true });
-    expect(events).toEqual([{ id, className: 'Note', policy: 'manual', rev: merged._rev }]);
+    expect(events).toEqual([{ id, className: 'Note', policy: 'manual', rev: merged._rev, removed: [expect.stringMatching(/^2-/)] }]);
     expect(await a.conflicts()).toEqual([]);
     const stored = await a.storage.replication.get(id, { conflicts: true });
     expect(stored._conflicts).toBeUndefined();

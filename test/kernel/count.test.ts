@@ -117,20 +117,23 @@ describe('countDocuments / Class.count', () => {
     expect(await countWithoutReads(second, 'Tag')).toBe(40);
   });
 
-  it('writes a document, its key entries and its counter in one storage call', async () => {
+  it('writes a document, its key entries and its counter in one storage call (a revive: after one refusal)', async () => {
     const stack = await kernelStack();
     await tagClass(stack);
     const doc = await stack.createDoc({ '~class': 'Tag', label: 'first' });
     const bulk = vi.spyOn(rawDb(stack), 'bulkDocs');
     const put = vi.spyOn(rawDb(stack), 'put');
     await stack.createDoc({ '~class': 'Tag', label: 'second' });
-    await stack.updateDoc(doc._id, { label: 'renamed' }); // claims one key, releases another
-    await stack.deleteDocument(doc._id);
+    await stack.updateDoc(doc._id, { group: 'g' }); // key attributes never change (DS_PRIMARY_KEY_IMMUTABLE)
+    await stack.deleteDocument(doc._id); // releases its key
     expect(bulk).toHaveBeenCalledTimes(3);
+    // a create of the soft-deleted natural id: refused by storage (409), read, then stored as its next revision
+    const revived = await stack.createDoc({ '~class': 'Tag', label: 'first' });
+    expect(revived._id).toBe(doc._id);
     expect(put).not.toHaveBeenCalled();
-    // a refused key writes nothing at all
-    bulk.mockClear();
-    await refusal(stack.createDoc({ '~class': 'Tag', label: 'second' }));
-    expect(bulk).not.toHaveBeenCalled();
+    // a taken natural id is refused by storage itself (no read before the create): DS_UNIQUE_VIOLATION, nothing left stored
+    const before = await stack.countDocuments('Tag');
+    expect((await refusal(stack.createDoc({ '~class': 'Tag', label: 'second' }))).code).toBe('DS_UNIQUE_VIOLATION');
+    expect(await stack.countDocuments('Tag')).toBe(before);
   });
 });

@@ -20,6 +20,21 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(await ingestor.heldDocuments()).toEqual([]);
   });
 
+  it('its stand-in for conflicts refuses listing and resolving with DS_NOT_IN_BUILD (never an empty list hiding a synced store\'s conflicts)', async () => {
+    const { listConflicts, resolveConflict, userClassNames } = await import('../../engine/conflicts/api.slim.js');
+    await expect(listConflicts(null as never, null as never, [])).rejects.toMatchObject({ code: 'DS_NOT_IN_BUILD', status: 501 });
+    await expect(resolveConflict(null as never, 'Note-1', {})).rejects.toMatchObject({ code: 'DS_NOT_IN_BUILD' });
+    expect(userClassNames(['Note'])).toEqual(['Note']);
+  });
+
+  it('PouchDB\'s uuid stand-in gives random version-4 UUIDs, as the uuid package does', async () => {
+    const { v4 } = await import('../../scripts/uuid-v4.browser.mjs');
+    const ids = Array.from({ length: 200 }, () => v4());
+    // version nibble 4, variant bits 10 (8, 9, a or b), lowercase hex in 8-4-4-4-12 groups
+    expect(ids.filter((id) => !/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('an app importing createStack and slim keeps no other plugin, within the slim budget', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'docstack-slim-'));
     const entry = join(dir, 'app.ts');
@@ -41,10 +56,20 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(FOREIGN_CODES.filter((prefix) => code.includes(prefix))).toEqual([]);
     expect(code).toContain('DS_VALIDATION_MANDATORY');
     expect(kept.filter((i) => /node_modules\/zod\/(v4\/classic|v3|v4\/locales\/(?!en\.js))/.test(i))).toEqual([]);
+    // tapable: the five hook kinds the kernel uses, not its entry (which requires all twelve);
+    // PouchDB's uuid: scripts/uuid-v4.browser.mjs, not the uuid package
+    expect(kept.filter((i) => /node_modules\/tapable\/lib\//.test(i)).map((i) => i.replace(/.*\/lib\//, '')).sort()).toEqual([
+      'AsyncSeriesBailHook.js', 'AsyncSeriesHook.js', 'AsyncSeriesWaterfallHook.js', 'Hook.js', 'HookCodeFactory.js', 'SyncBailHook.js', 'SyncWaterfallHook.js', 'util-browser.js',
+    ]);
+    expect(kept.filter((i) => /node_modules\/uuid\//.test(i))).toEqual([]);
+    expect(kept).toContain('scripts/uuid-v4.browser.mjs');
     // the aim of issue 27: 70 kB; the engine's ingest is not in it (its stand-in refuses stack.ingest)
     expect(SLIM_GZIP_BUDGET).toBeLessThanOrEqual(70 * 1024);
     expect(kept).toContain('engine/ingest/ingest.slim.ts');
     expect(kept.filter((i) => /^engine\/ingest\/ingest(-store|-held|-classes)?\.ts$/.test(i))).toEqual([]);
+    // nor are the conflict listing and resolution (replication makes conflicts)
+    expect(kept).toContain('engine/conflicts/api.slim.ts');
+    expect(kept.filter((i) => /^engine\/conflicts\/(list|resolve|merge|auto)\.ts$/.test(i))).toEqual([]);
     expect(built.gzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
     expect(built.gzipped).toBeLessThan(GZIP_BUDGET / 2);
   }, 60_000);

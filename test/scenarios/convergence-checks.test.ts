@@ -9,10 +9,11 @@ import { checkInvariants } from './convergence/invariants.js';
 import type { AckedWrite } from './convergence/operations.js';
 import { readReplica, type Replica, type StoredDoc } from './convergence/snapshot.js';
 import { memoryStack, rawDb } from '../helpers/stack.js';
+import { Class } from '../../index.js';
 
 const doc = (id: string, body: Record<string, unknown>, rev = '1-a', conflicts: string[] = []): StoredDoc => ({ id, rev, conflicts, body: { _id: id, active: true, ...body } });
 const replica = (name: string, docs: StoredDoc[], hidden: string[] = []): Replica =>
-  ({ name, stack: null as never, docs: new Map(docs.map((d) => [d.id, d])), held: null, hiddenTxMembers: new Set(hidden), sealedNotes: 0 }) as Replica;
+  ({ name, stack: null as never, docs: new Map(docs.map((d) => [d.id, d])), held: null, hiddenTxMembers: new Set(hidden), sealedNotes: 0, listed: new Map(), unlistedConflicts: [] }) as Replica;
 const rules = (r: Replica) => checkInvariants(r).violations.map((v) => v.rule).sort();
 
 describe('convergence checks', () => {
@@ -53,8 +54,9 @@ describe('convergence checks', () => {
     expect(rules(partly)).toContain('txPartial');
   });
 
-  it('fatesOf tells a winner, a conflict, a write built upon and a lost write apart, from the revision tree', async () => {
+  it('fatesOf tells a winner, a listed conflict, an unlisted one, a write built upon and a lost write apart', async () => {
     const stack = await memoryStack();
+    await Class.create(stack, 'Note', 'class', '', {});
     const base = { '~class': 'Note', active: true };
     await rawDb(stack).bulkDocs(
       [
@@ -70,5 +72,11 @@ describe('convergence checks', () => {
     const write = (rev: string): AckedWrite => ({ client: 0, epoch: 1, op: 'update', id: 'Note-1', rev });
     const fates = await fatesOf([write(stored._rev), write(stored._conflicts![0]), write('1-a'), write('2-z')], [read]);
     expect(fates.map((f) => f.outcomes.r)).toEqual(['winner', 'conflict', 'superseded', 'lost']);
+    expect(read.listed.get('Note-1')?.size).toBe(2); // read through stack.conflicts()
+    expect(read.unlistedConflicts).toEqual([]);
+    // a losing leaf the conflicts API would not show is a failure of its own
+    read.listed.clear();
+    const unlisted = await fatesOf([write(stored._conflicts![0])], [read]);
+    expect(unlisted[0].outcomes.r).toBe('unlisted');
   });
 });

@@ -115,10 +115,13 @@ export async function model(stack: BrowserStack): Promise<ModelFacts> {
   const sawAgain = await product.addOrUpdateCard({ sku: 'S-1', name: 'Saw', price: 8.5, stock: 3 });
   equal(sawAgain._id, saw._id, 'addOrUpdateCard updates the document holding the key');
   has(await stack.getDocument(saw._id), { price: 8.5, stock: 3 }, 'the updated card');
-  // the key moves with an update: the old key is free again, the new one taken
-  await stack.updateDoc(saw._id, { sku: 'S-2' });
+  // a key names its document (its id is derived from it), so an update cannot change it; a
+  // re-key is a create under the new key and a delete of the old: the old key is free again
+  await refused(stack.updateDoc(saw._id, { sku: 'S-2' }), 'DS_PRIMARY_KEY_IMMUTABLE', 'a re-key by an update', 'sku');
+  const card = await stack.createDoc({ '~class': 'Product', sku: 'S-2', name: 'Saw', price: 8.5, stock: 3 });
+  await stack.deleteDocument(saw._id);
   equal(await product.getByPrimaryKeys({ sku: 'S-1' }), null, 'the old key after a re-key');
-  equal((await product.getByPrimaryKeys({ sku: 'S-2' }))?._id, saw._id, 'the new key after a re-key');
+  equal((await product.getByPrimaryKeys({ sku: 'S-2' }))?._id, card._id, 'the new key after a re-key');
 
   // --- a domain with cardinality (1:N: a car has one owner)
   await Class.create(stack, 'Person', 'class', '', { name: { type: 'string', primaryKey: true } });
@@ -163,8 +166,8 @@ export async function model(stack: BrowserStack): Promise<ModelFacts> {
 
   // --- a transaction: all or nothing, its own writes visible inside
   const moved = await stack.transaction(async (tx) => {
-    const card = await tx.getDocument(saw._id);
-    await tx.updateDoc(saw._id, { stock: Number(card?.stock) - 1 });
+    const stocked = await tx.getDocument(card._id);
+    await tx.updateDoc(card._id, { stock: Number(stocked?.stock) - 1 });
     const made = await tx.createDoc({ '~class': 'Ticket', code: 'tx-1' });
     equal((await tx.findDocuments('Ticket')).length, 2, 'the transaction sees its own ticket');
     return made._id;
@@ -179,7 +182,7 @@ export async function model(stack: BrowserStack): Promise<ModelFacts> {
     'a transaction with a refused write',
   );
   equal((await stack.findDocuments('Ticket', { code: 'TX-2' })).length, 0, 'nothing of the aborted transaction');
-  await stack.updateDoc(saw._id, { stock: 3 }); // back to what readBack expects
+  await stack.updateDoc(card._id, { stock: 3 }); // back to what readBack expects
 
   // --- a versioned patch: a class, then a rename that moves the values
   await stack.patches.apply({ target: 'scenario', version: '1.0.0', changes: [{ kind: 'addClass', name: 'Memo', schema: { title: { type: 'string' } } }] });
@@ -190,7 +193,7 @@ export async function model(stack: BrowserStack): Promise<ModelFacts> {
 
   const stored = await stack.getDocument(hammer._id);
   ok(stored, 'the hammer is stored');
-  return { hammer: plain(stored), sawId: saw._id, ticketId: ticket._id, patientId: patient._id, relations };
+  return { hammer: plain(stored), sawId: card._id, ticketId: ticket._id, patientId: patient._id, relations };
 }
 
 /** What `model` stored, read back from a store opened again (a page reload, a process restart). */

@@ -16,7 +16,7 @@ const PASSPHRASE = 'crash test passphrase';
 
 /** A node process on leveldb in dataDir (npm start's server/main.ts), already set up: no key to make, no admin to hash. */
 async function startChild(dataDir: string) {
-  const run = nodeProcess(dataDir, { ENCRYPTION_PASSPHRASE: PASSPHRASE });
+  const run = await nodeProcess(dataDir, { ENCRYPTION_PASSPHRASE: PASSPHRASE });
   const [, url] = await run.until(/node ready at (http:\/\/\S+)/);
   return { ...run, url };
 }

@@ -47,7 +47,7 @@ describe('HTTP Basic auth on /db/*', () => {
     await other.replicate.from(new PouchDB(remote, { adapter: 'http', auth: USER } as never));
     const pulled = await other.allDocs({ startkey: 'Note-', endkey: 'Note-\uffff' });
     expect(pulled.rows).toHaveLength(1000);
-  }, 120_000);
+  }, 60_000);
 
   it('checks the password once per client (one session), refuses a wrong one with 401, and a disabled user at once', async () => {
     const { node, url, remote } = await nodeWithNotes();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach } from 'vitest';
 import { createUser } from '../../server/auth/index.js';
+import { bundled } from '../helpers/bundled.js';
 
 const nodes: ServerNode[] = [];
 afterEach(async () => {
@@ -81,12 +82,12 @@ afterAll(() => {
 });
 
 /**
- * A node process as `npm start` runs it (server/main.ts, leveldb in `dataDir`, 127.0.0.1 port 0,
+ * A node process as `npm start` runs it (server/main.ts bundled, helpers/bundled.ts; leveldb in `dataDir`, 127.0.0.1 port 0,
  * the test admin), its output watched; `env` adds settings. Killed after the file if still running.
  */
-export function nodeProcess(dataDir: string, env: Record<string, string> = {}) {
+export async function nodeProcess(dataDir: string, env: Record<string, string> = {}) {
   const run = watchOutput(
-    spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    spawn(process.execPath, [await bundled('server/main.ts')], {
       cwd: ROOT,
       env: { ...process.env, ENVFILE: join(dataDir, 'no.env'), DATA_DIR: dataDir, SERVER_PORT: '0', SERVER_HOST: '127.0.0.1', NODE_ENV: 'test', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

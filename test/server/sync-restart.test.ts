@@ -68,7 +68,7 @@ describe('stack.sync when the node goes away mid-pull', () => {
     await proxy.cut();
     await settle();
     expect(unhandled).toEqual([]);
-  }, 120_000);
+  }, 60_000);
 });
 
 async function until(check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {

@@ -25,7 +25,7 @@ describe('webhooks across a crash', () => {
   it('delivers every pending delivery after a SIGKILL and a restart, each with its first webhook-id', async () => {
     const hook = await startReceiver(() => 503);
     const dataDir = await tempDir();
-    const first = startNode(dataDir);
+    const first = await startNode(dataDir);
     const [, url] = await first.until(/node ready at (http:\/\/\S+)/);
     const { token } = await login(url);
     const call = async (method: string, path: string, body?: unknown) => {
@@ -46,7 +46,7 @@ describe('webhooks across a crash', () => {
     const acked = () => new Set(hook.received.filter((r) => r.answered === 200).map((r) => String(r.headers['webhook-id'])));
     expect(acked().size).toBe(0);
 
-    const second = startNode(dataDir);
+    const second = await startNode(dataDir);
     await second.until(/node ready at/);
     await until(() => acked().size === DOCS, 20_000, 'every delivery after the restart');
     expect([...acked()].sort()).toEqual([...triedBefore].sort());
@@ -55,5 +55,5 @@ describe('webhooks across a crash', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     await hook.close();
-  }, 90_000);
+  }, 60_000);
 });

@@ -16,6 +16,7 @@ import { createStack } from '../../../index.js';
 import { browser } from '../../../plugins.config.js';
 import { ADMIN, userNode, watchOutput } from '../../server/node-helpers.js';
 import { tempDir, uniqueName } from '../../helpers/stack.js';
+import { bundled } from '../../helpers/bundled.js';
 
 /** as in crash-child.ts (importing it would run it) */
 const ITEMS = 200;
@@ -65,8 +66,9 @@ describe('the cloud queue survives SIGKILL in the middle of a flush', () => {
 
       const dataDir = await tempDir();
       const name = uniqueName('queue-crash');
+      const script = await bundled(childScript); // starts ~1.4 s sooner than `--import tsx`
       const start = (mode: 'write' | 'flush') =>
-        watchOutput((child = spawn(process.execPath, ['--import', 'tsx', childScript, dataDir, name, mode], { cwd: root, env: { ...process.env, CLOUDANT_URL: target.href, CLOUDANT_APIKEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] })));
+        watchOutput((child = spawn(process.execPath, [script, dataDir, name, mode], { cwd: root, env: { ...process.env, CLOUDANT_URL: target.href, CLOUDANT_APIKEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] })));
 
       const first = start('write');
       expect(await first.exited, first.output()).toBeNull(); // killed

@@ -23,7 +23,11 @@ export function compareReplicas(replicas: Replica[]): Mismatch[] {
   return out;
 }
 
-export type Outcome = 'winner' | 'conflict' | 'superseded' | 'lost';
+/**
+ * `conflict`: listed by `stack.conflicts()` (the API a user resolves with); `unlisted`: a losing
+ * leaf the API does not show — kept in storage, but invisible: a failure like `lost`.
+ */
+export type Outcome = 'winner' | 'conflict' | 'superseded' | 'unlisted' | 'lost';
 
 export interface WriteFate {
   write: AckedWrite;
@@ -41,8 +45,10 @@ export async function fatesOf(acked: AckedWrite[], replicas: Replica[]): Promise
       let tree = trees.get(key);
       if (!tree) trees.set(key, (tree = await revisionTree(replica.stack, write.id)));
       const stored = replica.docs.get(write.id);
+      const leaf = stored?.conflicts.includes(write.rev) || tree.leaves.has(write.rev);
+      const hidden = replica.hiddenTxMembers.has(write.id); // a transaction member shown when its transaction is
       outcomes[replica.name] =
-        stored?.rev === write.rev ? 'winner' : stored?.conflicts.includes(write.rev) || tree.leaves.has(write.rev) ? 'conflict' : tree.all.has(write.rev) ? 'superseded' : 'lost';
+        stored?.rev === write.rev ? 'winner' : replica.listed.get(write.id)?.has(write.rev) ? 'conflict' : leaf ? (hidden ? 'conflict' : 'unlisted') : tree.all.has(write.rev) ? 'superseded' : 'lost';
     }
     fates.push({ write, outcomes });
   }

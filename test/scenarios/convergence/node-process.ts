@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { createStack, type ClientStack } from '../../../index.js';
 import { server as serverPreset } from '../../../plugins.config.js';
+import { bundled } from '../../helpers/bundled.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const NODE_ADMIN = { username: 'admin', password: 'convergence admin password' };
@@ -53,7 +54,7 @@ export async function startNodeProcess(dataDir: string): Promise<NodeProcess> {
       ADMIN_PASSWORD: NODE_ADMIN.password,
       ENCRYPTION_PASSPHRASE: 'convergence node passphrase',
     };
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [await bundled('server/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     const onData = (d: unknown) => (output += String(d));
     proc.stdout?.on('data', onData);

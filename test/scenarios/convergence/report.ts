@@ -29,6 +29,10 @@ export interface ReplicaSummary {
   docs: number;
   /** documents with conflict revisions */
   conflicted: number;
+  /** documents stack.conflicts() lists, and stored conflicts it does not */
+  listed: number;
+  unlisted: number;
+  unlistedIds: string[];
   held: number | null;
   hiddenTxMembers: number;
   sealedNotes: number | null;
@@ -65,9 +69,11 @@ export interface ConvergenceReport {
   mismatches: { count: number; missingSomewhere: number; differentWinner: number; refusedIds: number; examples: string[] };
   acked: {
     /** on the node: what became of each acknowledged write */
-    onNode: Record<'winner' | 'conflict' | 'superseded' | 'lost', number>;
+    onNode: Record<'winner' | 'conflict' | 'superseded' | 'unlisted' | 'lost', number>;
     /** lost on at least one replica */
     lost: number;
+    /** a losing leaf somewhere that stack.conflicts() did not list */
+    unlisted: number;
     lostAfterRefusal: number;
     lostSilently: number;
     lostByOp: Record<string, number>;
@@ -92,6 +98,9 @@ export function failures(report: ConvergenceReport): string[] {
   if (!report.sync.quiet) out.push(`${seed}: no quiet round within ${report.config.maxQuietRounds} rounds`);
   if (sum(report.sync.failedAfterRestart) > 0) out.push(`${seed}: ${sum(report.sync.failedAfterRestart)} sync rounds failed with the node up`);
   if (report.mismatches.count > 0) out.push(`${seed}: replicas differ on ${report.mismatches.count} documents`);
+  if (report.acked.unlisted > 0) out.push(`${seed}: ${report.acked.unlisted} acknowledged writes kept as a conflict stack.conflicts() does not list`);
+  const unlistedConflicts = report.replicas.reduce((n, r) => n + r.unlisted, 0);
+  if (unlistedConflicts > 0) out.push(`${seed}: ${unlistedConflicts} stored conflicts missing from stack.conflicts() (${report.replicas.flatMap((r) => r.unlistedIds.map((id) => `${r.name} ${id}`)).join(', ')})`);
   if (report.acked.lost > 0) out.push(`${seed}: ${report.acked.lost} acknowledged writes lost (${report.acked.lostSilently} with no refusal reported)`);
   const refused = sum(report.refusals.push) + sum(report.refusals.pull);
   if (refused > 0) out.push(`${seed}: ${refused} sync refusals (the workload has no legitimate one)`);
@@ -117,7 +126,7 @@ export function formatReport(report: ConvergenceReport): string {
     `  sync rounds ${report.sync.rounds}, quiet ${report.sync.quiet ? 'yes' : 'NO'}; kill after ${report.sync.kill.afterBatches ?? '-'} batches in epoch ${report.sync.kill.epoch ?? '-'} (mid-sync: ${report.sync.kill.midSync ? 'yes' : 'no'})`,
     `  failed rounds around the kill: ${counts(report.sync.failed)}; with the node up: ${counts(report.sync.failedAfterRestart)}`,
     ...(report.sync.crashes.length > 0 ? [`  CRASHES (unhandled): ${report.sync.crashes.length}`, ...examples(report.sync.crashes)] : []),
-    `  replicas: ${report.replicas.map((r) => `${r.name} ${r.docs} docs (${r.conflicted} conflicted, held ${r.held ?? 'n/a'}, hidden tx members ${r.hiddenTxMembers}${r.sealedNotes === null ? '' : `, sealed notes ${r.sealedNotes}`})`).join('; ')}`,
+    `  replicas: ${report.replicas.map((r) => `${r.name} ${r.docs} docs (${r.conflicted} conflicted, ${r.listed} listed by stack.conflicts(), held ${r.held ?? 'n/a'}, hidden tx members ${r.hiddenTxMembers}${r.sealedNotes === null ? '' : `, sealed notes ${r.sealedNotes}`})`).join('; ')}`,
     `  mismatched documents ${report.mismatches.count} (missing somewhere ${report.mismatches.missingSomewhere}, different winner ${report.mismatches.differentWinner}, of them refused by a sync ${report.mismatches.refusedIds})`,
     ...examples(report.mismatches.examples),
     `  acknowledged writes on the node: ${counts(report.acked.onNode)}; lost somewhere ${report.acked.lost} (after a reported refusal ${report.acked.lostAfterRefusal}, silently ${report.acked.lostSilently}; by op: ${counts(report.acked.lostByOp)})`,

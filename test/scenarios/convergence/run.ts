@@ -106,13 +106,14 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
     const mismatches = compareReplicas(replicas);
     const fates = await fatesOf(ops.acked, replicas);
     const lostFates = fates.filter((f) => Object.values(f.outcomes).includes('lost'));
+    const unlistedFates = fates.filter((f) => Object.values(f.outcomes).includes('unlisted'));
     const checked = replicas.map(checkInvariants);
     const violations = checked.flatMap((c) => c.violations);
     const heldApi = replicas.every((r) => r.held !== null);
     const held = replicas.flatMap((r) => (r.held ?? []).map((h) => `${r.name}: ${h.id} ${h.code ?? ''} waiting for ${JSON.stringify(h.waitingFor ?? null)}`));
 
     const tally = <T>(items: T[], key: (t: T) => string) => items.reduce<Record<string, number>>((acc, t) => ((acc[key(t)] = (acc[key(t)] ?? 0) + 1), acc), {});
-    const onNode = { winner: 0, conflict: 0, superseded: 0, lost: 0 };
+    const onNode = { winner: 0, conflict: 0, superseded: 0, unlisted: 0, lost: 0 };
     for (const f of fates) onNode[f.outcomes.node]++;
     mark('checks');
     const invariantCounts = Object.fromEntries(INVARIANTS.map((rule) => [rule, violations.filter((v) => v.rule === rule).length])) as Record<Invariant, number>;
@@ -142,6 +143,9 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
         name: r.name,
         docs: r.docs.size,
         conflicted: [...r.docs.values()].filter((d) => d.conflicts.length > 0).length,
+        listed: r.listed.size,
+        unlisted: r.unlistedConflicts.length,
+        unlistedIds: r.unlistedConflicts,
         held: r.held === null ? null : r.held.length,
         hiddenTxMembers: r.hiddenTxMembers.size,
         sealedNotes: r.name === 'node' ? null : r.sealedNotes,
@@ -156,6 +160,7 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
       acked: {
         onNode,
         lost: lostFates.length,
+        unlisted: unlistedFates.length,
         lostAfterRefusal: lostFates.filter((f) => refusedIds.has(f.write.id)).length,
         lostSilently: lostFates.filter((f) => !refusedIds.has(f.write.id)).length,
         lostByOp: tally(lostFates, (f) => `${f.write.op} ${kindOf(f.write.id)}`),

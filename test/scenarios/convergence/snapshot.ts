@@ -3,7 +3,7 @@
  * `_conflicts`, not the engine's reads) plus what the engine shows: which transaction members
  * are visible, which encrypted values stay sealed, which documents are held.
  */
-import type { ClientStack } from '../../../index.js';
+import { isEngineClassName, type ClientStack } from '../../../index.js';
 import { isAppDocId } from './schema.js';
 
 export interface StoredDoc {
@@ -34,6 +34,10 @@ export interface Replica {
   hiddenTxMembers: Set<string>;
   /** active Customers whose encrypted `notes` read as `{ "~sealed": true }` (clients only) */
   sealedNotes: number;
+  /** what `stack.conflicts()` lists: document id → the revisions of its winner and losers */
+  listed: Map<string, Set<string>>;
+  /** documents in conflict in storage that `stack.conflicts()` does not list (hidden transaction members aside) */
+  unlistedConflicts: string[];
 }
 
 export async function readReplica(name: string, stack: ClientStack, options: { decrypts: boolean }): Promise<Replica> {
@@ -55,7 +59,13 @@ export async function readReplica(name: string, stack: ClientStack, options: { d
   }
   const heldApi = (stack as unknown as { heldDocuments?: () => Promise<HeldEntry[]> }).heldDocuments;
   const held = typeof heldApi === 'function' ? await heldApi.call(stack) : null;
-  return { name, stack, docs, held, hiddenTxMembers, sealedNotes };
+  // the conflicts API, not storage, says what a user is shown: every conflict must be there
+  const listed = new Map<string, Set<string>>();
+  for (const c of await stack.conflicts()) listed.set(c.id, new Set([c.winner, ...c.losers].map((d) => String(d._rev))));
+  // documents of the app's classes: class documents, domains and relations are the engine's (their leaves are not the user's to pick)
+  const userDoc = (d: StoredDoc) => typeof d.body['~class'] === 'string' && !isEngineClassName(d.body['~class']);
+  const unlistedConflicts = [...docs.values()].filter((d) => d.conflicts.length > 0 && userDoc(d) && !listed.has(d.id) && !hiddenTxMembers.has(d.id)).map((d) => d.id);
+  return { name, stack, docs, held, hiddenTxMembers, sealedNotes, listed, unlistedConflicts };
 }
 
 /**

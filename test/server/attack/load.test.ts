@@ -105,5 +105,5 @@ describe('the node under hostile load (issue 26)', () => {
     expect((await call(url, '/api/private/docs/Note?limit=1', { token, tenant: seeded.victim.tenant })).status).toBe(200);
     // ~25 password hashes (users, logins, the flood) at 0.7 s of scrypt each, four at a time, on a
     // shared 2-core machine: a bound against a hang, not a timing
-  }, 120_000);
+  }, 60_000);
 });
