@@ -7,10 +7,12 @@ import type { WriteLock } from '../../storage/write-lock.js';
 const INDEX_ID = '_local/~index/class-names';
 const CHANGES_PAGE = 1000;
 /**
- * A write that finds at most this many changes it cannot account for (another writer's: a
- * replication, a purge, another stack on the store) reads them before it stores, so its own
- * documents can be counted as seen; a larger gap is left to the next listing.
+ * The checkpoint is stored once the pipeline has written this many documents since it was
+ * stored (and on close): a write pays no storage call for it, and after a crash at most this
+ * many changes are read back.
  */
+export const PERSIST_EVERY = 1000;
+/** A checkpoint stored with at most this many other writers' changes to read reads them at once; more are left to a listing. */
 const INLINE_GAP = 100;
 
 interface ClassNamesDoc {
@@ -21,10 +23,16 @@ interface ClassNamesDoc {
   names: string[];
 }
 
-/** The index in memory: every change up to `seq` is reflected in `names`. */
+/**
+ * The index in memory: every change up to `seq` is reflected in `names`, and so are the
+ * pipeline's writes since (`pending` of them). Names moved by changes after `seq` are safe to
+ * store with `seq`: a reader from `seq` reads those documents again as they are now.
+ */
 interface State {
   seq: number | string;
   names: Set<string>;
+  /** documents the pipeline stored since `seq` (each moved the update sequence by one) */
+  pending: number;
   /** the stored checkpoint's revision (undefined: none stored, or unknown after a conflict) */
   rev: string | undefined;
   /** the sequence the stored checkpoint holds */
@@ -49,14 +57,13 @@ const sameSeq = (a: number | string, b: number | string): boolean => String(a) =
  * documents cannot be range-scanned (their `_id` is the bare class name), and a scan of the
  * whole store to list them would grow with the documents, so the index follows the store's
  * update sequence:
- * - the pipeline's own writes move it without reading anything back (`classNamesPart`): the
- *   update sequence read before and after each bulkDocs call proves the call's documents are
- *   the only changes in between, and the pipeline knows which of them are class documents;
- *   the checkpoint goes with the next call's bulkDocs (or, after a large write, is put at once),
- *   so after a crash at most the last few small writes are read again;
- * - every other change (a replication, a purge, another stack or tab on the store) is read from
- *   the changes feed since the checkpoint on the next listing, or by the next write when it is
- *   small: a class document arriving any way is seen, and each foreign change is read once.
+ * - the pipeline's own writes move `names` as they end (`classNamesPart`), with no storage call:
+ *   the index counts them, and when the update sequence, read later (a listing, every
+ *   PERSIST_EVERY written documents, close), moved by exactly that count, they were the only
+ *   changes and nothing is read back;
+ * - when it moved by more (a replication, a purge, a class put outside the pipeline, another
+ *   stack or tab on the store), the changes since the last reading are read from the changes
+ *   feed (the pipeline's own among them): a class document arriving any way is seen.
  */
 export class ClassNamesIndex {
   /** the catch-up under way, and the one queued after it for callers that came during it */
@@ -94,95 +101,75 @@ export class ClassNamesIndex {
     return run;
   }
 
-  /** The store's update sequence now (a number on every adapter a stack opens; NaN otherwise). */
-  async updateSeq(): Promise<number> {
-    return Number((await this.db.info()).update_seq);
+  /**
+   * Inside the write lock, once a pipeline write stored all of its documents: they move the
+   * names (no storage call), and every PERSIST_EVERY of them the checkpoint is stored.
+   */
+  async written(docs: readonly WrittenDoc[]): Promise<void> {
+    const state = await this.load();
+    for (const doc of docs) {
+      if (!isClassDocId(doc._id)) continue;
+      if (isActiveClassDoc(doc)) state.names.add(doc._id);
+      else state.names.delete(doc._id);
+    }
+    state.pending += docs.length;
+    // a large foreign gap is read once, off the writes (by a listing)
+    if (state.pending >= PERSIST_EVERY && !this.running && !(await this.persist())) void this.list().catch(() => undefined);
   }
 
   /**
-   * Inside the write lock, before a bulkDocs call whose documents will move the update sequence
-   * from `seq`: true when the index accounts for every change up to `seq` (then the call's
-   * documents can be added with `written`). Reads a small gap of foreign changes first.
+   * Inside the write lock: stores the checkpoint when it moved (every PERSIST_EVERY written
+   * documents, at close). False when a large foreign gap was left for a listing to read.
    */
-  async accountsFor(seq: number): Promise<boolean> {
+  async persist(): Promise<boolean> {
     const state = await this.load();
-    if (!Number.isFinite(seq)) return false;
-    const gap = seq - Number(state.seq);
-    if (gap === 0) return true;
-    if (!(gap > 0 && gap <= INLINE_GAP)) {
-      if (gap > INLINE_GAP) void this.list().catch(() => undefined); // read the gap once, off this write
-      return false;
+    const settled = await this.settle(state);
+    if (state.storedSeq !== null && sameSeq(state.storedSeq, state.seq)) return settled;
+    if (state.rev === undefined && state.storedSeq !== null) state.rev = (await readRaw<ClassNamesDoc>(this.db, INDEX_ID))?._rev;
+    const doc: ClassNamesDoc = { _id: INDEX_ID, ...(state.rev ? { _rev: state.rev } : {}), seq: state.seq, names: [...state.names].sort() };
+    try {
+      state.rev = (await this.db.put(doc as never)).rev;
+      state.storedSeq = doc.seq;
+    } catch (err) {
+      // another stack (tab) on the store stored its own checkpoint: as exact as ours, at its sequence; its revision is read next time
+      if ((err as { status?: number }).status !== 409) throw err;
+      state.rev = undefined;
     }
-    const read = await this.readChanges(state.seq);
-    if (!sameSeq(read.seq, seq)) return false;
-    this.apply(state, read.seq, read.classDocs);
+    return settled;
+  }
+
+  /**
+   * Inside the write lock: brings `seq` up to the store's update sequence. The changes since
+   * `seq` are read only when the pipeline's writes do not account for them all, and only when
+   * at most INLINE_GAP are not the pipeline's; false when more were left unread.
+   */
+  private async settle(state: State): Promise<boolean> {
+    const seq = Number((await this.db.info()).update_seq);
+    const foreign = seq - Number(state.seq) - state.pending;
+    if (foreign === 0) {
+      state.seq = seq;
+      state.pending = 0;
+      return true;
+    }
+    if (!(Math.abs(foreign) <= INLINE_GAP)) return false;
+    this.apply(state, await this.readChanges(state.seq));
     return true;
   }
 
-  /**
-   * Inside the write lock: the documents stored between update sequences `from` (which
-   * `accountsFor` accepted) and `to`. When they are exactly the changes in between (the
-   * sequence moved by their number), the index moves to `to` without reading them back.
-   */
-  written(from: number, to: number, docs: readonly WrittenDoc[]): void {
-    const state = this.state;
-    if (!state || !sameSeq(state.seq, from) || to - from !== docs.length) return;
-    const classDocs = new Map<string, WrittenDoc>();
-    for (const doc of docs) if (isClassDocId(doc._id)) classDocs.set(doc._id, doc);
-    this.apply(state, to, classDocs);
-  }
-
-  /** The checkpoint to store with the next bulkDocs call, when the index moved past the stored one. */
-  checkpoint(): ClassNamesDoc | null {
-    const state = this.state;
-    if (!state || (state.storedSeq !== null && sameSeq(state.storedSeq, state.seq))) return null;
-    return { _id: INDEX_ID, ...(state.rev ? { _rev: state.rev } : {}), seq: state.seq, names: [...state.names].sort() };
-  }
-
-  /** The outcome of storing `doc` (a checkpoint): its revision, or null when it was refused. */
-  stored(doc: ClassNamesDoc, rev: string | null): void {
-    if (!this.state) return;
-    if (rev === null) this.state.rev = undefined; // another writer's checkpoint: re-read before the next
-    else {
-      this.state.rev = rev;
-      this.state.storedSeq = doc.seq;
-    }
-  }
-
-  /** Inside the write lock: stores the checkpoint now, when it moved (after a large write, at close). */
-  async persist(): Promise<void> {
-    if (this.state && this.state.rev === undefined && this.state.storedSeq !== null) {
-      this.state.rev = (await readRaw<ClassNamesDoc>(this.db, INDEX_ID))?._rev;
-    }
-    const doc = this.checkpoint();
-    if (!doc) return;
-    try {
-      const { rev } = await this.db.put(doc as never);
-      this.stored(doc, rev);
-    } catch (err) {
-      // another stack (tab) on the store stored its own checkpoint: as exact as ours, at its sequence
-      if ((err as { status?: number }).status !== 409) throw err;
-      this.stored(doc, null);
-    }
-  }
-
   private async catchUp(): Promise<string[]> {
-    for (;;) {
-      const state = await this.load();
-      const from = state.seq;
-      // nothing written since (an open after a clean close, a listing after this stack's writes): no changes to read
-      const current = state.storedSeq !== null && sameSeq(state.storedSeq, from) && sameSeq(await this.updateSeq(), from);
-      if (current && this.state === state && sameSeq(state.seq, from)) return [...state.names].sort();
-      const read = await this.readChanges(from);
-      const done = await this.lock(async () => {
-        // a write moved the index meanwhile: read again from there (a short read)
-        if (!sameSeq(state.seq, from) || this.state !== state) return false;
-        this.apply(state, read.seq, read.classDocs);
-        if (!sameSeq(read.seq, from) || state.storedSeq === null || !sameSeq(state.storedSeq, state.seq)) await this.persist();
-        return true;
-      });
-      if (done) return [...state.names].sort();
-    }
+    const state = await this.load();
+    // nothing but the pipeline's writes since the last reading (an open after a clean close, a listing after this stack's writes)
+    if (Number((await this.db.info()).update_seq) === Number(state.seq) + state.pending) return [...state.names].sort();
+    // a gap of other writers' changes, maybe large: read outside the write lock, and what came
+    // meanwhile inside it; each document changed since is then as it is now
+    const read = await this.readChanges(state.seq);
+    return this.lock(async () => {
+      const rest = await this.readChanges(read.seq);
+      this.apply(state, read);
+      this.apply(state, rest);
+      await this.persist();
+      return [...state.names].sort();
+    });
   }
 
   /** The class documents among the changes since `since` (the latest version of each), and the sequence read to. */
@@ -204,12 +191,14 @@ export class ClassNamesIndex {
     return { seq: since, classDocs };
   }
 
-  private apply(state: State, seq: number | string, classDocs: ReadonlyMap<string, WrittenDoc | null>): void {
-    for (const [id, doc] of classDocs) {
+  /** Changes read up to `read.seq`, inside the lock: every pipeline write counted so far is among them. */
+  private apply(state: State, read: { seq: number | string; classDocs: ReadonlyMap<string, WrittenDoc | null> }): void {
+    for (const [id, doc] of read.classDocs) {
       if (isActiveClassDoc(doc)) state.names.add(id);
       else state.names.delete(id);
     }
-    state.seq = seq;
+    state.seq = read.seq;
+    state.pending = 0;
   }
 
   private async load(): Promise<State> {
@@ -217,8 +206,8 @@ export class ClassNamesIndex {
     const stored = await readRaw<ClassNamesDoc>(this.db, INDEX_ID);
     // two loads at once (a listing and a write): the first one kept
     this.state ??= stored
-      ? { seq: stored.seq, names: new Set(stored.names), rev: stored._rev, storedSeq: stored.seq }
-      : { seq: 0, names: new Set(), rev: undefined, storedSeq: null };
+      ? { seq: stored.seq, names: new Set(stored.names), pending: 0, rev: stored._rev, storedSeq: stored.seq }
+      : { seq: 0, names: new Set(), pending: 0, rev: undefined, storedSeq: null };
     return this.state;
   }
 }
