@@ -119,20 +119,16 @@ type WriteMethod = (request: unknown, options: unknown, callback: Callback) => v
  */
 function translateWriteErrors(db: Database, location: string): void {
   const target = db as unknown as Record<'_bulkDocs' | '_putLocal', WriteMethod>;
-  const translate = (callback: Callback): Callback => (err, result) => callback(err && isQuotaError(err) ? quotaExceeded(location, err) : err, result);
-  const bulkDocs = target._bulkDocs;
-  const putLocal = target._putLocal;
-  if (typeof bulkDocs !== 'function' || typeof putLocal !== 'function') return;
+  const { _bulkDocs: bulkDocs, _putLocal: putLocal } = target;
   target._bulkDocs = function (this: unknown, request, options, callback) {
-    bulkDocs.call(this, request, options, translate(callback));
+    bulkDocs.call(this, request, options, (err, result) => callback(err && isQuotaError(err) ? quotaExceeded(location, err) : err, result));
   };
   target._putLocal = function (this: unknown, doc, options, callback) {
-    if (typeof options === 'function') [options, callback] = [{}, options as Callback];
-    if ((options as { ctx?: unknown } | undefined)?.ctx) return putLocal.call(this, doc, options, callback);
-    bulkDocs.call(this, { docs: [doc] }, { new_edits: true }, (err, results) => {
+    if (typeof options === 'function') [options, callback] = [{}, options as Callback]; // pouchdb-core's put passes none
+    if ((options as { ctx?: unknown }).ctx) return putLocal.call(this, doc, options, callback);
+    target._bulkDocs.call(this, { docs: [doc] }, {}, (err, results) => {
       const result = (results as Array<{ error?: unknown }> | undefined)?.[0];
-      if (err || result?.error || result instanceof Error) translate(callback)(err ?? result);
-      else callback(null, result);
+      callback(err ?? (result?.error ? result : null), result);
     });
   };
 }

@@ -19,7 +19,7 @@ interface ClassNamesDoc {
   _id: string;
   _rev?: string;
   /** update sequence the index has seen */
-  seq: number | string;
+  seq: number;
   names: string[];
 }
 
@@ -29,14 +29,10 @@ interface ClassNamesDoc {
  * store with `seq`: a reader from `seq` reads those documents again as they are now.
  */
 interface State {
-  seq: number | string;
+  seq: number;
   names: Set<string>;
   /** documents the pipeline stored since `seq` (each moved the update sequence by one) */
   pending: number;
-  /** the stored checkpoint's revision (undefined: none stored, or unknown after a conflict) */
-  rev: string | undefined;
-  /** the sequence the stored checkpoint holds */
-  storedSeq: number | string | null;
 }
 
 /** What a write tells the index about one of its stored documents. */
@@ -47,10 +43,7 @@ export interface WrittenDoc {
   active?: unknown;
 }
 
-const isActiveClassDoc = (doc: WrittenDoc | null | undefined): boolean =>
-  !!doc && doc._deleted !== true && (doc['~class'] === CLASS_META || doc['~class'] === SELF_META) && doc.active !== false;
-
-const sameSeq = (a: number | string, b: number | string): boolean => String(a) === String(b);
+type ClassDocs = Iterable<readonly [string, WrittenDoc | null | undefined]>;
 
 /**
  * The names of the class documents, kept in a `_local` checkpoint (`seq`, `names`). Class
@@ -67,37 +60,40 @@ const sameSeq = (a: number | string, b: number | string): boolean => String(a) =
  */
 export class ClassNamesIndex {
   /** the catch-up under way, and the one queued after it for callers that came during it */
-  private running: Promise<string[]> | null = null;
-  private queued: Promise<string[]> | null = null;
-  private state: State | null = null;
+  #running: Promise<string[]> | null = null;
+  #queued: Promise<string[]> | null = null;
+  #state: State | null = null;
   /** how many changes this index has read from the changes feed (tests assert on it) */
   changesRead = 0;
 
-  constructor(
-    private readonly db: Database,
-    private readonly lock: WriteLock,
-  ) {}
+  readonly #db: Database;
+  readonly #lock: WriteLock;
+
+  constructor(db: Database, lock: WriteLock) {
+    this.#db = db;
+    this.#lock = lock;
+  }
 
   /** Names of the class documents that exist and are active (meta-classes included). */
   list(): Promise<string[]> {
-    if (!this.running) return this.start();
+    if (!this.#running) return this.#start();
     // one under way may have read the changes before this call's: the callers that come during
     // it share the next one
-    this.queued ??= this.running.then(
+    this.#queued ??= this.#running.then(
       () => undefined,
       () => undefined,
     ).then(() => {
-      this.queued = null;
-      return this.start();
+      this.#queued = null;
+      return this.#start();
     });
-    return this.queued;
+    return this.#queued;
   }
 
-  private start(): Promise<string[]> {
-    const run = this.catchUp().finally(() => {
-      if (this.running === run) this.running = null;
+  #start(): Promise<string[]> {
+    const run = this.#catchUp().finally(() => {
+      if (this.#running === run) this.#running = null;
     });
-    this.running = run;
+    this.#running = run;
     return run;
   }
 
@@ -106,108 +102,86 @@ export class ClassNamesIndex {
    * names (no storage call), and every PERSIST_EVERY of them the checkpoint is stored.
    */
   async written(docs: readonly WrittenDoc[]): Promise<void> {
-    const state = await this.load();
-    for (const doc of docs) {
-      if (!isClassDocId(doc._id)) continue;
-      if (isActiveClassDoc(doc)) state.names.add(doc._id);
-      else state.names.delete(doc._id);
-    }
+    const state = await this.#load();
+    apply(state, docs.filter((doc) => isClassDocId(doc._id)).map((doc) => [doc._id, doc] as const));
     state.pending += docs.length;
-    // a large foreign gap is read once, off the writes (by a listing)
-    if (state.pending >= PERSIST_EVERY && !this.running && !(await this.persist())) void this.list().catch(() => undefined);
+    // a large gap of other writers' changes is read once, off the writes (by a listing)
+    if (state.pending >= PERSIST_EVERY && !this.#running && !(await this.persist())) void this.list().catch(() => undefined);
   }
 
   /**
-   * Inside the write lock: stores the checkpoint when it moved (every PERSIST_EVERY written
-   * documents, at close). False when a large foreign gap was left for a listing to read.
+   * Inside the write lock: brings `seq` up to the store's update sequence and stores the
+   * checkpoint when it moved (every PERSIST_EVERY written documents, at close). The changes
+   * since `seq` are read only when the pipeline's writes do not account for them all, and only
+   * when at most INLINE_GAP are not the pipeline's: false when more were left unread.
    */
   async persist(): Promise<boolean> {
-    const state = await this.load();
-    const settled = await this.settle(state);
-    if (state.storedSeq !== null && sameSeq(state.storedSeq, state.seq)) return settled;
-    if (state.rev === undefined && state.storedSeq !== null) state.rev = (await readRaw<ClassNamesDoc>(this.db, INDEX_ID))?._rev;
-    const doc: ClassNamesDoc = { _id: INDEX_ID, ...(state.rev ? { _rev: state.rev } : {}), seq: state.seq, names: [...state.names].sort() };
-    try {
-      state.rev = (await this.db.put(doc as never)).rev;
-      state.storedSeq = doc.seq;
-    } catch (err) {
-      // another stack (tab) on the store stored its own checkpoint: as exact as ours, at its sequence; its revision is read next time
-      if ((err as { status?: number }).status !== 409) throw err;
-      state.rev = undefined;
+    const state = await this.#load();
+    const seq = Number((await this.#db.info()).update_seq);
+    const foreign = seq - state.seq - state.pending;
+    const settled = Math.abs(foreign) <= INLINE_GAP;
+    if (foreign === 0) [state.seq, state.pending] = [seq, 0];
+    else if (settled) this.#take(state, await this.#readChanges(state.seq));
+    const stored = await readRaw<ClassNamesDoc>(this.#db, INDEX_ID);
+    if (stored?.seq !== state.seq) {
+      const doc: ClassNamesDoc = { _id: INDEX_ID, ...(stored && { _rev: stored._rev }), seq: state.seq, names: [...state.names].sort() };
+      // another stack (tab) on the store stored its own checkpoint meanwhile: as exact as ours
+      await this.#db.put(doc as never).catch((err: { status?: number }) => {
+        if (err.status !== 409) throw err;
+      });
     }
     return settled;
   }
 
-  /**
-   * Inside the write lock: brings `seq` up to the store's update sequence. The changes since
-   * `seq` are read only when the pipeline's writes do not account for them all, and only when
-   * at most INLINE_GAP are not the pipeline's; false when more were left unread.
-   */
-  private async settle(state: State): Promise<boolean> {
-    const seq = Number((await this.db.info()).update_seq);
-    const foreign = seq - Number(state.seq) - state.pending;
-    if (foreign === 0) {
-      state.seq = seq;
-      state.pending = 0;
-      return true;
+  async #catchUp(): Promise<string[]> {
+    const state = await this.#load();
+    // anything but the pipeline's writes since the last reading (none after a clean close, or
+    // after this stack's own writes): read outside the write lock, as it may be large, and what
+    // came meanwhile inside it; each document changed since is then taken as it is now
+    if (Number((await this.#db.info()).update_seq) !== state.seq + state.pending) {
+      const read = await this.#readChanges(state.seq);
+      await this.#lock(async () => {
+        const rest = await this.#readChanges(read.seq);
+        apply(state, read.classDocs);
+        this.#take(state, rest);
+        await this.persist();
+      });
     }
-    if (!(Math.abs(foreign) <= INLINE_GAP)) return false;
-    this.apply(state, await this.readChanges(state.seq));
-    return true;
+    return [...state.names].sort();
   }
 
-  private async catchUp(): Promise<string[]> {
-    const state = await this.load();
-    // nothing but the pipeline's writes since the last reading (an open after a clean close, a listing after this stack's writes)
-    if (Number((await this.db.info()).update_seq) === Number(state.seq) + state.pending) return [...state.names].sort();
-    // a gap of other writers' changes, maybe large: read outside the write lock, and what came
-    // meanwhile inside it; each document changed since is then as it is now
-    const read = await this.readChanges(state.seq);
-    return this.lock(async () => {
-      const rest = await this.readChanges(read.seq);
-      this.apply(state, read);
-      this.apply(state, rest);
-      await this.persist();
-      return [...state.names].sort();
-    });
+  /** Changes read inside the lock: every pipeline write counted so far is among them. */
+  #take(state: State, read: { seq: number; classDocs: ClassDocs }): void {
+    apply(state, read.classDocs);
+    [state.seq, state.pending] = [read.seq, 0];
   }
 
   /** The class documents among the changes since `since` (the latest version of each), and the sequence read to. */
-  private async readChanges(since: number | string): Promise<{ seq: number | string; classDocs: Map<string, WrittenDoc | null> }> {
+  async #readChanges(since: number): Promise<{ seq: number; classDocs: ClassDocs }> {
     // page through the changes: after a large import there may be millions of them
     const candidates = new Set<string>();
     for (;;) {
-      const page = await this.db.changes({ since, limit: CHANGES_PAGE, return_docs: true });
+      const page = await this.#db.changes({ since, limit: CHANGES_PAGE, return_docs: true });
       this.changesRead += page.results.length;
       for (const change of page.results) if (isClassDocId(change.id)) candidates.add(change.id);
-      since = page.last_seq;
+      since = Number(page.last_seq);
       if (page.results.length < CHANGES_PAGE) break;
     }
-    const classDocs = new Map<string, WrittenDoc | null>();
-    if (candidates.size > 0) {
-      const rows = await this.db.allDocs({ keys: [...candidates], include_docs: true });
-      for (const row of rows.rows) classDocs.set(row.key, 'doc' in row ? ((row.doc as WrittenDoc | null | undefined) ?? null) : null);
-    }
-    return { seq: since, classDocs };
+    const rows = candidates.size > 0 ? (await this.#db.allDocs({ keys: [...candidates], include_docs: true })).rows : [];
+    return { seq: since, classDocs: rows.map((row) => [row.key, 'doc' in row ? (row.doc as WrittenDoc | null | undefined) : null] as const) };
   }
 
-  /** Changes read up to `read.seq`, inside the lock: every pipeline write counted so far is among them. */
-  private apply(state: State, read: { seq: number | string; classDocs: ReadonlyMap<string, WrittenDoc | null> }): void {
-    for (const [id, doc] of read.classDocs) {
-      if (isActiveClassDoc(doc)) state.names.add(id);
-      else state.names.delete(id);
-    }
-    state.seq = read.seq;
-    state.pending = 0;
-  }
-
-  private async load(): Promise<State> {
-    if (this.state) return this.state;
-    const stored = await readRaw<ClassNamesDoc>(this.db, INDEX_ID);
+  async #load(): Promise<State> {
+    const stored = this.#state ? null : await readRaw<ClassNamesDoc>(this.#db, INDEX_ID);
     // two loads at once (a listing and a write): the first one kept
-    this.state ??= stored
-      ? { seq: stored.seq, names: new Set(stored.names), pending: 0, rev: stored._rev, storedSeq: stored.seq }
-      : { seq: 0, names: new Set(), pending: 0, rev: undefined, storedSeq: null };
-    return this.state;
+    return (this.#state ??= { seq: Number(stored?.seq ?? 0), names: new Set(stored?.names), pending: 0 });
+  }
+}
+
+function apply(state: State, classDocs: ClassDocs): void {
+  for (const [id, doc] of classDocs) {
+    const active = !!doc && doc._deleted !== true && (doc['~class'] === CLASS_META || doc['~class'] === SELF_META) && doc.active !== false;
+    if (active) state.names.add(id);
+    else state.names.delete(id);
   }
 }
