@@ -110,27 +110,16 @@ type WriteMethod = (request: unknown, options: unknown, callback: Callback) => v
  * A full origin quota aborts IndexedDB's write transaction: the caller gets DS_STORAGE_QUOTA
  * instead of PouchDB's bare error (idb_error "QuotaExceededError"). The adapter then closes its
  * connection, so the message says to open the stack again.
- *
- * pouchdb-adapter-idb's own `_putLocal` (a `_local` put on its own) listens for its
- * transaction's error but not for its abort, and a full quota aborts the transaction when it
- * commits, with no request error: that put would never answer (a checkpoint stored on close
- * hung the close). Such a put goes through `_bulkDocs` instead, whose transaction reports an
- * abort; the `_local` document is put in it the same way (with its transaction as context).
  */
 function translateWriteErrors(db: Database, location: string): void {
   const target = db as unknown as Record<'_bulkDocs' | '_putLocal', WriteMethod>;
-  const { _bulkDocs: bulkDocs, _putLocal: putLocal } = target;
-  target._bulkDocs = function (this: unknown, request, options, callback) {
-    bulkDocs.call(this, request, options, (err, result) => callback(err && isQuotaError(err) ? quotaExceeded(location, err) : err, result));
-  };
-  target._putLocal = function (this: unknown, doc, options, callback) {
-    if (typeof options === 'function') [options, callback] = [{}, options as Callback]; // pouchdb-core's put passes none
-    if ((options as { ctx?: unknown }).ctx) return putLocal.call(this, doc, options, callback);
-    target._bulkDocs.call(this, { docs: [doc] }, {}, (err, results) => {
-      const result = (results as Array<{ error?: unknown }> | undefined)?.[0];
-      callback(err ?? (result?.error ? result : null), result);
-    });
-  };
+  for (const method of ['_bulkDocs', '_putLocal'] as const) {
+    const inner = target[method];
+    if (typeof inner !== 'function') continue;
+    target[method] = function (this: unknown, request, options, callback) {
+      inner.call(this, request, options, (err, result) => callback(err && isQuotaError(err) ? quotaExceeded(location, err) : err, result));
+    };
+  }
 }
 
 function errorName(err: unknown): string {

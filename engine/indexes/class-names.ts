@@ -12,8 +12,6 @@ const CHANGES_PAGE = 1000;
  * many changes are read back.
  */
 export const PERSIST_EVERY = 1000;
-/** A checkpoint stored with at most this many other writers' changes to read reads them at once; more are left to a listing. */
-const INLINE_GAP = 100;
 
 interface ClassNamesDoc {
   _id: string;
@@ -43,8 +41,6 @@ export interface WrittenDoc {
   active?: unknown;
 }
 
-type ClassDocs = Iterable<readonly [string, WrittenDoc | null | undefined]>;
-
 /**
  * The names of the class documents, kept in a `_local` checkpoint (`seq`, `names`). Class
  * documents cannot be range-scanned (their `_id` is the bare class name), and a scan of the
@@ -59,13 +55,9 @@ type ClassDocs = Iterable<readonly [string, WrittenDoc | null | undefined]>;
  *   feed (the pipeline's own among them): a class document arriving any way is seen.
  */
 export class ClassNamesIndex {
-  /** the catch-up under way, and the one queued after it for callers that came during it */
-  #running: Promise<string[]> | null = null;
-  #queued: Promise<string[]> | null = null;
   #state: State | null = null;
   /** how many changes this index has read from the changes feed (tests assert on it) */
   changesRead = 0;
-
   readonly #db: Database;
   readonly #lock: WriteLock;
 
@@ -75,26 +67,12 @@ export class ClassNamesIndex {
   }
 
   /** Names of the class documents that exist and are active (meta-classes included). */
-  list(): Promise<string[]> {
-    if (!this.#running) return this.#start();
-    // one under way may have read the changes before this call's: the callers that come during
-    // it share the next one
-    this.#queued ??= this.#running.then(
-      () => undefined,
-      () => undefined,
-    ).then(() => {
-      this.#queued = null;
-      return this.#start();
-    });
-    return this.#queued;
-  }
-
-  #start(): Promise<string[]> {
-    const run = this.#catchUp().finally(() => {
-      if (this.#running === run) this.#running = null;
-    });
-    this.#running = run;
-    return run;
+  async list(): Promise<string[]> {
+    const state = await this.#load();
+    // anything but the pipeline's writes since the last reading (none after a clean close, or
+    // after this stack's own writes) is read inside the write lock
+    if (Number((await this.#db.info()).update_seq) !== state.seq + state.pending) await this.#lock(() => this.persist());
+    return [...state.names].sort();
   }
 
   /**
@@ -103,61 +81,35 @@ export class ClassNamesIndex {
    */
   async written(docs: readonly WrittenDoc[]): Promise<void> {
     const state = await this.#load();
-    apply(state, docs.filter((doc) => isClassDocId(doc._id)).map((doc) => [doc._id, doc] as const));
+    for (const doc of docs) if (isClassDocId(doc._id)) apply(state, doc._id, doc);
     state.pending += docs.length;
-    // a large gap of other writers' changes is read once, off the writes (by a listing)
-    if (state.pending >= PERSIST_EVERY && !this.#running && !(await this.persist())) void this.list().catch(() => undefined);
+    if (state.pending >= PERSIST_EVERY) await this.persist();
   }
 
   /**
-   * Inside the write lock: brings `seq` up to the store's update sequence and stores the
-   * checkpoint when it moved (every PERSIST_EVERY written documents, at close). The changes
-   * since `seq` are read only when the pipeline's writes do not account for them all, and only
-   * when at most INLINE_GAP are not the pipeline's: false when more were left unread.
+   * Inside the write lock: brings `seq` up to the store's update sequence — reading the changes
+   * since it when the pipeline's writes do not account for them all (other writers': each
+   * document changed since is then taken as it is now) — and stores the checkpoint when it
+   * moved (every PERSIST_EVERY written documents, on a listing that read, at close).
    */
-  async persist(): Promise<boolean> {
+  async persist(): Promise<void> {
     const state = await this.#load();
-    const seq = Number((await this.#db.info()).update_seq);
-    const foreign = seq - state.seq - state.pending;
-    const settled = Math.abs(foreign) <= INLINE_GAP;
-    if (foreign === 0) [state.seq, state.pending] = [seq, 0];
-    else if (settled) this.#take(state, await this.#readChanges(state.seq));
+    let seq = Number((await this.#db.info()).update_seq);
+    // every pipeline write counted so far is among the changes read
+    if (seq !== state.seq + state.pending) seq = await this.#readChanges(state, state.seq);
+    [state.seq, state.pending] = [seq, 0];
     const stored = await readRaw<ClassNamesDoc>(this.#db, INDEX_ID);
-    if (stored?.seq !== state.seq) {
-      const doc: ClassNamesDoc = { _id: INDEX_ID, ...(stored && { _rev: stored._rev }), seq: state.seq, names: [...state.names].sort() };
-      // another stack (tab) on the store stored its own checkpoint meanwhile: as exact as ours
-      await this.#db.put(doc as never).catch((err: { status?: number }) => {
-        if (err.status !== 409) throw err;
-      });
-    }
-    return settled;
+    if (stored?.seq === seq) return;
+    const doc: ClassNamesDoc = { _id: INDEX_ID, ...(stored && { _rev: stored._rev }), seq, names: [...state.names].sort() };
+    // by bulkDocs, not put: pouchdb-adapter-idb's own _local put never answers when a full
+    // quota aborts its transaction (it listens for errors only), which hung the close
+    const [result] = await this.#db.bulkDocs([doc as never]);
+    // another stack (tab) on the store stored its own checkpoint meanwhile: as exact as ours
+    if ('error' in result && result.status !== 409) throw result;
   }
 
-  async #catchUp(): Promise<string[]> {
-    const state = await this.#load();
-    // anything but the pipeline's writes since the last reading (none after a clean close, or
-    // after this stack's own writes): read outside the write lock, as it may be large, and what
-    // came meanwhile inside it; each document changed since is then taken as it is now
-    if (Number((await this.#db.info()).update_seq) !== state.seq + state.pending) {
-      const read = await this.#readChanges(state.seq);
-      await this.#lock(async () => {
-        const rest = await this.#readChanges(read.seq);
-        apply(state, read.classDocs);
-        this.#take(state, rest);
-        await this.persist();
-      });
-    }
-    return [...state.names].sort();
-  }
-
-  /** Changes read inside the lock: every pipeline write counted so far is among them. */
-  #take(state: State, read: { seq: number; classDocs: ClassDocs }): void {
-    apply(state, read.classDocs);
-    [state.seq, state.pending] = [read.seq, 0];
-  }
-
-  /** The class documents among the changes since `since` (the latest version of each), and the sequence read to. */
-  async #readChanges(since: number): Promise<{ seq: number; classDocs: ClassDocs }> {
+  /** Takes the class documents among the changes since `since` as they are now; returns the sequence read to. */
+  async #readChanges(state: State, since: number): Promise<number> {
     // page through the changes: after a large import there may be millions of them
     const candidates = new Set<string>();
     for (;;) {
@@ -167,8 +119,10 @@ export class ClassNamesIndex {
       since = Number(page.last_seq);
       if (page.results.length < CHANGES_PAGE) break;
     }
-    const rows = candidates.size > 0 ? (await this.#db.allDocs({ keys: [...candidates], include_docs: true })).rows : [];
-    return { seq: since, classDocs: rows.map((row) => [row.key, 'doc' in row ? (row.doc as WrittenDoc | null | undefined) : null] as const) };
+    if (candidates.size > 0) {
+      for (const row of (await this.#db.allDocs({ keys: [...candidates], include_docs: true })).rows) apply(state, row.key, 'doc' in row ? (row.doc as WrittenDoc) : null);
+    }
+    return since;
   }
 
   async #load(): Promise<State> {
@@ -178,10 +132,8 @@ export class ClassNamesIndex {
   }
 }
 
-function apply(state: State, classDocs: ClassDocs): void {
-  for (const [id, doc] of classDocs) {
-    const active = !!doc && doc._deleted !== true && (doc['~class'] === CLASS_META || doc['~class'] === SELF_META) && doc.active !== false;
-    if (active) state.names.add(id);
-    else state.names.delete(id);
-  }
+function apply(state: State, id: string, doc: WrittenDoc | null | undefined): void {
+  const active = !!doc && doc._deleted !== true && (doc['~class'] === CLASS_META || doc['~class'] === SELF_META) && doc.active !== false;
+  if (active) state.names.add(id);
+  else state.names.delete(id);
 }
