@@ -23,8 +23,7 @@ interface ClassNamesDoc {
 
 /**
  * The index in memory: every change up to `seq` is reflected in `names`, and so are the
- * pipeline's writes since (`pending` of them). Names moved by changes after `seq` are safe to
- * store with `seq`: a reader from `seq` reads those documents again as they are now.
+ * pipeline's writes since (`pending` of them).
  */
 interface State {
   seq: number;
@@ -52,7 +51,8 @@ export interface WrittenDoc {
  *   changes and nothing is read back;
  * - when it moved by more (a replication, a purge, a class put outside the pipeline, another
  *   stack or tab on the store), the changes since the last reading are read from the changes
- *   feed (the pipeline's own among them): a class document arriving any way is seen.
+ *   feed inside the write lock (the pipeline's own among them): a class document arriving any
+ *   way is seen.
  */
 export class ClassNamesIndex {
   #state: State | null = null;
