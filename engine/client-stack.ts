@@ -2,7 +2,7 @@ import { asValue } from 'awilix';
 import { KERNEL_ERRORS } from '../contracts/errors.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from '../contracts/model.js';
 import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
-import type { Database } from '../storage/database.js';
+import { closesOf, type Database } from '../storage/database.js';
 import { writeLockFor } from '../storage/write-lock.js';
 import { KEYS } from '../kernel/container.js';
 import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
@@ -28,6 +28,7 @@ import { findClassDocuments, readDocument, refuseTakenIds, scanClass } from './q
 import { SYSTEM_PATCHES } from './system-patches/index.js';
 import { capabilitiesPart } from './write-parts/capabilities.js';
 import { classCountsPart } from './write-parts/class-counts.js';
+import { classNamesPart } from './write-parts/class-names.js';
 import { primaryKeysPart } from './write-parts/primary-keys.js';
 
 export type { StackOptions, WriteOptions, DocConflict, ConflictResolvedEvent, ConflictCase, ConflictEvent, ConflictFailedEvent, ConflictHandler };
@@ -50,6 +51,8 @@ export class ClientStack extends StackCore {
   /** what every storing path shares: the store, its key index and counters, and its queue for read-then-write sections */
   readonly #store: StoreDeps;
   readonly #db: Database;
+  /** closesOf(store) at open: another stack on the same store that closed it since leaves nothing to write on close */
+  readonly #closesAtOpen: number;
   private readonly ingestor: Ingestor;
   private readonly liveClasses = new Map<string, Promise<Class>>();
   /** the attribute types and config keys this stack knows: the engine's and its plugins' */
@@ -58,16 +61,18 @@ export class ClientStack extends StackCore {
   private constructor(name: string, options: StackOptions, db: Database) {
     super(name, options, db);
     this.#db = db;
+    this.#closesAtOpen = closesOf(db);
     const lock = writeLockFor(db); // the same queue as the pipeline's (one per store)
     this.classCache = new ClassCache(db, this.changes, this.clock);
     this.primaryKeys = new PrimaryKeyIndex(db, (n) => this.classCache.get(n), this.clock, (n) => this.classCounts.known(n));
-    this.classNames = new ClassNamesIndex(db);
+    this.classNames = new ClassNamesIndex(db, lock);
     this.classCounts = new ClassCounts(db, lock);
     this.#store = { db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock };
-    // the engine's own share of every write: capability check, key entries, counters (in that order)
+    // the engine's own share of every write: capability check, key entries, counters, the class-name checkpoint (in that order)
     this.pipeline.addPart(capabilitiesPart(this.attributeTypes));
     this.pipeline.addPart(primaryKeysPart(this.primaryKeys));
     this.pipeline.addPart(classCountsPart(this.classCounts));
+    this.pipeline.addPart(classNamesPart(this.classNames));
     // the counts not yet persisted are stored before storage closes (after the plugins' own closing writes)
     this.hooks.onClose.tapPromise({ name: 'class-counts', stage: 1_000 }, () => this.classCounts.close());
     this.ingestor = new Ingestor({
@@ -317,7 +322,9 @@ export class ClientStack extends StackCore {
     return this.ingestor.heldDocuments();
   }
 
-  protected stopLayer(): void {
+  protected async stopLayer(): Promise<void> {
+    // the class-name checkpoint as far as this stack's writes moved it, so the next open reads nothing back
+    if (closesOf(this.#db) === this.#closesAtOpen) await this.#store.lock(() => this.classNames.persist()).catch(() => undefined);
     for (const live of this.liveClasses.values()) live.then((c) => c.unsubscribe(), () => undefined);
     this.liveClasses.clear();
     this.classCache.close();

@@ -6,7 +6,7 @@ import type { WriteOrigin } from '../contracts/hooks.js';
 import { SYSTEM_FIELDS, type Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import { ChangeFeed } from '../storage/change-feed.js';
-import { openDatabase, type AdapterName, type Database } from '../storage/database.js';
+import { closeDatabase, openDatabase, type AdapterName, type Database } from '../storage/database.js';
 import { StackStorage, type Storage } from '../storage/facade.js';
 import { writeLockFor } from '../storage/write-lock.js';
 import { createStackContainer, KEYS } from './container.js';
@@ -213,15 +213,18 @@ export abstract class StackCore extends EventEmitter {
     return this.closing;
   }
 
-  /** What the layer above stops before storage closes (its caches, its subscriptions). */
-  protected abstract stopLayer(): void;
+  /** What the layer above stops or saves before storage closes (its caches, its subscriptions, its checkpoints). */
+  protected abstract stopLayer(): Promise<void> | void;
 
   private async shutdown(): Promise<void> {
-    this.stopLayer();
-    this.changes.close();
+    try {
+      await this.stopLayer();
+    } finally {
+      this.changes.close();
+    }
     this.state = 'closed';
     try {
-      await this.#db.close();
+      await closeDatabase(this.#db);
     } catch (err) {
       // another instance of the same store (same name, same process) already closed it
       if ((err as { status?: number }).status !== 412) throw err;

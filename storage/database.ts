@@ -30,6 +30,30 @@ function loadAdapter(name: AdapterName): Promise<void> {
 }
 
 
+/** One key per store of this process (adapter and name: two PouchDB objects may share a store). */
+export function storeKeyOf(db: Database): string {
+  return `${(db as { adapter?: string }).adapter ?? ''}:${db.name}`;
+}
+
+/**
+ * How many times each store was closed in this process. Two stacks opened on one store share it
+ * (PouchDB keeps one adapter store per name), so the first to close ends it for the other, whose
+ * reads would then never answer: a stack compares this count with the one at its open before
+ * it writes anything on close.
+ */
+const closes = new Map<string, number>();
+
+export function closesOf(db: Database): number {
+  return closes.get(storeKeyOf(db)) ?? 0;
+}
+
+/** Closes the store (counted by closesOf). */
+export async function closeDatabase(db: Database): Promise<void> {
+  const key = storeKeyOf(db);
+  closes.set(key, (closes.get(key) ?? 0) + 1);
+  await db.close();
+}
+
 /** Where a leveldb stack keeps its files: `<dataDir>/<name>`; memory and IndexedDB: the name. */
 export function storageLocation(options: StorageOptions): string {
   if (options.adapter !== 'leveldb') return options.name;

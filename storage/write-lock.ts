@@ -1,4 +1,4 @@
-import type { Database } from './database.js';
+import { storeKeyOf, type Database } from './database.js';
 
 /**
  * One queue per store for the engine's read-then-write sections (primary-key entries and class
@@ -21,10 +21,7 @@ export type WriteLock = (<T>(section: () => Promise<T>) => Promise<T>) & {
   busy(): boolean;
 };
 
-/** One key per store of this process (adapter and name: two PouchDB objects may share a store). */
-export function storeKeyOf(db: Database): string {
-  return `${(db as { adapter?: string }).adapter ?? ''}:${db.name}`;
-}
+export { storeKeyOf };
 
 export function writeLockFor(db: Database): WriteLock {
   const key = storeKeyOf(db);

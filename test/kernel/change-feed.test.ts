@@ -19,6 +19,7 @@ describe('the change feed and large writes of the stack itself', () => {
     const stack = await kernelStack();
     await Class.create(stack, 'Tag', 'class', '', { label: { type: 'string', primaryKey: true } });
     const { heard } = listen(stack);
+    await stack.listClasses(); // the class-name index reads Class.create's put now, not during the write below
     await settle();
     const reads = vi.spyOn(rawDb(stack), 'changes');
     const made = await stack.createDocs(Array.from({ length: 120 }, (_, i) => ({ '~class': 'Tag', label: `t${i}` })));

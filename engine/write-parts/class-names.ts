@@ -1,0 +1,18 @@
+import type { WritePart } from '../../contracts/unit-of-work.js';
+import type { ClassNamesIndex } from '../indexes/class-names.js';
+
+/**
+ * Keeps the class-name index moving with the pipeline's writes, so it never reads them back
+ * (engine/indexes/class-names.ts): once a write stored all of its documents, the index takes its
+ * class documents as they are and counts the rest. No storage call of its own per write: the
+ * update sequence is read, and the checkpoint stored, every PERSIST_EVERY written documents.
+ */
+export function classNamesPart(index: ClassNamesIndex): WritePart {
+  return {
+    name: 'class-names',
+    begin(work) {
+      if (work.dryRun) return undefined;
+      return { done: () => index.written(work.items.map((item) => item.doc)) };
+    },
+  };
+}
