@@ -37,9 +37,11 @@ export function storageLocation(options: StorageOptions): string {
   return `${dir}/${options.name}`;
 }
 
+const isIndexedDB = (adapter: AdapterName): boolean => adapter === 'indexeddb' || adapter === 'indexeddb-next';
+
 function checkAdapter(options: StorageOptions): void {
   if (!Object.hasOwn(adapterLoaders, options.adapter)) {
-    throw KERNEL_ERRORS.storageAdapterUnknown(`Unknown storage adapter "${String(options.adapter)}"; use "indexeddb", "leveldb" or "memory".`, {
+    throw KERNEL_ERRORS.storageAdapterUnknown(`Unknown storage adapter "${String(options.adapter)}"; use "indexeddb", "indexeddb-next", "leveldb" or "memory".`, {
       details: { adapter: options.adapter },
     });
   }
@@ -55,7 +57,7 @@ export async function destroyStore(options: StorageOptions): Promise<void> {
 export async function openDatabase(options: StorageOptions): Promise<Database> {
   checkAdapter(options);
   const location = storageLocation(options);
-  if (options.adapter === 'indexeddb' && typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'undefined') {
+  if (isIndexedDB(options.adapter) && typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'undefined') {
     throw storageUnavailable(location, 'this environment has no IndexedDB (a private window, a sandboxed frame, or not a browser)');
   }
   await loadAdapter(options.adapter);
@@ -66,7 +68,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
   } catch (err) {
     const message = String((err as Error)?.message ?? err);
     if (isQuotaError(err)) throw quotaExceeded(location, err);
-    if (options.adapter === 'indexeddb') throw storageUnavailable(location, `IndexedDB refused to open it (${errorName(err)})`, err);
+    if (isIndexedDB(options.adapter)) throw storageUnavailable(location, `IndexedDB refused to open it (${errorName(err)})`, err);
     if (/lock/i.test(message)) {
       throw KERNEL_ERRORS.storageLocked(`The store ${JSON.stringify(location)} is in use by another process (a running node?); stop it first.`, {
         details: { location },
@@ -75,7 +77,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
     }
     throw err;
   }
-  if (options.adapter === 'indexeddb') translateWriteErrors(db, location);
+  if (isIndexedDB(options.adapter)) translateWriteErrors(db, location);
   return db;
 }
 

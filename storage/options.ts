@@ -1,5 +1,9 @@
 /** Which store a stack opens: read by the database module and each platform's adapter list. */
-export type AdapterName = 'leveldb' | 'memory' | 'indexeddb';
+/**
+ * `indexeddb` is the browser's default IndexedDB adapter (pouchdb-adapter-idb); `indexeddb-next`
+ * selects pouchdb-adapter-indexeddb instead (docs/browser.md#storage-indexeddb says when).
+ */
+export type AdapterName = 'leveldb' | 'memory' | 'indexeddb' | 'indexeddb-next';
 
 export interface StorageOptions {
   name: string;

@@ -1,4 +1,5 @@
 import { KERNEL_ERRORS } from '../contracts/errors.js';
+import type { AdapterName } from './options.js';
 import type { AdapterLoader } from './storage-adapters.js';
 
 /** The browser bundle's adapters: IndexedDB only (leveldb and memory stay out of the bundle). */
@@ -9,11 +10,13 @@ const notInBrowser = (adapter: string): AdapterLoader => ({
     ),
 });
 
-export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterLoader> = {
+export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   leveldb: notInBrowser('leveldb'),
   memory: notInBrowser('memory'),
   // IndexedDB through pouchdb-adapter-idb (PouchDB's adapter name "idb"): the newer
   // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
   // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
   indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
+  // the other IndexedDB adapter, selectable (its trade-offs: docs/browser.md#storage-indexeddb)
+  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
 };
