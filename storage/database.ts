@@ -16,8 +16,9 @@ const DocstackPouch = PouchDB;
 // swaps in storage-adapters.browser.ts): a browser bundle never holds leveldb, a Node process
 // never loads IndexedDB unless asked.
 const loadedAdapters = new Map<AdapterName, Promise<void>>();
-
-function loadAdapter(name: AdapterName): Promise<void> {
+function loadAdapter(name: AdapterName, given?: PouchDB.Plugin): Promise<void> {
+  // handed in (options.adapterPlugin): registering it again only sets the same adapter again
+  if (given) return Promise.resolve(void DocstackPouch.plugin(given));
   let loading = loadedAdapters.get(name);
   if (!loading) {
     loading = adapterLoaders[name].load().then((mod) => {
@@ -29,7 +30,6 @@ function loadAdapter(name: AdapterName): Promise<void> {
   return loading;
 }
 
-
 /** Where a leveldb stack keeps its files: `<dataDir>/<name>`; memory and IndexedDB: the name. */
 export function storageLocation(options: StorageOptions): string {
   if (options.adapter !== 'leveldb') return options.name;
@@ -37,11 +37,12 @@ export function storageLocation(options: StorageOptions): string {
   return `${dir}/${options.name}`;
 }
 
-const isIndexedDB = (adapter: AdapterName): boolean => adapter === 'indexeddb' || adapter === 'indexeddb-next';
+/** indexeddb and indexeddb-next: the two IndexedDB adapters */
+const isIndexedDB = (adapter: AdapterName): boolean => adapter.startsWith('indexeddb');
 
 function checkAdapter(options: StorageOptions): void {
   if (!Object.hasOwn(adapterLoaders, options.adapter)) {
-    throw KERNEL_ERRORS.storageAdapterUnknown(`Unknown storage adapter "${String(options.adapter)}"; use "indexeddb", "indexeddb-next", "leveldb" or "memory".`, {
+    throw KERNEL_ERRORS.storageAdapterUnknown(`Unknown storage adapter "${String(options.adapter)}"; use ${Object.keys(adapterLoaders).join(', ')}.`, {
       details: { adapter: options.adapter },
     });
   }
@@ -50,7 +51,7 @@ function checkAdapter(options: StorageOptions): void {
 /** Deletes a store for good (the node's reset): close its stack first. */
 export async function destroyStore(options: StorageOptions): Promise<void> {
   checkAdapter(options);
-  await loadAdapter(options.adapter);
+  await loadAdapter(options.adapter, options.adapterPlugin);
   await new DocstackPouch(storageLocation(options), { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter }).destroy();
 }
 
@@ -60,7 +61,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
   if (isIndexedDB(options.adapter) && typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'undefined') {
     throw storageUnavailable(location, 'this environment has no IndexedDB (a private window, a sandboxed frame, or not a browser)');
   }
-  await loadAdapter(options.adapter);
+  await loadAdapter(options.adapter, options.adapterPlugin);
   await adapterLoaders[options.adapter].prepare?.(options);
   const db = new DocstackPouch<Record<string, unknown>>(location, { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter });
   try {

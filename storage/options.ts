@@ -10,4 +10,10 @@ export interface StorageOptions {
   adapter: AdapterName;
   /** leveldb only: the folder that holds the database folder (default ./data). */
   dataDir?: string;
+  /**
+   * The PouchDB adapter plugin for `adapter`, handed in instead of loaded by name: the browser
+   * bundle does not hold pouchdb-adapter-indexeddb, so an app selecting `indexeddb-next` imports
+   * it and passes it here (`import adapterPlugin from 'pouchdb-adapter-indexeddb'`).
+   */
+  adapterPlugin?: PouchDB.Plugin;
 }

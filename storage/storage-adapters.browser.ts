@@ -3,11 +3,8 @@ import type { AdapterName } from './options.js';
 import type { AdapterLoader } from './storage-adapters.js';
 
 /** The browser bundle's adapters: IndexedDB only (leveldb and memory stay out of the bundle). */
-const notInBrowser = (adapter: string): AdapterLoader => ({
-  load: () =>
-    Promise.reject(
-      KERNEL_ERRORS.storageUnavailable(`The ${adapter} adapter is not part of the browser build; use adapter "indexeddb".`, { details: { adapter } }),
-    ),
+const notInBrowser = (adapter: string, instead = 'use adapter "indexeddb"'): AdapterLoader => ({
+  load: () => Promise.reject(KERNEL_ERRORS.storageUnavailable(`The ${adapter} adapter is not part of the browser build; ${instead}.`, { details: { adapter } })),
 });
 
 export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
@@ -17,6 +14,8 @@ export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
   // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
   indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
-  // the other IndexedDB adapter, selectable (its trade-offs: docs/browser.md#storage-indexeddb)
-  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
+  // the other IndexedDB adapter, selectable (its trade-offs: docs/browser.md#storage-indexeddb).
+  // Not in the bundle (9 kB gzipped, over both bundles' budgets): the app imports it and hands
+  // it in, createStack({ adapter: 'indexeddb-next', adapterPlugin }); without it, refused
+  'indexeddb-next': { ...notInBrowser('indexeddb-next', 'hand in pouchdb-adapter-indexeddb (adapterPlugin)'), pouchAdapter: 'indexeddb' },
 };

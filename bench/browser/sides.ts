@@ -61,7 +61,9 @@ const RX_SCHEMA = {
 
 /** docstack from the real bundle, the browser preset, on `adapter`. */
 async function docstackSide(name: string, adapter: AdapterName): Promise<Side> {
-  const stack = (await createStack({ name, adapter, plugins: browser })) as unknown as BrowserStack;
+  // indexeddb-next: pouchdb-adapter-indexeddb is not in the bundle, the page hands it in
+  const adapterPlugin = adapter === 'indexeddb-next' ? indexeddbAdapter : undefined;
+  const stack = (await createStack({ name, adapter, adapterPlugin, plugins: browser })) as unknown as BrowserStack;
   await Class.create(stack, 'Category', 'class', '', { name: { type: 'string', mandatory: true } });
   const items = await Class.create(stack, 'Item', 'class', '', ITEM_SCHEMA as never);
   await stack.createDocs(Array.from({ length: CATEGORIES }, (_, i) => ({ '~class': 'Category', _id: categoryId(i + 1), name: `Category ${i + 1}` })));
@@ -73,7 +75,7 @@ async function docstackSide(name: string, adapter: AdapterName): Promise<Side> {
     },
     destroy: async () => {
       await stack.close();
-      await destroyStore({ name, adapter });
+      await destroyStore({ name, adapter, adapterPlugin });
     },
   };
 }
