@@ -12,7 +12,7 @@
  * The page is test/browser's harness: the real bundle served from 127.0.0.1, Debian's chromium.
  */
 import { fileURLToPath } from 'node:url';
-import { startHarness } from '../../test/browser/harness.js';
+import { startHarness, type Harness } from '../../test/browser/harness.js';
 import { comparison, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from '../harness.js';
 
 const DOCS = 10_000;
@@ -65,8 +65,24 @@ const PAIRS: [SideName, SideName][] = [
   ['rxdb', 'dexie'],
 ];
 
-/** The page measures wall-clock time only (performance.now); cpu is the same figure. */
-const sample = (ms: number): Sample => ({ wallMs: ms, cpuMs: ms });
+/**
+ * A timed step: the page's wall clock (performance.now) and the CPU time of every Chromium
+ * process over the step (DevTools' SystemInfo.getProcessInfo, 10 ms resolution): the browser
+ * process and the storage service do IndexedDB's work, the renderer runs the page. On a machine
+ * shared with other work the CPU ratio moves far less than the wall ratio.
+ */
+async function timer(harness: Harness): Promise<(run: () => Promise<number>) => Promise<Sample>> {
+  const cdp = await harness.browser.newBrowserCDPSession();
+  const cpuMs = async () => {
+    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo' as never)) as unknown as { processInfo: { cpuTime: number }[] };
+    return processInfo.reduce((sum, p) => sum + p.cpuTime, 0) * 1000;
+  };
+  return async (run) => {
+    const before = await cpuMs();
+    const wallMs = await run();
+    return { wallMs, cpuMs: (await cpuMs()) - before };
+  };
+}
 
 export async function runBrowser(options: BenchOptions): Promise<BenchReport> {
   const peers = fileURLToPath(new URL('../peers/node_modules', import.meta.url));
@@ -74,6 +90,7 @@ export async function runBrowser(options: BenchOptions): Promise<BenchReport> {
   try {
     const context = await harness.context();
     const tab = await harness.page(context);
+    const timed = await timer(harness);
     const comparisons = new Map<string, Comparison>();
     for (const op of Object.keys(OPS) as Op[]) {
       for (const [engine, baseline] of PAIRS) {
@@ -86,38 +103,40 @@ export async function runBrowser(options: BenchOptions): Promise<BenchReport> {
       const warm = round < 0;
       const scale = warm ? WARMUP_SCALE : 1;
       const seed = 1000 + round;
-      const times: Record<Op, Partial<Record<SideName, number>>> = { bulk: {}, serial: {}, lookups: {} };
+      const times: Record<Op, Partial<Record<SideName, Sample>>> = { bulk: {}, serial: {}, lookups: {} };
       // bulk, then lookups on the database just filled (the lookups rotate on their own)
       for (const side of rotate(sidesOf('bulk'), round + 1)) {
         const name = `bench-${side}-${round + 1}`;
         await tab.run('open', { side, name });
-        times.bulk[side] = await tab.run<number>('bulk', { name, docs: DOCS * scale, seed });
+        times.bulk[side] = await timed(() => tab.run<number>('bulk', { name, docs: DOCS * scale, seed }));
       }
       for (const side of rotate(sidesOf('lookups'), round + 2)) {
-        times.lookups[side] = await tab.run<number>('lookups', { name: `bench-${side}-${round + 1}`, count: LOOKUPS * scale, seed });
+        times.lookups[side] = await timed(() => tab.run<number>('lookups', { name: `bench-${side}-${round + 1}`, count: LOOKUPS * scale, seed }));
       }
       for (const side of sidesOf('bulk')) await tab.run('destroy', { name: `bench-${side}-${round + 1}` });
       for (const side of rotate(sidesOf('serial'), round + 3)) {
         const name = `bench-serial-${side}-${round + 1}`;
         await tab.run('open', { side, name });
-        times.serial[side] = await tab.run<number>('serial', { name, docs: SERIAL * scale, seed });
+        times.serial[side] = await timed(() => tab.run<number>('serial', { name, docs: SERIAL * scale, seed }));
         await tab.run('destroy', { name });
       }
-      const vsRx = (op: Op) => (times[op].docstack! / times[op].rxdb!).toFixed(2);
+      const vsRx = (op: Op) => `${(times[op].docstack!.wallMs / times[op].rxdb!.wallMs).toFixed(2)}× (cpu ${(times[op].docstack!.cpuMs / times[op].rxdb!.cpuMs).toFixed(2)}×)`;
       if (warm) {
         options.log('warm-up round done');
         continue;
       }
       for (const [key, c] of comparisons) {
         const [op, engine, baseline] = key.split(':') as [Op, SideName, SideName];
-        record(c, sample(times[op][engine]!), sample(times[op][baseline]!));
+        record(c, times[op][engine]!, times[op][baseline]!);
       }
-      options.log(`round ${round + 1}: docstack ÷ RxDB on Dexie: bulk ${vsRx('bulk')}×, serial ${vsRx('serial')}×, lookups ${vsRx('lookups')}×; ms ${JSON.stringify(times)}`);
+      const ms = Object.fromEntries(Object.entries(times).map(([op, bySide]) => [op, Object.fromEntries(Object.entries(bySide).map(([k, t]) => [k, [Math.round(t.wallMs), Math.round(t.cpuMs)]]))]));
+      options.log(`round ${round + 1}: docstack ÷ RxDB on Dexie: bulk ${vsRx('bulk')}, serial ${vsRx('serial')}, lookups ${vsRx('lookups')}; [wall, cpu] ms ${JSON.stringify(ms)}`);
     }
     return {
       bench: 'browser',
       settings: {
         browser: `chromium ${harness.browser.version()} (headless)`,
+        time: 'wall = the page\'s performance.now; cpu = CPU time of all Chromium processes over the step (SystemInfo.getProcessInfo, 10 ms resolution)',
         adapters: 'docstack "indexeddb" = pouchdb-adapter-idb (default), "indexeddb-next" = pouchdb-adapter-indexeddb',
         peers: 'raw PouchDB 9 (pouchdb-core + the same adapter), Dexie 4 (no validation), RxDB 17 on its Dexie storage with its ajv validator; all in the same page',
         rounds: options.rounds,
