@@ -21,6 +21,8 @@ export interface StackOptions {
   adapter: AdapterName;
   /** leveldb: folder holding the database folder (default ./data) */
   dataDir?: string;
+  /** the PouchDB adapter plugin for `adapter`, handed in (`indexeddb-next` in the browser bundle: StorageOptions) */
+  adapterPlugin?: PouchDB.Plugin;
   /** a preset (plugins.config.ts) or any list of plugins / [plugin, options] / false */
   plugins?: readonly PluginEntry[];
   /** expected number of applied system patches; defaults to the PATCH_COUNT environment variable */

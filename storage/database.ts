@@ -16,8 +16,9 @@ const DocstackPouch = PouchDB;
 // swaps in storage-adapters.browser.ts): a browser bundle never holds leveldb, a Node process
 // never loads IndexedDB unless asked.
 const loadedAdapters = new Map<AdapterName, Promise<void>>();
-
-function loadAdapter(name: AdapterName): Promise<void> {
+function loadAdapter(name: AdapterName, given?: PouchDB.Plugin): Promise<void> {
+  // handed in (options.adapterPlugin): registering it again only sets the same adapter again
+  if (given) return Promise.resolve(void DocstackPouch.plugin(given));
   let loading = loadedAdapters.get(name);
   if (!loading) {
     loading = adapterLoaders[name].load().then((mod) => {
@@ -61,9 +62,12 @@ export function storageLocation(options: StorageOptions): string {
   return `${dir}/${options.name}`;
 }
 
+/** indexeddb and indexeddb-next: the two IndexedDB adapters */
+const isIndexedDB = (adapter: AdapterName): boolean => adapter.startsWith('indexeddb');
+
 function checkAdapter(options: StorageOptions): void {
   if (!Object.hasOwn(adapterLoaders, options.adapter)) {
-    throw KERNEL_ERRORS.storageAdapterUnknown(`Unknown storage adapter "${String(options.adapter)}"; use "indexeddb", "leveldb" or "memory".`, {
+    throw KERNEL_ERRORS.storageAdapterUnknown(`Unknown storage adapter "${String(options.adapter)}"; use ${Object.keys(adapterLoaders).join(', ')}.`, {
       details: { adapter: options.adapter },
     });
   }
@@ -72,17 +76,17 @@ function checkAdapter(options: StorageOptions): void {
 /** Deletes a store for good (the node's reset): close its stack first. */
 export async function destroyStore(options: StorageOptions): Promise<void> {
   checkAdapter(options);
-  await loadAdapter(options.adapter);
+  await loadAdapter(options.adapter, options.adapterPlugin);
   await new DocstackPouch(storageLocation(options), { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter }).destroy();
 }
 
 export async function openDatabase(options: StorageOptions): Promise<Database> {
   checkAdapter(options);
   const location = storageLocation(options);
-  if (options.adapter === 'indexeddb' && typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'undefined') {
+  if (isIndexedDB(options.adapter) && typeof (globalThis as { indexedDB?: unknown }).indexedDB === 'undefined') {
     throw storageUnavailable(location, 'this environment has no IndexedDB (a private window, a sandboxed frame, or not a browser)');
   }
-  await loadAdapter(options.adapter);
+  await loadAdapter(options.adapter, options.adapterPlugin);
   await adapterLoaders[options.adapter].prepare?.(options);
   const db = new DocstackPouch<Record<string, unknown>>(location, { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter });
   try {
@@ -90,7 +94,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
   } catch (err) {
     const message = String((err as Error)?.message ?? err);
     if (isQuotaError(err)) throw quotaExceeded(location, err);
-    if (options.adapter === 'indexeddb') throw storageUnavailable(location, `IndexedDB refused to open it (${errorName(err)})`, err);
+    if (isIndexedDB(options.adapter)) throw storageUnavailable(location, `IndexedDB refused to open it (${errorName(err)})`, err);
     if (/lock/i.test(message)) {
       throw KERNEL_ERRORS.storageLocked(`The store ${JSON.stringify(location)} is in use by another process (a running node?); stop it first.`, {
         details: { location },
@@ -99,7 +103,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
     }
     throw err;
   }
-  if (options.adapter === 'indexeddb') translateWriteErrors(db, location);
+  if (isIndexedDB(options.adapter)) translateWriteErrors(db, location);
   return db;
 }
 

@@ -1,4 +1,4 @@
-import type { StorageOptions } from './options.js';
+import type { AdapterName, StorageOptions } from './options.js';
 
 /**
  * The storage adapters this platform has, each loaded on first use. This file is Node's list;
@@ -14,7 +14,7 @@ export interface AdapterLoader {
   pouchAdapter?: string;
 }
 
-export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterLoader> = {
+export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   leveldb: {
     load: () => import('pouchdb-adapter-leveldb'),
     prepare: async (options) => {
@@ -27,4 +27,6 @@ export const adapterLoaders: Record<'leveldb' | 'memory' | 'indexeddb', AdapterL
   // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
   // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
   indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
+  // the other IndexedDB adapter, selectable (its trade-offs: docs/browser.md#storage-indexeddb)
+  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
 };

@@ -1,32 +1,12 @@
 /**
  * The browser bench's page script (bundled by test/browser/harness.ts with `docstack/browser`
- * importing the real bundle /docstack.js). The baseline is raw PouchDB — pouchdb-core with the
- * same IndexedDB adapter (pouchdb-adapter-idb) the engine uses — bundled into this script.
- * Node calls `docstackTest.run(step, args)`; each step returns milliseconds (performance.now).
+ * importing the real bundle /docstack.js; the peers from bench/peers/node_modules). Node calls
+ * `docstackTest.run(step, args)`; a timed step returns milliseconds (performance.now).
  */
-import { Class, createStack, browser, type BrowserStack } from 'docstack/browser';
-import PouchDB from 'pouchdb-core';
-import idbAdapter from 'pouchdb-adapter-idb';
+import { CATEGORIES, SIDES, STATUSES, categoryId, type Item, type Side } from './sides.js';
 
-PouchDB.plugin(idbAdapter);
-type RawDb = PouchDB.Database<Record<string, unknown>>;
-
-const CATEGORIES = 5;
-const STATUSES = ['draft', 'active', 'retired'] as const;
 const DAY_MS = 86_400_000;
 const EPOCH_2000 = Date.UTC(2000, 0, 1);
-
-/** The eight validated attributes of bench/pipeline's Item. */
-const ITEM_SCHEMA = {
-  code: { type: 'string', primaryKey: true, maxLength: 24 },
-  label: { type: 'string', maxLength: 80 },
-  quantity: { type: 'integer', min: 0, max: 1_000_000 },
-  price: { type: 'decimal', precision: 2, min: 0 },
-  inStock: { type: 'boolean' },
-  releasedOn: { type: 'date', format: 'YYYY-MM-DD' },
-  status: { type: 'enum', values: [...STATUSES] },
-  category: { type: 'foreign_key', targetClass: 'Category', mandatory: true },
-};
 
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -39,90 +19,68 @@ function prng(seed: number): () => number {
   };
 }
 
-const categoryId = (n: number) => `Category-${n}`;
-
-function attributes(count: number, seed: number): Record<string, unknown>[] {
+/** `count` Items from number `from` on: the same documents for every side of a round. */
+function items(count: number, seed: number, from = 0): Item[] {
   const random = prng(seed);
-  return Array.from({ length: count }, (_, n) => ({
-    code: `ITEM-${String(n).padStart(7, '0')}`,
-    label: `Bench item number ${n}, ${STATUSES[n % 3]} lot`,
-    quantity: Math.floor(random() * 10_000),
-    price: Math.round(random() * 1_000_000) / 100,
-    inStock: random() < 0.5,
-    releasedOn: new Date(EPOCH_2000 + Math.floor(random() * 9_000) * DAY_MS).toISOString().slice(0, 10),
-    status: STATUSES[Math.floor(random() * STATUSES.length)],
-    category: categoryId(1 + (n % CATEGORIES)),
-  }));
+  return Array.from({ length: count }, (_, i) => {
+    const n = from + i;
+    return {
+      code: `ITEM-${String(n).padStart(7, '0')}`,
+      label: `Bench item number ${n}, ${STATUSES[n % 3]} lot`,
+      quantity: Math.floor(random() * 10_000),
+      price: Math.round(random() * 1_000_000) / 100,
+      inStock: random() < 0.5,
+      releasedOn: new Date(EPOCH_2000 + Math.floor(random() * 9_000) * DAY_MS).toISOString().slice(0, 10),
+      status: STATUSES[Math.floor(random() * STATUSES.length)],
+      category: categoryId(1 + (n % CATEGORIES)),
+    };
+  });
 }
 
-const stacks = new Map<string, BrowserStack>();
-const raws = new Map<string, RawDb>();
-/** per database: the ids and codes it holds, for the lookups */
-const filled = new Map<string, { ids: string[]; codes: string[] }>();
+const open = new Map<string, { side: Side; codes: string[] }>();
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
 
 const steps: Record<string, (args: Record<string, any>) => Promise<unknown>> = {
-  /** engine: a fresh stack with Category (+5 documents) and Item; then `createDocs` of `docs` Items, timed */
-  async engineBulk({ name, docs, seed }) {
-    const stack = (await createStack({ name, adapter: 'indexeddb', plugins: browser })) as unknown as BrowserStack;
-    stacks.set(name, stack);
-    await Class.create(stack, 'Category', 'class', '', { name: { type: 'string', mandatory: true } });
-    await Class.create(stack, 'Item', 'class', '', ITEM_SCHEMA as never);
-    await stack.createDocs(Array.from({ length: CATEGORIES }, (_, i) => ({ '~class': 'Category', _id: categoryId(i + 1), name: `Category ${i + 1}` })));
-    const inputs = attributes(docs, seed).map((a) => ({ '~class': 'Item', ...a }));
-    const start = performance.now();
-    const stored = await stack.createDocs(inputs);
-    const ms = performance.now() - start;
-    filled.set(name, { ids: stored.map((d) => d._id), codes: inputs.map((d) => String((d as Record<string, unknown>).code)) });
-    return ms;
+  /** opens side `side` on a fresh database `name` (not timed: schema, classes, categories) */
+  async open({ side, name }) {
+    if (!SIDES[side]) throw new Error(`no side "${side}"`);
+    open.set(name, { side: await SIDES[side](name), codes: [] });
+    return name;
   },
-  /** raw: the same stored documents (the engine's shape) with bulkDocs, in one call or in chunks of `chunk` */
-  async rawBulk({ name, docs, seed, chunk }) {
-    const db = new PouchDB<Record<string, unknown>>(name, { adapter: 'idb' });
-    raws.set(name, db);
-    await db.info();
-    const now = new Date().toISOString();
-    await db.bulkDocs(Array.from({ length: CATEGORIES }, (_, i) => ({ _id: categoryId(i + 1), '~class': 'Category', name: `Category ${i + 1}`, '~createTimestamp': now, active: true })));
-    const all = attributes(docs, seed).map((a) => ({ _id: `Item-${crypto.randomUUID()}`, '~class': 'Item', ...a, '~createTimestamp': now, active: true }));
-    const size = chunk ?? all.length;
-    const start = performance.now();
-    for (let i = 0; i < all.length; i += size) await db.bulkDocs(all.slice(i, i + size));
-    const ms = performance.now() - start;
-    filled.set(name, { ids: all.map((d) => d._id), codes: all.map((d) => String((d as Record<string, unknown>).code)) });
-    return ms;
+  /** one bulk insert of `docs` Items, timed */
+  async bulk({ name, docs, seed }) {
+    const db = open.get(name)!;
+    const all = items(docs, seed);
+    db.codes = all.map((a) => a.code);
+    return timed(() => db.side.bulk(all));
   },
-  /** engine: `count` primary-key lookups (one at a time), timed */
-  async engineLookups({ name, count, seed }) {
-    const stack = stacks.get(name)!;
-    const items = await stack.getClass('Item');
-    const { codes } = filled.get(name)!;
+  /** `docs` single inserts one after the other, timed */
+  async serial({ name, docs, seed }) {
+    const db = open.get(name)!;
+    const all = items(docs, seed, 1_000_000);
+    return timed(async () => {
+      for (const a of all) await db.side.insert(a);
+    });
+  },
+  /** `count` lookups by primary key one after the other (codes drawn with `seed`), timed */
+  async lookups({ name, count, seed }) {
+    const db = open.get(name)!;
     const random = prng(seed);
-    const picks = Array.from({ length: count }, () => codes[Math.floor(random() * codes.length)]);
-    const start = performance.now();
-    for (const code of picks) {
-      if (!(await items.getByPrimaryKeys({ code }))) throw new Error(`no Item ${code}`);
-    }
-    return performance.now() - start;
+    const picks = Array.from({ length: count }, () => db.codes[Math.floor(random() * db.codes.length)]);
+    return timed(async () => {
+      for (const code of picks) await db.side.lookup(code);
+    });
   },
-  /** raw: `count` gets by id (one at a time), timed */
-  async rawLookups({ name, count, seed }) {
-    const db = raws.get(name)!;
-    const { ids } = filled.get(name)!;
-    const random = prng(seed);
-    const picks = Array.from({ length: count }, () => ids[Math.floor(random() * ids.length)]);
-    const start = performance.now();
-    for (const id of picks) await db.get(id);
-    return performance.now() - start;
-  },
-  /** closes and deletes every database of the round (not timed) */
-  async cleanup() {
-    const names = [...stacks.keys(), ...raws.keys()];
-    for (const stack of stacks.values()) await stack.close();
-    for (const db of raws.values()) await db.close();
-    stacks.clear();
-    raws.clear();
-    filled.clear();
-    for (const name of names) await new PouchDB(name, { adapter: 'idb' }).destroy();
-    return names.length;
+  /** closes and deletes database `name` (not timed) */
+  async destroy({ name }) {
+    await open.get(name)?.side.destroy();
+    open.delete(name);
+    return name;
   },
 };
 

@@ -34,7 +34,7 @@ export function requireChromium(): string {
  * Bundles a page script (`entry`) with `docstack/browser` left as an import of /docstack.js —
  * the page runs the real bundle, not a second copy of the engine.
  */
-async function buildPageScript(entry: string, outfile: string, engineFile = '/docstack.js'): Promise<void> {
+async function buildPageScript(entry: string, outfile: string, engineFile = '/docstack.js', nodePaths: string[] = []): Promise<void> {
   const engine = new Set(['index.ts', 'plugins.config.ts', 'browser.ts', 'browser-sql.ts', 'plugins/sql/index.ts'].map((file) => join(root, file)));
   const shims: Record<string, string> = {
     [join(root, 'test/helpers/stack.ts')]: join(root, 'test/browser/shims/helpers-stack.ts'),
@@ -49,16 +49,29 @@ async function buildPageScript(entry: string, outfile: string, engineFile = '/do
     target: 'es2022',
     sourcemap: 'inline',
     logLevel: 'silent',
+    nodePaths,
     plugins: [
       {
         name: 'docstack-from-the-bundle',
         setup(build) {
+          // pouchdb-adapter-indexeddb (the indexeddb-next adapter, handed in by the page) where it is
+          // not installed yet: a plugin that fails the one test using it, naming what is missing
+          build.onResolve({ filter: /^pouchdb-adapter-indexeddb$/ }, async (args) => {
+            if (args.pluginData?.probe) return undefined;
+            const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { probe: true } });
+            return found.errors.length === 0 ? found : { path: args.path, namespace: 'docstack-missing' };
+          });
+          build.onLoad({ filter: /.*/, namespace: 'docstack-missing' }, (args) => ({
+            contents: `export default () => { throw new Error(${JSON.stringify(`${args.path} is not installed: it is a devDependency of docstack (npm install)`)}); };`,
+            loader: 'js',
+          }));
           build.onResolve({ filter: /^docstack(\/browser|\/presets)?$/ }, () => ({ path: engineFile, external: true }));
           // Node test files run unchanged in the page (suites-page.ts): vitest and the Node
           // helpers become their shims, and the engine's own modules the real bundle
           build.onResolve({ filter: /^vitest$/ }, () => ({ path: join(root, 'test/browser/shims/vitest.ts') }));
           build.onResolve({ filter: /\.js$/ }, (args) => {
-            if (!args.path.startsWith('.')) return undefined;
+            // (a package's own relative imports stay its own: rxdb has plugins/<name>/index.js too)
+            if (!args.path.startsWith('.') || /[\\/]node_modules[\\/]/.test(args.resolveDir)) return undefined;
             const target = join(args.resolveDir, args.path).replace(/\.js$/, '.ts');
             // a plugin's entry (tests import plugins from their folders) is in the bundle too
             if (engine.has(target) || /\/plugins\/[a-z-]+\/index\.ts$/.test(target)) return { path: engineFile, external: true };
@@ -126,14 +139,18 @@ export interface TestPage {
   console: string[];
 }
 
-/** Builds, serves and launches: one per test file (beforeAll), closed in afterAll. */
-export async function startHarness(pageEntry = join(root, 'test/browser/page.ts')): Promise<Harness> {
+/**
+ * Builds, serves and launches: one per test file (beforeAll), closed in afterAll. `nodePaths`:
+ * more folders the page script's packages resolve from (the browser bench's peers live in
+ * bench/peers/node_modules, outside the main install).
+ */
+export async function startHarness(pageEntry = join(root, 'test/browser/page.ts'), { nodePaths = [] as string[] } = {}): Promise<Harness> {
   const withAlasql = pageEntry.endsWith('suites-page.ts');
   const executablePath = requireChromium();
   const dir = await mkdtemp(join(tmpdir(), 'docstack-browser-'));
   const [bundle] = await Promise.all([
     buildBrowser({ outdir: dir, quiet: true }),
-    buildPageScript(pageEntry, join(dir, 'page.js'), withAlasql ? '/docstack-sql.js' : '/docstack.js'),
+    buildPageScript(pageEntry, join(dir, 'page.js'), withAlasql ? '/docstack-sql.js' : '/docstack.js', nodePaths),
     withAlasql ? buildAlasql(join(dir, 'alasql.js')) : Promise.resolve(),
   ]);
   const importMap = withAlasql ? '<script type="importmap">{"imports":{"alasql":"/alasql.js"}}</script>' : '';

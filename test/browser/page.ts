@@ -5,6 +5,7 @@
  * quota, a missing IndexedDB, two tabs, and sync with a node on another origin.
  */
 import { Class, createStack, type BrowserStack, type SyncHandle } from 'docstack/browser';
+import indexeddbNext from 'pouchdb-adapter-indexeddb';
 import { eventually } from '../scenarios/check.js';
 import { model, raceCheck, raceClass, raceWrites, readBack, scenarioPlugins, type ModelFacts } from '../scenarios/scenarios.js';
 
@@ -103,6 +104,36 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
     } finally {
       factory.open = original;
     }
+  },
+  /**
+   * The selectable adapter (indexeddb-next, pouchdb-adapter-indexeddb handed in): writes, closes,
+   * opens again and reads; returns what it read and the object stores its IndexedDB database holds
+   */
+  async nextAdapter({ name }) {
+    const options = { name, adapter: 'indexeddb-next', adapterPlugin: indexeddbNext, plugins: scenarioPlugins } as const;
+    let stack = (await createStack(options)) as unknown as BrowserStack;
+    await Class.create(stack, 'Note', 'class', '', { code: { type: 'string', primaryKey: true }, text: { type: 'string' } });
+    await stack.createDocs([{ '~class': 'Note', code: 'N1', text: 'one' }, { '~class': 'Note', code: 'N2', text: 'two' }]);
+    await stack.createDoc({ '~class': 'Note', code: 'N3', text: 'three' });
+    await stack.close();
+    stack = (await createStack(options)) as unknown as BrowserStack;
+    const notes = await stack.getClass('Note');
+    const n2 = (await notes.getByPrimaryKeys({ code: 'N2' })) as { text?: string } | null;
+    const texts = (await stack.findDocuments('Note', undefined, { fields: ['text'] })).map((d) => String((d as { text?: unknown }).text)).sort();
+    const taken = await refusalOf(() => stack.createDoc({ '~class': 'Note', code: 'N1', text: 'again' }));
+    await stack.close();
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(`_pouch_${name}`);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const stores = Array.from({ length: db.objectStoreNames.length }, (_, i) => db.objectStoreNames.item(i)!).sort();
+    db.close();
+    return { n2: n2?.text ?? null, texts, taken: taken?.code ?? null, stores };
+  },
+  /** indexeddb-next without its plugin handed in: the bundle does not hold it */
+  async nextWithoutPlugin({ name }) {
+    return refusalOf(() => createStack({ name, adapter: 'indexeddb-next', plugins: scenarioPlugins }));
   },
   /** leveldb asked of the browser bundle */
   async leveldbInBrowser({ name }) {

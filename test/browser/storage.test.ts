@@ -59,6 +59,17 @@ describe('docstack in Chromium (IndexedDB)', () => {
     expect(await tab.run('leveldbInBrowser', { name: 'disk' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', message: expect.stringMatching(/indexeddb/) });
   });
 
+  it('the selectable adapter indexeddb-next (pouchdb-adapter-indexeddb, handed in) opens, writes and reads back; without it handed in, a DocstackError', async () => {
+    const context = await harness().context();
+    const tab = await harness().page(context);
+    const read = await tab.run<{ n2: string | null; texts: string[]; taken: string | null; stores: string[] }>('nextAdapter', { name: 'next' });
+    expect(read).toEqual({ n2: 'two', texts: ['one', 'three', 'two'], taken: 'DS_UNIQUE_VIOLATION', stores: expect.arrayContaining(['docs']) });
+    // pouchdb-adapter-indexeddb's layout (pouchdb-adapter-idb's stores are document-store, by-sequence …)
+    expect(read.stores).not.toContain('document-store');
+    expect(await tab.run('nextWithoutPlugin', { name: 'next-bare' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/hand in pouchdb-adapter-indexeddb \(adapterPlugin\)/) });
+    expect(tab.console.filter((line) => line.startsWith('pageerror'))).toEqual([]);
+  });
+
   it('a full storage quota refuses the write with DS_STORAGE_QUOTA; what was stored before stays readable', async () => {
     // a small quota for the test origin (DevTools protocol; it applies to a real profile, not to an incognito context)
     const context = await harness().persistentContext();

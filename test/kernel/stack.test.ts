@@ -53,6 +53,8 @@ describe('opening a stack', () => {
     const err = await refusal(createStack({ name: uniqueName(), adapter: 'indexeddb' }));
     expect(err).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', status: 503 });
     expect(err.message).toMatch(/no IndexedDB/);
+    // the selectable IndexedDB adapter too (docs/browser.md#storage-indexeddb)
+    expect(await refusal(createStack({ name: uniqueName(), adapter: 'indexeddb-next' }))).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', message: expect.stringMatching(/no IndexedDB/) });
   });
 
   it('also opens with ClientStack.create(name, options)', async () => {
