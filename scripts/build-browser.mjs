@@ -20,14 +20,18 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const GZIP_BUDGET = 150 * 1024;
 
 /**
- * The slim preset's budget (engine + validation, docstack-slim.js): 70 kB gzipped, the aim of
- * issue 27. It holds because that file leaves out what a preset that replicates nothing never
- * calls (withoutIngest below: ingest, conflicts, denials, purges, the replication surface, group
- * commit) and tapable and uuid are cut to what is used (below). What is in it: the PouchDB core
- * and its IndexedDB adapter 26 kB, zod/mini with its English messages 7 kB, tapable 3.7 kB,
- * awilix 3 kB, the engine and the validation plugin the rest (docs/browser.md#bundle-size).
+ * The slim preset's budget (engine + validation, docstack-slim.js): 73 kB gzipped. Issue 27 aimed
+ * at 70 kB and met it (68.6 kB); issues 29 and 30 then added what the slim preset needs too —
+ * class counters kept in memory and rebuilt after a crash, the class-name index that moves with
+ * the writes (a fast first open), date bounds, classObj.schemaZOD and the SPEC attribute shape —
+ * while the stand-ins below took 1.3 kB out: 72.3 kB. Getting back to 70 kB is open work
+ * (docs/browser.md#bundle-size). It holds because that file leaves out what a preset that
+ * replicates nothing never calls (withoutIngest below: ingest, conflicts, denials, purges, the
+ * replication surface, group commit) and tapable and uuid are cut to what is used (below). What
+ * is in it: the PouchDB core and its IndexedDB adapter 26 kB, zod/mini with its English messages
+ * 7 kB, tapable 3.7 kB, awilix 3 kB, the engine and the validation plugin the rest.
  */
-export const SLIM_GZIP_BUDGET = 70 * 1024;
+export const SLIM_GZIP_BUDGET = 73 * 1024;
 
 /** Cuts plugins.config.ts's import of the SQL plugin (docstack.js exports no preset that names it). */
 const withoutSql = {
