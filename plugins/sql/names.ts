@@ -26,6 +26,11 @@ export function tokenize(statement: string): Token[] {
       i = skipQuoted(statement, i, c);
       if (c === "'") push('string', start, i);
       else push('name', start, i, statement.slice(start + 1, i - 1));
+    } else if (c === '[') {
+      // a bracketed name ([~createTimestamp], [Order]) is quoted already: one name token
+      const close = statement.indexOf(']', i + 1);
+      i = close < 0 ? statement.length : close + 1;
+      push('name', start, i, statement.slice(start + 1, close < 0 ? i : i - 1));
     } else if (c === '-' && statement[i + 1] === '-') {
       const end = statement.indexOf('\n', i);
       i = end < 0 ? statement.length : end;

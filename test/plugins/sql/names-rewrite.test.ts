@@ -28,6 +28,8 @@ describe('sql: the names rewrite (names.ts), as text', () => {
     // comments are blanks by then (the lexer keeps every character at its place)
     expect(rewrite("SELECT 'count' FROM Item WHERE order = $value -- value\n/* set */")).toBe(`SELECT 'count' FROM \`Item\` WHERE \`order\` = $value ${' '.repeat(8)}\n${' '.repeat(9)}`);
     expect(rewrite('SELECT "value", `count` FROM Item')).toBe('SELECT `value`, `count` FROM `Item`');
+    // a bracketed name is quoted already (a system column, a class named like a keyword)
+    expect(rewrite('SELECT [~createTimestamp] AS at, [value] FROM Item')).toBe('SELECT [~createTimestamp] AS `at`, [value] FROM `Item`');
     expect(rewrite('SELECT total FROM Customer', new Set(['Customer', 'name']))).toBe('SELECT total FROM `Customer`');
     // names are exact: a keyword in another case is not a name
     expect(rewrite('SELECT Value FROM Item')).toBe('SELECT Value FROM `Item`');
