@@ -70,8 +70,11 @@ export class ClassNamesIndex {
   async list(): Promise<string[]> {
     const state = await this.#load();
     // anything but the pipeline's writes since the last reading (none after a clean close, or
-    // after this stack's own writes) is read inside the write lock
-    if (Number((await this.#db.info()).update_seq) !== state.seq + state.pending) await this.#lock(() => this.persist());
+    // after this stack's own writes) is read inside the write lock; else the reading moves `seq`
+    // (a write whose documents are not counted yet stored them after it, or the sums differ)
+    const seq = Number((await this.#db.info()).update_seq);
+    if (seq === state.seq + state.pending) [state.seq, state.pending] = [seq, 0];
+    else await this.#lock(() => this.persist());
     return [...state.names].sort();
   }
 

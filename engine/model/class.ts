@@ -104,6 +104,8 @@ export class Class extends EventEmitter {
       throw err;
     }
     stack.classCache.set(model);
+    // the class-name index reads its own put now (one change), not later with the pipeline's writes since
+    await stack.classNames.list();
     return stack.getClass(name);
   }
 
