@@ -10,7 +10,7 @@ import type { WriteLock } from '../storage/write-lock.js';
  * it adds (LevelTransaction.batch), so a call costs more than linearly in its operations; with a
  * key entry per document, 250 documents a call measured ≈ 20 % less CPU than 1,000 (memory adapter).
  */
-const WRITE_CHUNK = 250;
+export const WRITE_CHUNK = 250;
 
 export interface UnitDeps {
   db: Database;
