@@ -10,6 +10,7 @@
  *   - the same bulk with a class `change` listener, until the change feed has caught up;
  *   - linearity of the baseline: raw per-document time at DOCS/4, DOCS/2 and DOCS, in calls of
  *     CHUNK (≈ 1.0 shows the baseline is linear) and in one call (shows why one call is not used);
+ *     each on a fresh database of its own, apart from the bulk step;
  *   - SERIAL serial `stack.createDoc` ÷ SERIAL serial raw `db.put`;
  *   - CONCURRENT `stack.createDoc` at once (Promise.all) ÷ raw PouchDB's best for the same
  *     writes, coalesced `bulkDocs` in calls of CHUNK; also ÷ CONCURRENT separate raw `put`s at
@@ -17,7 +18,8 @@
  *   - LOOKUPS `items.getByPrimaryKeys({ code })` ÷ raw `db.get` of the id the engine derives from
  *     the key (a keyed document's id is its natural id: docs/data-model.md);
  *   - count: `stack.countDocuments('Item')`, mean of COUNT_CALLS calls, absolute ms (aim ≤ 1 ms),
- *     on the bulk step's store and once on a store of BIG documents (memory).
+ *     on the bulk step's store and once on a store of BIG documents (memory); beside it, the mean
+ *     of one raw `get` on the same store (a count is one storage read at most).
  * The raw documents have the engine's stored shape and ids (bench/pipeline-sides.ts). Serial
  * inserts and lookups alternate the sides in BLOCKS slices, so a leveldb compaction or another
  * program's burst does not land on one side only; the order of whole steps rotates per round.
@@ -29,7 +31,7 @@ import { join } from 'node:path';
 import { collectGarbage, comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf,
-  type AdapterName, type Place, type RawDoc,
+  type AdapterName, type Engine, type Place, type RawDoc,
 } from './pipeline-sides.js';
 
 const DOCS = 10_000;
@@ -105,31 +107,42 @@ async function meanMs(calls: number, fn: () => Promise<unknown>): Promise<number
   return block.wallMs / calls;
 }
 
-async function countOf(engine: { stack: { countDocuments(c: string): Promise<number> } }, expected: number): Promise<number> {
+/** The mean ms of a count, and of one raw `get` of a document of the same store (what one storage read costs there, for reference). */
+async function countOf(engine: Engine, expected: number): Promise<{ count: number; rawGet: number }> {
   const n = await engine.stack.countDocuments('Item');
   if (n !== expected) throw new Error(`countDocuments said ${n}, expected ${expected}`);
-  return meanMs(COUNT_CALLS, () => engine.stack.countDocuments('Item'));
+  const count = await meanMs(COUNT_CALLS, () => engine.stack.countDocuments('Item'));
+  const store = storeOf(engine);
+  const id = itemId(itemAttributeList(1, 0, 1)[0].code);
+  return { count, rawGet: await meanMs(COUNT_CALLS, () => store.get(id)) };
 }
 
-/** Raw bulk at DOCS/4 and DOCS/2, in calls of CHUNK and in one call, per-document samples (DOCS itself comes from the bulk step). */
-async function linearity(place: Place, docs: readonly RawDoc[], round: number): Promise<Record<'chunked' | 'oneCall', Sample[]>> {
-  const out = { chunked: [] as Sample[], oneCall: [] as Sample[] };
-  const runs: [keyof typeof out, number][] = [['chunked', docs.length / 4], ['chunked', docs.length / 2], ['oneCall', docs.length / 4]];
+/**
+ * The baseline's linearity: raw bulk at DOCS/4, DOCS/2 and DOCS in calls of CHUNK, and at DOCS/4
+ * in one call (DOCS in one call comes from the bulk step), each on a fresh database, the order
+ * rotating per round: per-document samples.
+ */
+async function linearity(place: Place, docs: readonly RawDoc[], round: number): Promise<{ chunked: Sample[]; oneCall: Sample }> {
+  const sizes = [docs.length / 4, docs.length / 2, docs.length];
+  const chunked: Sample[] = [];
+  let oneCall: Sample | undefined;
+  const runs: ['chunked' | 'oneCall', number][] = [...sizes.map((n) => ['chunked', n] as ['chunked', number]), ['oneCall', sizes[0]]];
   for (const [kind, n] of rotate(runs, round)) {
     const db = await openRaw(place);
     const part = docs.slice(0, n);
-    const sample = await measure(() => (kind === 'chunked' ? bulkInChunks(db, part) : db.bulkDocs(part)));
+    const sample = perDoc(await measure(() => (kind === 'chunked' ? bulkInChunks(db, part) : db.bulkDocs(part))), n);
     await dropRaw(db);
-    out[kind][n === docs.length / 4 ? 0 : 1] = perDoc(sample, n);
+    if (kind === 'oneCall') oneCall = sample;
+    else chunked[sizes.indexOf(n)] = sample;
   }
-  return out;
+  return { chunked, oneCall: oneCall! };
 }
 
 /**
  * One round on one adapter. When `into` is null (warm-up) the times are thrown away.
  * Returns the mean count time on the bulk step's store.
  */
-async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | null): Promise<number> {
+async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | null): Promise<{ count: number; rawGet: number }> {
   const seed = 1000 + round;
   const attributes = itemAttributeList(sizes.docs, 0, seed);
   const docs = rawDocs(attributes);
@@ -232,18 +245,18 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   // same number of documents on both sides (CONCURRENT = SERIAL), so the totals compare
   record(into.concurrentVsSerial, concurrent.engine!, serial.engine);
   record(into.lookup, lookup.engine, lookup.baseline);
-  record(into.linearChunked, perDoc(bulk.chunked!, sizes.docs), linear.chunked[0]);
+  record(into.linearChunked, linear.chunked[2], linear.chunked[0]);
   record(into.linearChunkedHalf, linear.chunked[1], linear.chunked[0]);
-  record(into.linearOneCall, perDoc(bulk.oneCall!, sizes.docs), linear.oneCall[0]);
+  record(into.linearOneCall, perDoc(bulk.oneCall!, sizes.docs), linear.oneCall);
   return countMs;
 }
 
 /** The count on a store of BIG items (filled once, not timed), mean of COUNT_CALLS calls per round. */
-async function bigCount(place: Place, rounds: number, log: (line: string) => void): Promise<number[]> {
+async function bigCount(place: Place, rounds: number, log: (line: string) => void): Promise<{ count: number; rawGet: number }[]> {
   log(`pipeline/${place.adapter}: storing ${fmt(BIG)} items for the count`);
   const engine = await openEngine(place);
   for (let start = 0; start < BIG; start += DOCS) await engine.stack.createDocs(engineInputs(itemAttributeList(DOCS, start, 7)));
-  const times: number[] = [];
+  const times: { count: number; rawGet: number }[] = [];
   for (let round = 0; round < rounds; round++) times.push(await countOf(engine, BIG));
   await dropEngine(engine, place);
   return times;
@@ -260,25 +273,26 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
   const sizes = (s: number): Sizes => ({ docs: scale(s)(DOCS), serial: scale(s)(SERIAL), concurrent: scale(s)(CONCURRENT), lookups: scale(s)(LOOKUPS) });
   const dir = await mkdtemp(join(tmpdir(), 'docstack-bench-'));
   const results = [];
-  const countMs: Record<string, { items: number; msPerCall: number[]; minMedianMax: number[]; aimMs: number }[]> = {};
+  const countMs: Record<string, { items: number; msPerCall: number[]; minMedianMax: number[]; aimMs: number; rawGetMs: number[] }[]> = {};
+  const countEntry = (items: number, times: { count: number; rawGet: number }[]) => {
+    const ms = times.map((t) => t.count);
+    return { items, msPerCall: ms.map(round3), minMedianMax: spread(ms), aimMs: AIMS.countMs, rawGetMs: spread(times.map((t) => t.rawGet)) };
+  };
   try {
     for (const adapter of ADAPTERS) {
       const place: Place = { adapter, dir };
       const rows = rowsFor(adapter);
       log(`pipeline/${adapter}: warm-up`);
       await runRound(place, sizes(WARMUP_SCALE), 0, null);
-      const counts: number[] = [];
+      const counts: { count: number; rawGet: number }[] = [];
       for (let round = 1; round <= rounds; round++) {
         log(`pipeline/${adapter}: round ${round}/${rounds}`);
         counts.push(await runRound(place, sizes(1), round, rows));
       }
-      countMs[adapter] = [{ items: DOCS, msPerCall: counts.map(round3), minMedianMax: spread(counts), aimMs: AIMS.countMs }];
-      if (adapter === 'memory') {
-        const big = await bigCount(place, rounds, log);
-        countMs[adapter].push({ items: BIG, msPerCall: big.map(round3), minMedianMax: spread(big), aimMs: AIMS.countMs });
-      }
-      for (const { items, minMedianMax } of countMs[adapter]) {
-        log(`pipeline/${adapter}: countDocuments of ${fmt(items)} items: ${minMedianMax.join(' / ')} ms (min / median / max; aim ≤ ${AIMS.countMs} ms: ${minMedianMax[1] <= AIMS.countMs ? 'met' : 'MISSED'})`);
+      countMs[adapter] = [countEntry(DOCS, counts)];
+      if (adapter === 'memory') countMs[adapter].push(countEntry(BIG, await bigCount(place, rounds, log)));
+      for (const { items, minMedianMax, rawGetMs } of countMs[adapter]) {
+        log(`pipeline/${adapter}: countDocuments of ${fmt(items)} items: ${minMedianMax.join(' / ')} ms (min / median / max; aim ≤ ${AIMS.countMs} ms: ${minMedianMax[1] <= AIMS.countMs ? 'met' : 'MISSED'}); one raw get there: ${rawGetMs.join(' / ')} ms`);
       }
       results.push(...Object.values(rows).map((row: Comparison) => summarize(row)));
     }
