@@ -28,7 +28,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectGarbage, comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
+import { comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf,
   type AdapterName, type Engine, type Place, type RawDoc,
@@ -233,7 +233,6 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   await dropRaw(coalesced);
   await dropRaw(puts);
   await dropEngine(concurrentEngine, place);
-  collectGarbage();
 
   if (!into) return countMs;
   record(into.bulk, bulk.engine!, bulk.chunked!);
