@@ -10,7 +10,8 @@
  *   - the same bulk with a class `change` listener, until the change feed has caught up;
  *   - linearity of the baseline: raw per-document time at DOCS/4, DOCS/2 and DOCS, in calls of
  *     CHUNK (≈ 1.0 shows the baseline is linear) and in one call (shows why one call is not used);
- *     each on a fresh database of its own, apart from the bulk step;
+ *     every size timed over DOCS documents in all (DOCS/n fresh databases of n), apart from the
+ *     bulk step;
  *   - SERIAL serial `stack.createDoc` ÷ SERIAL serial raw `db.put`;
  *   - CONCURRENT `stack.createDoc` at once (Promise.all) ÷ raw PouchDB's best for the same
  *     writes, coalesced `bulkDocs` in calls of CHUNK; also ÷ CONCURRENT separate raw `put`s at
@@ -28,7 +29,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
+import { addSamples, comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf,
   type AdapterName, type Engine, type Place, type RawDoc,
@@ -118,24 +119,26 @@ async function countOf(engine: Engine, expected: number): Promise<{ count: numbe
 }
 
 /**
- * The baseline's linearity: raw bulk at DOCS/4, DOCS/2 and DOCS in calls of CHUNK, and at DOCS/4
- * in one call (DOCS in one call comes from the bulk step), each on a fresh database, the order
- * rotating per round: per-document samples.
+ * The baseline's linearity: raw bulk in calls of CHUNK at DOCS/4, DOCS/2 and DOCS, and in one
+ * call at DOCS/4 (DOCS in one call comes from the bulk step). Each size writes DOCS documents in
+ * all — DOCS/n fresh databases of n — so every size is timed over the same amount of work; the
+ * runs' order rotates per round. Per-document samples.
  */
 async function linearity(place: Place, docs: readonly RawDoc[], round: number): Promise<{ chunked: Sample[]; oneCall: Sample }> {
   const sizes = [docs.length / 4, docs.length / 2, docs.length];
-  const chunked: Sample[] = [];
-  let oneCall: Sample | undefined;
-  const runs: ['chunked' | 'oneCall', number][] = [...sizes.map((n) => ['chunked', n] as ['chunked', number]), ['oneCall', sizes[0]]];
-  for (const [kind, n] of rotate(runs, round)) {
+  const totals = new Map<string, Sample>();
+  const runs: ['chunked' | 'oneCall', number, number][] = [];
+  for (const n of sizes) for (let part = 0; part < docs.length / n; part++) runs.push(['chunked', n, part]);
+  for (let part = 0; part < 4; part++) runs.push(['oneCall', sizes[0], part]);
+  for (const [kind, n, part] of rotate(runs, round * 3)) {
     const db = await openRaw(place);
-    const part = docs.slice(0, n);
-    const sample = perDoc(await measure(() => (kind === 'chunked' ? bulkInChunks(db, part) : db.bulkDocs(part))), n);
+    const batch = docs.slice(part * n, (part + 1) * n);
+    const sample = await measure(() => (kind === 'chunked' ? bulkInChunks(db, batch) : db.bulkDocs(batch)));
     await dropRaw(db);
-    if (kind === 'oneCall') oneCall = sample;
-    else chunked[sizes.indexOf(n)] = sample;
+    const key = `${kind} ${n}`;
+    totals.set(key, addSamples(totals.get(key) ?? { wallMs: 0, cpuMs: 0 }, sample));
   }
-  return { chunked, oneCall: oneCall! };
+  return { chunked: sizes.map((n) => perDoc(totals.get(`chunked ${n}`)!, docs.length)), oneCall: perDoc(totals.get(`oneCall ${sizes[0]}`)!, docs.length) };
 }
 
 /**
