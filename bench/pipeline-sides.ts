@@ -1,0 +1,206 @@
+/**
+ * bench/pipeline's data and its two sides: the engine (a stack with the browser preset) and raw
+ * PouchDB (pouchdb-core plus the same adapter, nothing of the engine in between) holding the
+ * documents the engine would store, under the ids the engine would give them.
+ */
+import PouchDB from 'pouchdb-core';
+import leveldbAdapter from 'pouchdb-adapter-leveldb';
+import memoryAdapter from 'pouchdb-adapter-memory';
+import { join } from 'node:path';
+import { Class, createStack, type ClientStack, type NewDoc } from '../index.js';
+import { naturalDocId } from '../kernel/drafts.js';
+import { WRITE_CHUNK } from '../kernel/unit-of-work.js';
+import { browser } from '../plugins.config.js';
+import { rawDatabase } from '../storage/raw-database.js';
+
+export type AdapterName = 'memory' | 'leveldb';
+export type RawDb = PouchDB.Database<Record<string, unknown>>;
+export type RawDoc = Record<string, unknown> & { _id: string };
+
+/** The raw side's batch size: the engine's own (kernel/unit-of-work.ts), so both sides make the same calls. */
+export const CHUNK = WRITE_CHUNK;
+const CATEGORIES = 5;
+const FEED_TIMEOUT_MS = 60_000;
+
+// Adapters register in PouchDB's shared adapter table; the engine loads the same modules.
+PouchDB.plugin(leveldbAdapter).plugin(memoryAdapter);
+
+// ---- data ----------------------------------------------------------------------------------
+
+/** Deterministic values (mulberry32), so every run and both sides see the same documents. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STATUSES = ['draft', 'active', 'retired'] as const;
+const DAY_MS = 86_400_000;
+const EPOCH_2000 = Date.UTC(2000, 0, 1);
+
+/** The eight attributes: one of each scalar type, a second (bounded) string and a foreign key. */
+export const ITEM_SCHEMA = {
+  code: { type: 'string', primaryKey: true, maxLength: 24 },
+  label: { type: 'string', maxLength: 80 },
+  quantity: { type: 'integer', min: 0, max: 1_000_000 },
+  price: { type: 'decimal', precision: 2, min: 0 },
+  inStock: { type: 'boolean' },
+  releasedOn: { type: 'date', format: 'YYYY-MM-DD' },
+  status: { type: 'enum', values: [...STATUSES] },
+  category: { type: 'foreign_key', targetClass: 'Category', mandatory: true },
+};
+
+const categoryId = (n: number) => `Category-${n}`;
+
+export type Attributes = Record<string, unknown> & { code: string };
+
+/** The attributes of items offset … offset + count − 1 (what a caller hands createDoc, minus `~class`). */
+export function itemAttributeList(count: number, offset: number, seed: number): Attributes[] {
+  const random = prng(seed);
+  return Array.from({ length: count }, (_, k) => {
+    const n = offset + k;
+    return {
+      code: `ITEM-${String(n).padStart(7, '0')}`,
+      label: `Bench item number ${n}, ${STATUSES[n % 3]} lot`,
+      quantity: Math.floor(random() * 10_000),
+      price: Math.round(random() * 1_000_000) / 100, // at most 2 decimals, as the precision demands
+      inStock: random() < 0.5,
+      releasedOn: new Date(EPOCH_2000 + Math.floor(random() * 9_000) * DAY_MS).toISOString().slice(0, 10),
+      status: STATUSES[Math.floor(random() * STATUSES.length)],
+      category: categoryId(1 + (n % CATEGORIES)),
+    };
+  });
+}
+
+/** Engine input: attributes and `~class`; the engine adds id, timestamp and `active`. */
+export function engineInputs(attributes: readonly Attributes[]): NewDoc[] {
+  return attributes.map((a) => ({ '~class': 'Item', ...a }));
+}
+
+/** The id the engine gives an Item: its natural id, derived from the key (docs/data-model.md). */
+export const itemId = (code: string): string => naturalDocId('Item', [code]);
+
+/** Raw documents of the engine's stored shape and ids (kernel/drafts.ts createDraft). */
+export function rawDocs(attributes: readonly Attributes[]): RawDoc[] {
+  const now = new Date().toISOString();
+  return attributes.map((a) => ({ _id: itemId(a.code), '~class': 'Item', ...a, '~createTimestamp': now, active: true }));
+}
+
+function rawCategories(): RawDoc[] {
+  const now = new Date().toISOString();
+  return Array.from({ length: CATEGORIES }, (_, i) => ({ _id: categoryId(i + 1), '~class': 'Category', name: `Category ${i + 1}`, '~createTimestamp': now, active: true }));
+}
+
+/** Raw bulkDocs in calls of `size` documents (the engine's batch by default). */
+export async function bulkInChunks(db: RawDb, docs: readonly RawDoc[], size = CHUNK): Promise<void> {
+  for (let start = 0; start < docs.length; start += size) await db.bulkDocs(docs.slice(start, start + size));
+}
+
+// ---- databases -----------------------------------------------------------------------------
+
+/** Fresh, unique names: memdown keeps stores in a process-wide table keyed by name. */
+let dbCounter = 0;
+const freshName = (side: string) => `bench-${side}-${process.pid}-${++dbCounter}`;
+
+export interface Place {
+  adapter: AdapterName;
+  /** leveldb: the temp folder every database of this run lives in */
+  dir: string;
+}
+
+const location = (place: Place, name: string) => (place.adapter === 'leveldb' ? join(place.dir, name) : name);
+
+/** A fresh raw database holding the same categories as the engine's (setup, not timed). */
+export async function openRaw(place: Place): Promise<RawDb> {
+  const db = new PouchDB<Record<string, unknown>>(location(place, freshName('raw')), { adapter: place.adapter } as PouchDB.Configuration.DatabaseConfiguration);
+  await db.bulkDocs(rawCategories());
+  return db;
+}
+
+/** Destroying frees memdown's store (memory) and the folder (leveldb) before the next step. */
+export async function dropRaw(db: RawDb): Promise<void> {
+  await db.destroy();
+}
+
+export interface Engine {
+  stack: ClientStack;
+  items: Class;
+  /** resolves once the stack's change feed has delivered every change written so far */
+  settle(): Promise<void>;
+}
+
+/**
+ * A fresh stack with the Category class, its documents and the Item class: setup, not timed.
+ * `live`: an application listening to the Item class (a `change` listener), which keeps the
+ * stack's change feed running.
+ */
+export async function openEngine(place: Place, live = false): Promise<Engine> {
+  const stack = await createStack({ name: freshName('engine'), adapter: place.adapter, dataDir: place.dir, plugins: browser });
+  const settle = watchFeed(stack);
+  await Class.create(stack, 'Category', 'class', 'bench categories', { name: { type: 'string', mandatory: true } });
+  const items = await Class.create(stack, 'Item', 'class', 'bench items', ITEM_SCHEMA);
+  if (live) items.on('change', () => undefined);
+  await stack.createDocs(Array.from({ length: CATEGORIES }, (_, i) => ({ '~class': 'Category', _id: categoryId(i + 1), name: `Category ${i + 1}` })));
+  await settle();
+  return { stack, items, settle };
+}
+
+export async function dropEngine(engine: Engine, place: Place): Promise<void> {
+  const { name } = engine.stack;
+  await engine.stack.close();
+  await new PouchDB(location(place, name), { adapter: place.adapter } as PouchDB.Configuration.DatabaseConfiguration).destroy();
+}
+
+/** The engine's raw store, for checks only (what it stored), never for timed work. */
+export const storeOf = (engine: Engine): RawDb => rawDatabase(engine.stack) as unknown as RawDb;
+
+/**
+ * While something listens (a live class object with listeners), the stack runs one live
+ * `changes` feed, which re-reads new changes after a write returns. Left running, that work
+ * would be billed to whichever side runs next; so an engine step waits for the feed to catch up
+ * (a passive watcher: it does not start the feed itself).
+ */
+function watchFeed(stack: ClientStack): () => Promise<void> {
+  let seen = 0;
+  let waiter: { target: number; resolve: () => void } | null = null;
+  stack.changes.subscribe(
+    (change) => {
+      seen = Math.max(seen, Number(change.seq));
+      if (waiter && seen >= waiter.target) {
+        waiter.resolve();
+        waiter = null;
+      }
+    },
+    { passive: true },
+  );
+  return async () => {
+    if (!stack.changes.running) return; // nothing is listening: there is no feed to wait for
+    const target = Number((await stack.storage.info()).updateSeq);
+    if (seen >= target) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the change feed stopped at seq ${seen}, before ${target}`)), FEED_TIMEOUT_MS);
+      waiter = {
+        target,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+    });
+  };
+}
+
+/** Both sides must have stored every item under the same ids, or the ratio compares different work. */
+export async function expectItems(db: RawDb, expected: readonly RawDoc[], what: string): Promise<void> {
+  const { rows } = await db.allDocs({ startkey: 'Item-', endkey: 'Item-\uffff' });
+  const ids = new Set(rows.map((r) => r.id));
+  const missing = expected.filter((d) => !ids.has(d._id));
+  if (rows.length !== expected.length || missing.length > 0) {
+    throw new Error(`${what} stored ${rows.length} Item documents, expected ${expected.length}${missing.length ? ` (missing ${missing[0]._id})` : ''}.`);
+  }
+}
