@@ -1,6 +1,5 @@
 import type { StoredResult, UnitDoc } from '../contracts/unit-of-work.js';
-import { isPromiseLike } from '../storage/settle.js';
-import { absorb, newAttempt, shareDocs, storeLocked, WRITE_CHUNK, type Attempt, type Unit, type UnitDeps } from './unit-of-work.js';
+import { absorb, newAttempt, prepareShares, shareDocs, storeLocked, WRITE_CHUNK, type Attempt, type Unit, type UnitDeps } from './unit-of-work.js';
 
 interface Waiting {
   unit: Unit;
@@ -75,10 +74,7 @@ export class CommitGroup {
         break;
       }
       try {
-        for (const share of waiting.unit.shares) {
-          const preparing = share.prepare?.();
-          if (isPromiseLike(preparing)) await preparing;
-        }
+        await prepareShares(waiting.unit.shares);
         const attempt = newAttempt();
         const added = await shareDocs(waiting.unit.shares, 0, waiting.unit.items.length, attempt);
         if (!added) {

@@ -76,10 +76,8 @@ export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): 
       let attempt = pending;
       pending = undefined;
       if (!attempt) {
-        for (const share of shares) {
-          const preparing = share.prepare?.();
-          if (isPromiseLike(preparing)) await preparing;
-        }
+        const preparing = prepareShares(shares);
+        if (isPromiseLike(preparing)) await preparing;
         attempt = await storeChunks(deps, items, shares);
       }
       failure = attempt.failure;
@@ -115,6 +113,14 @@ export interface Attempt {
   created: UnitDoc[];
   /** creates storage refused as taken (409) */
   refused: number[];
+}
+
+/** Each share's `prepare`, in order; a promise only once one of them returns one (the usual create has none). */
+export function prepareShares(shares: readonly WriteShare[], from = 0): void | Promise<void> {
+  for (let k = from; k < shares.length; k++) {
+    const preparing = shares[k].prepare?.();
+    if (isPromiseLike(preparing)) return Promise.resolve(preparing).then(() => prepareShares(shares, k + 1));
+  }
 }
 
 export const newAttempt = (): Attempt => ({ failure: null, written: [], created: [], refused: [] });

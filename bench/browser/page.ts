@@ -3,39 +3,11 @@
  * importing the real bundle /docstack.js; the peers from bench/peers/node_modules). Node calls
  * `docstackTest.run(step, args)`; a timed step returns milliseconds (performance.now).
  */
-import { CATEGORIES, SIDES, STATUSES, categoryId, type Item, type Side } from './sides.js';
-
-const DAY_MS = 86_400_000;
-const EPOCH_2000 = Date.UTC(2000, 0, 1);
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { itemAttributeList, prng } from '../items.js';
+import { SIDES, type Item, type Side } from './sides.js';
 
 /** `count` Items from number `from` on: the same documents for every side of a round. */
-function items(count: number, seed: number, from = 0): Item[] {
-  const random = prng(seed);
-  return Array.from({ length: count }, (_, i) => {
-    const n = from + i;
-    return {
-      code: `ITEM-${String(n).padStart(7, '0')}`,
-      label: `Bench item number ${n}, ${STATUSES[n % 3]} lot`,
-      quantity: Math.floor(random() * 10_000),
-      price: Math.round(random() * 1_000_000) / 100,
-      inStock: random() < 0.5,
-      releasedOn: new Date(EPOCH_2000 + Math.floor(random() * 9_000) * DAY_MS).toISOString().slice(0, 10),
-      status: STATUSES[Math.floor(random() * STATUSES.length)],
-      category: categoryId(1 + (n % CATEGORIES)),
-    };
-  });
-}
+const items = (count: number, seed: number, from = 0): Item[] => itemAttributeList(count, from, seed);
 
 const open = new Map<string, { side: Side; codes: string[] }>();
 

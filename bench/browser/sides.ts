@@ -12,6 +12,7 @@ import Dexie from 'dexie';
 import { createRxDatabase } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { wrappedValidateAjvStorage } from 'rxdb/plugins/validate-ajv';
+import { CATEGORIES, categoryId, ITEM_SCHEMA, STATUSES } from '../items.js';
 
 PouchDB.plugin(idbAdapter);
 PouchDB.plugin(indexeddbAdapter);
@@ -24,22 +25,6 @@ export interface Side {
   lookup(code: string): Promise<unknown>;
   destroy(): Promise<unknown>;
 }
-
-export const CATEGORIES = 5;
-export const STATUSES = ['draft', 'active', 'retired'] as const;
-export const categoryId = (n: number) => `Category-${n}`;
-
-/** The eight validated attributes of bench/pipeline's Item. */
-const ITEM_SCHEMA = {
-  code: { type: 'string', primaryKey: true, maxLength: 24 },
-  label: { type: 'string', maxLength: 80 },
-  quantity: { type: 'integer', min: 0, max: 1_000_000 },
-  price: { type: 'decimal', precision: 2, min: 0 },
-  inStock: { type: 'boolean' },
-  releasedOn: { type: 'date', format: 'YYYY-MM-DD' },
-  status: { type: 'enum', values: [...STATUSES] },
-  category: { type: 'foreign_key', targetClass: 'Category', mandatory: true },
-};
 
 /** The same as a JSON schema for RxDB (validated by its ajv wrapper, as docstack validates). */
 const RX_SCHEMA = {
