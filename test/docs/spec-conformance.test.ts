@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -10,7 +11,8 @@ import { describe, expect, it } from 'vitest';
  * two cells where the first repeats within the table) and every numbered item (`1.`) has a table
  * row with the same first cell(s) and a verdict; a section of prose only has at least one verdict.
  */
-const root = process.cwd();
+// the repository's root from this file, not the working folder (test/docs/examples.test.ts moves that)
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const SPEC_COPY = join(root, 'docs', 'spec', 'SPEC.md');
 const CONFORMANCE = join(root, 'docs', 'spec-conformance.md');
 const SHARED_SPEC = '/work/shared/SPEC.md';
