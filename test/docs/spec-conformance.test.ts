@@ -15,6 +15,8 @@ const SPEC_COPY = join(root, 'docs', 'spec', 'SPEC.md');
 const CONFORMANCE = join(root, 'docs', 'spec-conformance.md');
 const SHARED_SPEC = '/work/shared/SPEC.md';
 const VERDICT = /\*\*(supported as written|extended|deviates|missing)\*\*/i;
+/** A row's verdict cell (after its key): the verdict alone, not a word in bold inside a note. */
+const VERDICT_CELL = /^\*\*(supported as written|extended|deviates|missing)\*\*$/;
 
 interface Section {
   heading: string;
@@ -86,7 +88,7 @@ function unanswered(spec: string, conformance: string): string[] {
     for (const key of section.keys) {
       const row = answer.rows.find((cells) => key.every((k, i) => cells[i] === k));
       if (!row) problems.push(`"${section.heading}": no row for ${key.join(' | ')}`);
-      else if (!VERDICT.test(row.join('|'))) problems.push(`"${section.heading}": the row for ${key.join(' | ')} has no verdict`);
+      else if (!row.slice(key.length).some((cell) => VERDICT_CELL.test(cell))) problems.push(`"${section.heading}": the row for ${key.join(' | ')} has no verdict`);
     }
   }
   return problems;
