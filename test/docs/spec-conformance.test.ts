@@ -17,6 +17,8 @@ const SPEC_COPY = join(root, 'docs', 'spec', 'SPEC.md');
 const CONFORMANCE = join(root, 'docs', 'spec-conformance.md');
 const SHARED_SPEC = '/work/shared/SPEC.md';
 const VERDICT = /\*\*(supported as written|extended|deviates|missing)\*\*/i;
+/** A row's verdict cell (after its key): the verdict alone, not a word in bold inside a note. */
+const VERDICT_CELL = /^\*\*(supported as written|extended|deviates|missing)\*\*$/;
 
 interface Section {
   heading: string;
@@ -88,10 +90,32 @@ function unanswered(spec: string, conformance: string): string[] {
     for (const key of section.keys) {
       const row = answer.rows.find((cells) => key.every((k, i) => cells[i] === k));
       if (!row) problems.push(`"${section.heading}": no row for ${key.join(' | ')}`);
-      else if (!VERDICT.test(row.join('|'))) problems.push(`"${section.heading}": the row for ${key.join(' | ')} has no verdict`);
+      else if (!row.slice(key.length).some((cell) => VERDICT_CELL.test(cell))) problems.push(`"${section.heading}": the row for ${key.join(' | ')} has no verdict`);
     }
   }
   return problems;
+}
+
+/** GitHub's heading anchors of a markdown text: lower case, punctuation dropped, spaces → "-". */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  let inCode = false;
+  for (const line of text.split('\n')) {
+    if (/^```/.test(line)) inCode = !inCode;
+    const heading = !inCode && /^#{1,6}\s+(.*\S)\s*$/.exec(line);
+    if (heading) anchors.add(heading[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+  }
+  return anchors;
+}
+
+/** The first cells of rows marked **missing** that the Gaps section does not name. */
+function missingNotInGaps(conformance: string): string[] {
+  const gaps = conformance.slice(conformance.indexOf('\n## Gaps'));
+  return sections(conformance)
+    .flatMap((s) => s.rows)
+    .filter((cells) => cells.some((c) => /^\*\*missing\*\*/i.test(c)))
+    .map((cells) => cells[0])
+    .filter((first) => !gaps.includes(first));
 }
 
 const spec = readFileSync(SPEC_COPY, 'utf8');
@@ -118,11 +142,23 @@ describe('docs/spec-conformance.md answers every row of the specification', () =
     expect(unanswered(spec, withoutVerdict)).toEqual(['"Environment variables": the row for `SERVER_PORT` has no verdict']);
   });
 
-  it('every relative link of the conformance doc names a file of the repository', () => {
-    const links = [...conformance.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]).filter((l) => !/^[a-z]+:/.test(l));
+  it('every relative link of the conformance doc names a file of the repository, and a heading of it', () => {
+    const links = [...conformance.matchAll(/\]\(([^)#\s]+)(?:#([^)]*))?\)/g)].map((m) => ({ file: m[1], anchor: m[2] })).filter((l) => !/^[a-z]+:/.test(l.file));
     expect(links.length).toBeGreaterThan(20);
-    const missing = links.filter((link) => !existsSync(join(dirname(CONFORMANCE), link)));
+    const missing = links.filter((link) => !existsSync(join(dirname(CONFORMANCE), link.file))).map((l) => l.file);
     expect(missing).toEqual([]);
+    const brokenAnchors = links
+      .filter((link) => link.anchor !== undefined && link.file.endsWith('.md'))
+      .filter((link) => !anchorsOf(readFileSync(join(dirname(CONFORMANCE), link.file), 'utf8')).has(link.anchor!))
+      .map((l) => `${l.file}#${l.anchor}`);
+    expect(brokenAnchors).toEqual([]);
+  });
+
+  it('a row marked missing is named in the Gaps section', () => {
+    expect(missingNotInGaps(conformance)).toEqual([]);
+    const withMissing = conformance.replace(/^\| `BUILDING` \| \*\*supported as written\*\*/m, '| `BUILDING` | **missing**');
+    expect(withMissing).not.toBe(conformance);
+    expect(missingNotInGaps(withMissing)).toEqual(['`BUILDING`']);
   });
 
   it.skipIf(!existsSync(SHARED_SPEC))('the committed copy is the shared specification', () => {
