@@ -9,7 +9,7 @@ import type { StackPort } from '../../contracts/stack-port.js';
 import type { ClassSchema } from '../../contracts/hooks.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
-import { CLASS_META, DOMAIN_META, primaryKeyAttributes, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc } from '../../contracts/model.js';
+import { CLASS_META, DOMAIN_META, primaryKeyAttributes, SELF_META, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc } from '../../contracts/model.js';
 import { checkConflictPolicy } from './conflict-policy.js';
 import { toClassDocument, toClassModel, toFlatAttribute } from './attribute-shape.js';
 
@@ -18,14 +18,14 @@ const CLASS_NAME = /^~?[A-Za-z][A-Za-z0-9_]*$/;
 const ENGINE_FIELDS = ['_rev', '~class', '~createTimestamp', '~updateTimestamp', 'active'];
 
 export interface FetchOptions {
-  /** follow changes made by other writers (default false) */
+  /** follow changes made by other writers (default true, as SPEC's `Class.fetch` loads "with a live subscription"; a live object listens only while observed) */
   subscribe?: boolean;
 }
 
 /**
  * A class: its model (the class document) plus the card operations on its documents.
  *
- * A live class object (`stack.getClass`, `Class.fetch(..., { subscribe: true })`) follows its
+ * A live class object (`stack.getClass`, `Class.fetch` unless `{ subscribe: false }`) follows its
  * class document as it changes, here or by another writer of the store, and emits:
  * - `model` (ClassModel): the class document changed;
  * - `change` ({ id, rev, deleted }): a document of the class changed.
@@ -79,7 +79,7 @@ export class Class extends EventEmitter {
     options: ClassOptions = {},
   ): Promise<Class> {
     if (type !== CLASS_META) throw KERNEL_ERRORS.classInvalid(`Class.create makes documents of the "class" meta-class, not "${type}".`, { path: 'type' });
-    if (typeof name !== 'string' || !CLASS_NAME.test(name) || name.length > 64 || name === CLASS_META || name === DOMAIN_META) {
+    if (typeof name !== 'string' || !CLASS_NAME.test(name) || name.length > 64 || name === CLASS_META || name === DOMAIN_META || name === SELF_META) {
       throw KERNEL_ERRORS.classInvalid(`A class name starts with a letter (or "~" for system classes) and holds letters, digits and "_" only (got ${JSON.stringify(name)}).`, { path: 'name' });
     }
     if (typeof description !== 'string') throw KERNEL_ERRORS.classInvalid('A class description is a string.', { path: 'description' });
@@ -133,7 +133,7 @@ export class Class extends EventEmitter {
 
   static async fetch(stack: StackPort, name: string, options: FetchOptions = {}): Promise<Class> {
     const model = await stack.requireClass(name);
-    return Class.buildFromModel(stack, model, { subscribe: options.subscribe ?? false });
+    return Class.buildFromModel(stack, model, { subscribe: options.subscribe ?? true });
   }
 
   static buildFromModel(stack: StackPort, model: ClassModel, options: FetchOptions = {}): Class {

@@ -40,11 +40,21 @@ describe('Class.create', () => {
     expect(cls.model._rev).toBe(stored._rev);
   });
 
+  it('Class.fetch is live by default (SPEC: "with a live subscription"); subscribe: false is a snapshot', async () => {
+    const stack = await kernelStack();
+    await Class.create(stack, 'Gadget', 'class', '', { name: { type: 'string' } });
+    const live = await Class.fetch(stack, 'Gadget');
+    const snapshot = await Class.fetch(stack, 'Gadget', { subscribe: false });
+    await Attribute.create(await Class.fetch(stack, 'Gadget'), 'color', 'string');
+    expect(Object.keys(live.model.schema)).toContain('color');
+    expect(Object.keys(snapshot.model.schema)).not.toContain('color');
+  });
+
   it('refuses a taken name, bad names and a bad meta-class, writing nothing', async () => {
     const stack = await kernelStack();
     await Class.create(stack, 'Thing', 'class');
     expect((await refusal(Class.create(stack, 'Thing', 'class'))).code).toBe('DS_CLASS_EXISTS');
-    for (const name of ['', '1abc', 'has-dash', 'has space', 'class', 'domain', 'x'.repeat(65)]) {
+    for (const name of ['', '1abc', 'has-dash', 'has space', 'class', 'domain', '~self', 'x'.repeat(65)]) {
       const err = await refusal(Class.create(stack, name, 'class'));
       expect(err).toBeInstanceOf(DocstackError);
       expect(err.code).toBe('DS_CLASS_INVALID');
