@@ -1,5 +1,6 @@
 import type { Doc } from '../contracts/model.js';
 import type { Database } from '../storage/database.js';
+import { inClassRange, unregisterOutsideIds } from '../storage/class-ids.js';
 import type { Storage } from '../storage/facade.js';
 import type { WriteLock } from '../storage/write-lock.js';
 import type { ClassCache } from './class-cache.js';
@@ -57,15 +58,22 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     const kept = new Map<string, number>();
     const restores: object[] = [];
     let purged = 0;
+    const unlisted = new Map<string, string[]>();
     docs.forEach((doc, i) => {
       const r = results[locals.length + i];
-      if (!('error' in r && r.error)) return void purged++;
+      if (!('error' in r && r.error)) {
+        const className = doc['~class'];
+        if (typeof className === 'string' && !inClassRange(className, doc._id)) unlisted.set(className, [...(unlisted.get(className) ?? []), doc._id]);
+        return void purged++;
+      }
       addDelta(kept, doc['~class'], false, counts(doc));
       for (const w of keys.writes) if (w.index === i && w.restore) restores.push({ ...w.restore });
     });
     if (restores.length > 0) await deps.db.bulkDocs(restores as never[]);
     await deps.primaryKeys.released(keys.writes.filter((w, i) => !('error' in results[i] && results[i].error) && !restores.some((r) => (r as { _id: string })._id === w.entry._id)));
     await deps.counts.apply(kept); // the documents not purged count again; a counter whose write failed is persisted
+    // a purged id is taken off its class's list (one left by a crash here is skipped by the readers)
+    await unregisterOutsideIds(deps.db, unlisted);
 
     return purged;
   });

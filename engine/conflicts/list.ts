@@ -1,7 +1,8 @@
 import { isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
-import { rangePages, readRaw, SCAN_PAGE } from '../../storage/raw-reads.js';
+import { readRaw, SCAN_PAGE } from '../../storage/raw-reads.js';
+import { classPages } from '../../storage/class-ids.js';
 import { planFor } from '../../kernel/write-plan.js';
 
 /** A document with unresolved conflicting leaves: PouchDB's winner and the losing leaves, read as any read. */
@@ -23,7 +24,7 @@ type StoredWithConflicts = Doc & { _conflicts?: string[] };
  * memory stays bounded and no document is read twice unless it is in conflict.
  */
 export async function* conflictedPages(db: Database, className: string): AsyncGenerator<StoredWithConflicts[]> {
-  for await (const page of rangePages(db, `${className}-`, SCAN_PAGE, undefined, true)) {
+  for await (const page of classPages(db, className, SCAN_PAGE, undefined, true)) {
     yield (page as StoredWithConflicts[]).filter((doc) => doc._conflicts && doc._conflicts.length > 0 && doc['~class'] === className);
   }
 }

@@ -99,12 +99,12 @@ export async function checkDefaultValue(stack: StackPort, classModel: ClassModel
 }
 
 async function hasDocuments(stack: StackPort, model: ClassModel): Promise<boolean> {
-  return (await stack.storage.range({ prefix: `${model.name}-`, limit: 1 })).length > 0;
+  return stack.storage.hasClassDocs(model.name);
 }
 
 /** Active raw documents of the class that lack the attribute, a page at a time. */
 async function forEachUnstamped(stack: StackPort, className: string, attribute: AttributeModel, visit: (docs: Doc[]) => Promise<void>): Promise<void> {
-  for await (const page of stack.storage.pages(`${className}-`, STAMP_BATCH)) {
+  for await (const page of stack.storage.classPages(className, { size: STAMP_BATCH })) {
     const docs = page.filter((doc) => doc['~class'] === className && doc.active !== false && doc[attribute.name] === undefined);
     if (docs.length > 0) await visit(docs);
   }

@@ -67,5 +67,5 @@ function refuseBreakingAddition(className: string, next: AttributeModel, before:
 }
 
 async function hasDocuments(stack: StackPort, className: string): Promise<boolean> {
-  return (await stack.storage.range({ prefix: `${className}-`, limit: 1 })).length > 0;
+  return stack.storage.hasClassDocs(className);
 }
