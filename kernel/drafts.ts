@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../contracts/clock.js';
 import { KERNEL_ERRORS } from '../contracts/errors.js';
-import { CLASS_META, DOMAIN_META, primaryKeyAttributes, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
+import { CLASS_META, DOMAIN_META, isEngineClassName, primaryKeyAttributes, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
 
 /** `<ClassName>-<random>`: a class scan is then an allDocs key range (an id a caller chose may lie outside it). */
 export function newDocId(className: string): string {
@@ -159,13 +159,18 @@ export function createDraft(input: Record<string, unknown>, model: ClassModel, g
  * document's id, its name: isClassDocId) — else DS_DOC_ID_RESERVED. Any other id is accepted:
  * one outside `<Class>-…` is listed beside the class's counter so class scans find it
  * (storage/class-ids.ts); the engine also refuses one in another existing class's range
- * (DS_DOC_ID_OTHER_CLASS, engine/write-parts/class-ids.ts), which needs the class model.
+ * (DS_DOC_ID_OTHER_CLASS, engine/write-parts/class-ids.ts), which needs the class model. A
+ * document of an engine class (`~…`) keeps its range: a node tells them apart by id alone.
  */
 export function checkDocId(id: unknown, className: string): void {
   if (typeof id !== 'string' || id === '') {
     throw KERNEL_ERRORS.docIdInvalid(`A ${className} id is a non-empty string (got ${JSON.stringify(id)}).`, { path: '_id', details: { id } });
   }
   if (id.startsWith(`${className}-`)) return;
+  if (isEngineClassName(className)) {
+    // the engine's documents are told apart by id alone (a node's visibility, `~` = internal): they keep their range
+    throw KERNEL_ERRORS.docIdInvalid(`A document of the engine's class ${className} has an id starting with "${className}-" (got ${JSON.stringify(id)}).`, { path: '_id', details: { id } });
+  }
   if (id.startsWith('_') || id.startsWith('~') || id.startsWith(`${DOMAIN_META}-`) || !id.includes('-')) {
     throw KERNEL_ERRORS.docIdReserved(
       `${JSON.stringify(id)} is a system id (ids starting with "_", "~" or "${DOMAIN_META}-" are the engine's, and an id without "-" is a class's name): choose another id for the ${className} document.`,

@@ -2,7 +2,7 @@ import { KERNEL_ERRORS } from '../contracts/errors.js';
 import { isEngineClassName, type Doc } from '../contracts/model.js';
 import { bindRawDatabase } from './raw-database.js';
 import { rangePages, readRaw } from './raw-reads.js';
-import { classPages, hasClassDocs } from './class-ids.js';
+import { classPages, hasClassDocs, outsideIds } from './class-ids.js';
 import { createReplication, type StorageReplication } from './replication.js';
 import type { Database } from './database.js';
 
@@ -76,6 +76,8 @@ export interface Storage {
   classPages(className: string, options?: { size?: number; after?: string }): AsyncGenerator<Doc[]>;
   /** Does the class have a stored document (active or not), in its range or outside it? */
   hasClassDocs(className: string): Promise<boolean>;
+  /** The ids a class's documents were given outside its range, sorted (an id may name a document gone since). */
+  outsideIds(className: string): Promise<string[]>;
   /** One page of the changes feed after `since` (a sequence this store answered, or 0). */
   changes(options: { since: number | string; limit?: number }): Promise<StorageChanges>;
   /**
@@ -157,6 +159,10 @@ export class StackStorage implements Storage {
 
   hasClassDocs(className: string): Promise<boolean> {
     return hasClassDocs(this.#db, className);
+  }
+
+  outsideIds(className: string): Promise<string[]> {
+    return outsideIds(this.#db, className);
   }
 
   async changes(options: { since: number | string; limit?: number }): Promise<StorageChanges> {
