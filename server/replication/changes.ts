@@ -75,6 +75,19 @@ async function filteredChanges(stack: ClientStack, request: ChangesRequest, read
   return filteredFeed(stack, { ...request, since: feedSince(request.since) }, readable);
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * A class scope matches by id (`<Class>-…`); a document whose id its creator chose outside its
+ * class's range is listed per class (storage.outsideIds): the lists are read after the page, when
+ * it holds an id the match left out that may be one (lists are written before their documents).
+ */
+async function outsideOfScope(stack: ClientStack, match: ChangeMatcher, rows: readonly ChangeRow[]): Promise<ReadonlySet<string>> {
+  const scope = match.scope;
+  if (!scope || !rows.some((row) => row.id.includes('-') && !row.id.startsWith('_') && !row.id.startsWith('~') && !match(row))) return NONE;
+  return new Set((await Promise.all(scope.classes.map((name) => stack.storage.outsideIds(name)))).flat());
+}
+
 async function filteredFeed(stack: ClientStack, request: ChangesRequest, readable: (id: string) => boolean): Promise<ChangesResult> {
   const { match, limit, include_docs: includeDocs, ...options } = request;
   const wanted = limit ?? Number.POSITIVE_INFINITY;
@@ -85,8 +98,9 @@ async function filteredFeed(stack: ClientStack, request: ChangesRequest, readabl
   for (;;) {
     const page = options.descending ? undefined : FILTER_SCAN_PAGE;
     const raw = (await stack.storage.replication.changes({ ...options, since, ...(readDocs ? { include_docs: true } : {}), ...(page ? { limit: page } : {}) })) as unknown as { results: ChangeRow[]; last_seq: number | string };
+    const outside = await outsideOfScope(stack, match!, raw.results);
     for (const row of raw.results) {
-      if (!readable(row.id) || !match!(row)) continue;
+      if (!readable(row.id) || !(match!(row) || outside.has(row.id))) continue;
       if (!includeDocs) delete row.doc;
       results.push(row);
       if (results.length >= wanted) return { results, last_seq: row.seq };
