@@ -127,3 +127,24 @@ describe('the ids refused, each with its code and nothing written', () => {
     expect(await stack.countDocuments('Invoice')).toBe(1);
   });
 });
+
+describe('a live class object', () => {
+  it('emits change events for its out-of-range documents, not for other classes', async () => {
+    const invoices = await stack.getClass('Invoice');
+    const seen: string[] = [];
+    invoices.on('change', (c: { id: string }) => seen.push(c.id));
+    await stack.createDoc({ '~class': 'Invoice', total: 1 }, { id: ID });
+    await stack.createDoc({ '~class': 'Customer', name: 'c' }, { id: 'cust-1' });
+    await stack.updateDoc(ID, { total: 2 });
+    await waitFor(() => seen.filter((id) => id === ID).length === 2);
+    expect(seen).not.toContain('cust-1');
+  });
+});
+
+async function waitFor(check: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
