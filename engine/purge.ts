@@ -50,7 +50,9 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     for (const doc of docs) addDelta(deltas, doc['~class'], counts(doc), false);
     const counters = await deps.counts.entries(deltas);
     const locals = [...keys.writes.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
-    const results = await deps.db.bulkDocs([...locals, ...docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true }))] as never[]);
+    // a tombstone of an id outside its class's range names its class: the id does not tell it (a class-scoped sync's filters)
+    const tombstone = (d: Doc) => ({ _id: d._id, _rev: d._rev, _deleted: true, ...(typeof d['~class'] === 'string' && !inClassRange(d['~class'], d._id) ? { '~class': d['~class'] } : {}) });
+    const results = await deps.db.bulkDocs([...locals, ...docs.map(tombstone)] as never[]);
     deps.counts.written(deltas, counters, counters.map((_, i) => {
       const r = results[keys.writes.length + i];
       return 'error' in r && r.error ? null : (r as PouchDB.Core.Response).rev;

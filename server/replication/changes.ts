@@ -84,8 +84,24 @@ const NONE: ReadonlySet<string> = new Set();
  */
 async function outsideOfScope(stack: ClientStack, match: ChangeMatcher, rows: readonly ChangeRow[]): Promise<ReadonlySet<string>> {
   const scope = match.scope;
-  if (!scope || !rows.some((row) => row.id.includes('-') && !row.id.startsWith('_') && !row.id.startsWith('~') && !match(row))) return NONE;
-  return new Set((await Promise.all(scope.classes.map((name) => stack.storage.outsideIds(name)))).flat());
+  const candidates = scope ? rows.filter((row) => maybeOutside(stack, row.id) && !match(row)) : [];
+  if (!scope || candidates.length === 0) return NONE;
+  const outside = new Set((await Promise.all(scope.classes.map((name) => stack.storage.outsideIds(name)))).flat());
+  // a purged one is unlisted: its tombstone names its class (engine/purge.ts)
+  for (const row of candidates) {
+    if (!row.deleted || outside.has(row.id)) continue;
+    const rev = (row as { changes?: Array<{ rev: string }> }).changes?.[0]?.rev;
+    const tombstone = rev ? await stack.storage.replication.get(row.id, { rev }).catch(() => null) : null;
+    const className = (tombstone as Record<string, unknown> | null)?.['~class'];
+    if (typeof className === 'string' && scope.classes.includes(className)) outside.add(row.id);
+  }
+  return outside;
+}
+
+/** Could this id be one its creator chose outside its class's range (not `<KnownClass>-…`, not the engine's)? */
+function maybeOutside(stack: ClientStack, id: string): boolean {
+  const dash = id.indexOf('-');
+  return dash > 0 && !id.startsWith('_') && !id.startsWith('~') && !stack.classCache.peek(id.slice(0, dash));
 }
 
 async function filteredFeed(stack: ClientStack, request: ChangesRequest, readable: (id: string) => boolean): Promise<ChangesResult> {

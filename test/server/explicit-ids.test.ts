@@ -58,5 +58,16 @@ describe('explicit ids on a node', () => {
     expect((await client.getDocument('abc-2'))?.title).toBe('second');
     expect(await client.countDocuments('Item')).toBe(4);
     expect(await server.stack.countDocuments('Item')).toBe(4);
+
+    // a purge on the node (the id unlisted there): its tombstone names its class, and follows the scope
+    expect(await server.stack.purgeDocuments(['abc-2'])).toBe(1);
+    await client.sync({ remote: server.url, auth: { token: TOKEN }, classes: ['Item'] });
+    expect(await client.storage.get('abc-2')).toBeNull();
+    expect(await client.countDocuments('Item')).toBe(3);
+    // and the other way: the client's purge reaches the node through the scope's push filter
+    expect(await client.purgeDocuments(['cli-1'])).toBe(1);
+    await client.sync({ remote: server.url, auth: { token: TOKEN }, classes: ['Item'] });
+    expect(await server.stack.storage.get('cli-1')).toBeNull();
+    expect(await server.stack.countDocuments('Item')).toBe(2);
   });
 });
