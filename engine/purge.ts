@@ -1,6 +1,6 @@
 import type { Doc } from '../contracts/model.js';
 import type { Database } from '../storage/database.js';
-import { inClassRange, unregisterOutsideIds } from '../storage/class-ids.js';
+import { editOutsideIds, inClassRange } from '../storage/class-ids.js';
 import type { Storage } from '../storage/facade.js';
 import type { WriteLock } from '../storage/write-lock.js';
 import type { ClassCache } from './class-cache.js';
@@ -75,7 +75,7 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     await deps.primaryKeys.released(keys.writes.filter((w, i) => !('error' in results[i] && results[i].error) && !restores.some((r) => (r as { _id: string })._id === w.entry._id)));
     await deps.counts.apply(kept); // the documents not purged count again; a counter whose write failed is persisted
     // a purged id is taken off its class's list (one left by a crash here is skipped by the readers)
-    await unregisterOutsideIds(deps.db, unlisted);
+    await editOutsideIds(deps.db, unlisted, false);
 
     return purged;
   });

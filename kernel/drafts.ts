@@ -164,18 +164,11 @@ export function createDraft(input: Record<string, unknown>, model: ClassModel, g
  */
 export function checkDocId(id: unknown, className: string): void {
   if (typeof id !== 'string' || id === '') {
-    throw KERNEL_ERRORS.docIdInvalid(`A ${className} id is a non-empty string (got ${JSON.stringify(id)}).`, { path: '_id', details: { id } });
+    throw KERNEL_ERRORS.docIdInvalid(`An id is a non-empty string (got ${JSON.stringify(id)}).`, { path: '_id', details: { id } });
   }
-  if (id.startsWith(`${className}-`)) return;
-  if (isEngineClassName(className)) {
-    // the engine's documents are told apart by id alone (a node's visibility, `~` = internal): they keep their range
-    throw KERNEL_ERRORS.docIdInvalid(`A document of the engine's class ${className} has an id starting with "${className}-" (got ${JSON.stringify(id)}).`, { path: '_id', details: { id } });
-  }
-  if (id.startsWith('_') || id.startsWith('~') || id.startsWith(`${DOMAIN_META}-`) || !id.includes('-')) {
-    throw KERNEL_ERRORS.docIdReserved(
-      `${JSON.stringify(id)} is a system id (ids starting with "_", "~" or "${DOMAIN_META}-" are the engine's, and an id without "-" is a class's name): choose another id for the ${className} document.`,
-      { path: '_id', details: { id } },
-    );
+  // an engine class's documents keep their range: a node tells them apart by id alone (`~…`: internal)
+  if (!id.startsWith(`${className}-`) && (/^[_~]|^domain-|^[^-]*$/.test(id) || isEngineClassName(className))) {
+    throw KERNEL_ERRORS.docIdReserved(`${JSON.stringify(id)} is a system id (see docs/data-model.md, "Ids").`, { path: '_id', details: { id } });
   }
 }
 

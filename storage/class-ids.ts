@@ -26,7 +26,7 @@ export const classIdsDocId = (className: string): string => `${PREFIX}${classNam
 
 /** Is `id` inside the class's id range (`<Class>-…`, what a range scan of the class reads)? */
 export function inClassRange(className: string, id: string): boolean {
-  return id.length > className.length && id.charCodeAt(className.length) === 45 /* - */ && id.startsWith(className);
+  return id.startsWith(`${className}-`);
 }
 
 /** The class's out-of-range ids, sorted (the list may name documents gone since). */
@@ -35,35 +35,21 @@ export async function outsideIds(db: Database, className: string): Promise<strin
 }
 
 /**
- * Adds ids to their classes' lists (a map class → ids), one read and one write per class; a write
- * another writer raced (409) is read and merged again. Call it before the documents are stored.
+ * Adds ids to their classes' lists (`add`), or takes them off (documents purged): a map class →
+ * ids, one read and one write per class that changes; a write another writer raced (409) is read
+ * and merged again. Ids are added before their documents are stored.
  */
-export async function registerOutsideIds(db: Database, byClass: ReadonlyMap<string, readonly string[]>): Promise<void> {
-  await editLists(db, byClass, (listed, ids) => {
-    const next = new Set(listed);
-    for (const id of ids) next.add(id);
-    return next.size === listed.length ? null : [...next].sort(byId);
-  });
-}
-
-/** Takes ids off their classes' lists (documents purged). */
-export async function unregisterOutsideIds(db: Database, byClass: ReadonlyMap<string, readonly string[]>): Promise<void> {
-  await editLists(db, byClass, (listed, ids) => {
-    const gone = new Set(ids);
-    const next = listed.filter((id) => !gone.has(id));
-    return next.length === listed.length ? null : next;
-  });
-}
-
-async function editLists(db: Database, byClass: ReadonlyMap<string, readonly string[]>, edit: (listed: string[], ids: readonly string[]) => string[] | null): Promise<void> {
+export async function editOutsideIds(db: Database, byClass: ReadonlyMap<string, readonly string[]>, add: boolean): Promise<void> {
   for (const [className, ids] of byClass) {
-    if (ids.length === 0) continue;
+    const _id = classIdsDocId(className);
     for (let attempt = 0; ; attempt++) {
-      const stored = await readRaw<ClassIdsDoc>(db, classIdsDocId(className));
-      const next = edit(stored?.ids ?? [], ids);
-      if (next === null) break;
+      const stored = await readRaw<ClassIdsDoc>(db, _id);
+      const listed = stored?.ids ?? [];
+      // ids sort by code unit, as `<` compares them (and allDocs orders ASCII ids)
+      const next = add ? [...new Set([...listed, ...ids])].sort() : listed.filter((id) => !ids.includes(id));
+      if (next.length === listed.length) break; // nothing to add or take off
       try {
-        await db.put({ _id: classIdsDocId(className), ...(stored?._rev ? { _rev: stored._rev } : {}), ids: next } as never);
+        await db.put({ ...stored, _id, ids: next } as never); // at the stored _rev: a racing writer is a 409
         break;
       } catch (err) {
         if ((err as { status?: number }).status !== 409 || attempt >= 10) throw err;
@@ -72,59 +58,31 @@ async function editLists(db: Database, byClass: ReadonlyMap<string, readonly str
   }
 }
 
-const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /** The stored documents of these ids that belong to the class (missing, deleted and others' left out). */
-async function readOfClass(db: Database, className: string, ids: readonly string[], conflicts: boolean): Promise<Doc[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.allDocs({ keys: [...ids], include_docs: true, ...(conflicts ? { conflicts } : {}) });
-  return rows.flatMap((row) => {
-    const doc = 'doc' in row ? (row.doc as unknown as Doc | null | undefined) : undefined;
-    return doc && doc['~class'] === className ? [doc] : [];
-  });
+async function readOfClass(db: Database, className: string, ids: readonly string[]): Promise<Doc[]> {
+  const { rows } = await db.allDocs({ keys: [...ids], include_docs: true });
+  return rows.map((row) => (row as { doc?: Doc }).doc!).filter((doc) => doc?.['~class'] === className);
 }
 
 /**
  * The stored documents of a class, raw and in id order, one page at a time: its id range and its
- * out-of-range ids merged (a page may then hold a few more than `pageSize`). `after`: a cursor,
- * the last id a previous page ended with. Writes between pages are fine. Range documents are
- * yielded as stored (a caller checks `~class`, as for any range); listed ones are of the class.
+ * out-of-range ids merged (a page then holds the listed ones that sort before its last id too).
+ * `after`: a cursor, the last id a previous page ended with. Writes between pages are fine. Range
+ * documents are yielded as stored (a caller checks `~class`, as for any range); listed ones are of
+ * the class. No empty page is yielded after the range's.
  */
-export async function* classPages(db: Database, className: string, pageSize = SCAN_PAGE, after?: string, conflicts = false): AsyncGenerator<Doc[]> {
+export async function* classPages(db: Database, className: string, pageSize = SCAN_PAGE, after?: string): AsyncGenerator<Doc[]> {
   const prefix = `${className}-`;
-  let outside = await outsideIds(db, className);
-  if (after !== undefined) outside = outside.filter((id) => id > after);
-  const takeUpTo = async (last: string | undefined): Promise<Doc[]> => {
-    const cut = last === undefined ? outside.length : outside.findIndex((id) => id > last);
-    const ids = outside.splice(0, cut < 0 ? outside.length : cut);
-    const docs: Doc[] = [];
-    for (let i = 0; i < ids.length; i += pageSize) docs.push(...(await readOfClass(db, className, ids.slice(i, i + pageSize), conflicts)));
-    return docs;
-  };
+  const outside = (await outsideIds(db, className)).filter((id) => after === undefined || id > after);
   if (after === undefined || after < `${prefix}\uffff`) {
-    for await (const page of rangePages(db, prefix, pageSize, after, conflicts)) {
-      if (outside.length === 0 || page.length === 0) {
-        if (page.length > 0) yield page;
-        continue;
-      }
-      const merged = [...page, ...(await takeUpTo(page[page.length - 1]._id))].sort((a, b) => byId(a._id, b._id));
-      yield merged;
+    for await (const page of rangePages(db, prefix, pageSize, after)) {
+      const last = page[page.length - 1]?._id;
+      const before = last === undefined ? 0 : outside.filter((id) => id < last).length; // sorted: the first ones
+      yield before === 0 ? page : [...page, ...(await readOfClass(db, className, outside.splice(0, before)))].sort((a, b) => (a._id < b._id ? -1 : 1));
     }
   }
-  while (outside.length > 0) {
-    const docs = await readOfClass(db, className, outside.splice(0, pageSize), conflicts);
+  for (let i = 0; i < outside.length; i += pageSize) {
+    const docs = await readOfClass(db, className, outside.slice(i, i + pageSize));
     if (docs.length > 0) yield docs;
   }
-}
-
-/** Does the class have a stored document (active or not)? One range row, else its listed ids. */
-export async function hasClassDocs(db: Database, className: string): Promise<boolean> {
-  const prefix = `${className}-`;
-  const { rows } = await db.allDocs({ startkey: prefix, endkey: `${prefix}\uffff`, limit: 1 });
-  if (rows.length > 0) return true;
-  const outside = await outsideIds(db, className);
-  for (let i = 0; i < outside.length; i += SCAN_PAGE) {
-    if ((await readOfClass(db, className, outside.slice(i, i + SCAN_PAGE), false)).length > 0) return true;
-  }
-  return false;
 }

@@ -2,7 +2,7 @@ import { KERNEL_ERRORS } from '../contracts/errors.js';
 import { isEngineClassName, type Doc } from '../contracts/model.js';
 import { bindRawDatabase } from './raw-database.js';
 import { rangePages, readRaw } from './raw-reads.js';
-import { classPages, hasClassDocs, outsideIds } from './class-ids.js';
+import { classPages, outsideIds } from './class-ids.js';
 import { createReplication, type StorageReplication } from './replication.js';
 import type { Database } from './database.js';
 
@@ -74,8 +74,6 @@ export interface Storage {
    * previous page, to go on from.
    */
   classPages(className: string, options?: { size?: number; after?: string }): AsyncGenerator<Doc[]>;
-  /** Does the class have a stored document (active or not), in its range or outside it? */
-  hasClassDocs(className: string): Promise<boolean>;
   /** The ids a class's documents were given outside its range, sorted (an id may name a document gone since). */
   outsideIds(className: string): Promise<string[]>;
   /** One page of the changes feed after `since` (a sequence this store answered, or 0). */
@@ -155,10 +153,6 @@ export class StackStorage implements Storage {
 
   classPages(className: string, options: { size?: number; after?: string } = {}): AsyncGenerator<Doc[]> {
     return classPages(this.#db, className, options.size, options.after);
-  }
-
-  hasClassDocs(className: string): Promise<boolean> {
-    return hasClassDocs(this.#db, className);
   }
 
   outsideIds(className: string): Promise<string[]> {

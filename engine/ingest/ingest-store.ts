@@ -6,7 +6,7 @@ import { uniqueViolation, type KeyEntryWrite, type PrimaryKeyIndex } from '../in
 import { revisionDelta, settleCounts } from './ingest-counts.js';
 import type { HeldReason } from './ingest-held.js';
 import { isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
-import { inClassRange, registerOutsideIds } from '../../storage/class-ids.js';
+import { editOutsideIds, inClassRange } from '../../storage/class-ids.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
@@ -88,7 +88,7 @@ export async function storeDocuments(
       addDelta(deltas, e.model.name, delta < 0, delta > 0);
     }
   }
-  await registerOutsideIds(deps.db, outsideOf(pending));
+  await editOutsideIds(deps.db, outsideOf(pending), true);
   const counters = await counts.entries(deltas);
   const locals = [...keyWrites.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
   const answers = await deps.db.bulkDocs([...locals, ...pending.map((e) => e.doc)] as never[], { new_edits: how.newEdits });

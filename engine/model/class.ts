@@ -3,7 +3,6 @@ import { nowIso, isPlainObject, naturalIdOf } from '../../kernel/drafts.js';
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { revNumber } from '../class-cache.js';
 import { whileObserved } from './observed.js';
-import { outsideChanges } from './outside-changes.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import type { Selector } from '../queries/selector.js';
 import type { StackPort } from '../../contracts/stack-port.js';
@@ -151,14 +150,17 @@ export class Class extends EventEmitter {
 
   private listen(): () => void {
     const prefix = `${this.name}-`;
-    const emit = (change: { id: string; rev: string; deleted: boolean }) => this.emit('change', { id: change.id, rev: change.rev, deleted: change.deleted });
-    const outside = outsideChanges(this.stack, this.name, emit);
     const stop = this.stack.changes.subscribe((change) => {
-      if (change.id === this.name && change.rev !== this.current._rev) {
+      const { id, rev, deleted } = change;
+      const head = id.slice(0, id.indexOf('-'));
+      if (id === this.name && rev !== this.current._rev) {
         void this.refresh().catch(() => undefined);
-      } else if (change.id.startsWith(prefix)) {
-        emit(change);
-      } else outside(change);
+      } else if (id.startsWith(prefix)) {
+        this.emit('change', { id, rev, deleted });
+      } else if (head && !/^[_~]/.test(id) && !this.stack.classCache.peek(head)) {
+        // maybe an id given outside the range (not `<KnownClass>-…`): the class's list names it (storage/class-ids.ts)
+        void this.stack.storage.outsideIds(this.name).then((ids) => ids.includes(id) && this.emit('change', { id, rev, deleted }), () => undefined);
+      }
     });
     // changes made before we listened are not replayed; catch up with the class document once
     void this.refresh().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { WritePart } from '../../contracts/unit-of-work.js';
 import type { ClassModel } from '../../contracts/model.js';
-import { inClassRange, registerOutsideIds } from '../../storage/class-ids.js';
+import { editOutsideIds } from '../../storage/class-ids.js';
 import type { Database } from '../../storage/database.js';
 
 /**
@@ -11,44 +11,36 @@ import type { Database } from '../../storage/database.js';
  * checkDocId has refused the system ids already.
  */
 export async function refuseOtherClassId(id: string, className: string, classOf: (name: string) => Promise<ClassModel | null>): Promise<void> {
-  if (inClassRange(className, id)) return;
   const head = id.slice(0, id.indexOf('-'));
-  if (head === '' || !(await classOf(head))) return;
-  throw KERNEL_ERRORS.docIdOtherClass(
-    `${JSON.stringify(id)} lies in the id range of the class ${JSON.stringify(head)} ("${head}-…"): a ${className} document cannot take it; choose an id that does not start with "${head}-".`,
-    { path: '_id', details: { id, className, rangeOf: head } },
-  );
+  if (head !== className && (await classOf(head))) {
+    throw KERNEL_ERRORS.docIdOtherClass(`${JSON.stringify(id)} lies in the id range of the class ${head}.`, { path: '_id', details: { id, rangeOf: head } });
+  }
 }
 
 /**
  * The unit-of-work part that lists a class's out-of-range ids (storage/class-ids.ts): a write
  * creating documents whose id a caller chose outside `<Class>-…` has them checked
  * (refuseOtherClassId) and listed, ahead of the documents, in a storage call of its own inside
- * the write lock. Any other write (every id in its class's range: the common path) gets no
+ * the write lock (a dry run, stack.checkRequests, checks neither: ingest checks in requestFor). Any other write (every id in its class's range: the common path) gets no
  * share: no read, no storage call.
  */
 export function classIdsPart(db: Database, classOf: (name: string) => Promise<ClassModel | null>): WritePart {
   return {
     name: 'class-ids',
     begin(work) {
-      let outside: Map<string, string[]> | undefined;
-      for (const item of work.items) {
-        if (item.op !== 'create' || inClassRange(item.classModel.name, item.doc._id)) continue;
-        outside ??= new Map();
-        const ids = outside.get(item.classModel.name) ?? [];
-        ids.push(item.doc._id);
-        outside.set(item.classModel.name, ids);
+      const outside = new Map<string, string[]>();
+      for (const { op, doc, classModel } of work.items) {
+        if (op === 'create' && !doc._id.startsWith(`${classModel.name}-`)) outside.set(classModel.name, [...(outside.get(classModel.name) ?? []), doc._id]);
       }
-      if (!outside) return undefined;
-      const listed = outside;
-      return {
-        async checked() {
-          for (const [className, ids] of listed) for (const id of ids) await refuseOtherClassId(id, className, classOf);
-        },
-        async prepare() {
-          if (!work.dryRun) await registerOutsideIds(db, listed);
-        },
-      };
+      return outside.size === 0
+        ? undefined
+        : {
+            // inside the write lock, before anything is stored (a dry run does not list)
+            async prepare() {
+              for (const [className, ids] of outside) for (const id of ids) await refuseOtherClassId(id, className, classOf);
+              await editOutsideIds(db, outside, true);
+            },
+          };
     },
   };
 }
