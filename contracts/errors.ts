@@ -164,6 +164,8 @@ export const KERNEL_ERRORS = {
   // documents
   docInvalid: createError('DS_DOC_INVALID', 'The document is not a plain JSON object.'),
   docIdInvalid: createError('DS_DOC_ID_INVALID', 'The document id is not valid for its class.'),
+  docIdReserved: createError('DS_DOC_ID_RESERVED', 'The id is a system id.'),
+  docIdOtherClass: createError('DS_DOC_ID_OTHER_CLASS', 'The id is in another class\'s range.'),
   docExists: createError('DS_DOC_EXISTS', 'A document with that id already exists.', { status: 409 }),
   docNotFound: createError('DS_DOC_NOT_FOUND', 'No active document with that id exists.', { status: 404 }),
   docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),

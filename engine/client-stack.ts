@@ -28,6 +28,7 @@ import { findClassDocuments, readDocument, refuseTakenIds, scanClass } from './q
 import { SYSTEM_PATCHES } from './system-patches/index.js';
 import { capabilitiesPart } from './write-parts/capabilities.js';
 import { classCountsPart } from './write-parts/class-counts.js';
+import { classIdsPart } from './write-parts/class-ids.js';
 import { classNamesPart } from './write-parts/class-names.js';
 import { primaryKeysPart } from './write-parts/primary-keys.js';
 
@@ -68,10 +69,11 @@ export class ClientStack extends StackCore {
     this.classNames = new ClassNamesIndex(db, lock);
     this.classCounts = new ClassCounts(db, lock);
     this.#store = { db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock };
-    // the engine's own share of every write: capability check, key entries, counters, the class-name checkpoint (in that order)
+    // the engine's own share of every write: capability check, key entries, counters, out-of-range ids, the class-name checkpoint (in that order)
     this.pipeline.addPart(capabilitiesPart(this.attributeTypes));
     this.pipeline.addPart(primaryKeysPart(this.primaryKeys));
     this.pipeline.addPart(classCountsPart(this.classCounts));
+    this.pipeline.addPart(classIdsPart(db, (n) => this.classCache.get(n)));
     this.pipeline.addPart(classNamesPart(this.classNames));
     // the counts not yet persisted are stored before storage closes (after the plugins' own closing writes)
     this.hooks.onClose.tapPromise({ name: 'class-counts', stage: 1_000 }, () => this.classCounts.close());

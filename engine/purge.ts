@@ -1,5 +1,6 @@
 import type { Doc } from '../contracts/model.js';
 import type { Database } from '../storage/database.js';
+import { editOutsideIds, inClassRange } from '../storage/class-ids.js';
 import type { Storage } from '../storage/facade.js';
 import type { WriteLock } from '../storage/write-lock.js';
 import type { ClassCache } from './class-cache.js';
@@ -49,7 +50,9 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     for (const doc of docs) addDelta(deltas, doc['~class'], counts(doc), false);
     const counters = await deps.counts.entries(deltas);
     const locals = [...keys.writes.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
-    const results = await deps.db.bulkDocs([...locals, ...docs.map((d) => ({ _id: d._id, _rev: d._rev, _deleted: true }))] as never[]);
+    // a tombstone of an id outside its class's range names its class: the id does not tell it (a class-scoped sync's filters)
+    const tombstone = (d: Doc) => ({ _id: d._id, _rev: d._rev, _deleted: true, ...(typeof d['~class'] === 'string' && !inClassRange(d['~class'], d._id) ? { '~class': d['~class'] } : {}) });
+    const results = await deps.db.bulkDocs([...locals, ...docs.map(tombstone)] as never[]);
     deps.counts.written(deltas, counters, counters.map((_, i) => {
       const r = results[keys.writes.length + i];
       return 'error' in r && r.error ? null : (r as PouchDB.Core.Response).rev;
@@ -57,15 +60,22 @@ async function storePurge(deps: StoreDeps, docs: Doc[], releases: { index: numbe
     const kept = new Map<string, number>();
     const restores: object[] = [];
     let purged = 0;
+    const unlisted = new Map<string, string[]>();
     docs.forEach((doc, i) => {
       const r = results[locals.length + i];
-      if (!('error' in r && r.error)) return void purged++;
+      if (!('error' in r && r.error)) {
+        const className = doc['~class'];
+        if (typeof className === 'string' && !inClassRange(className, doc._id)) unlisted.set(className, [...(unlisted.get(className) ?? []), doc._id]);
+        return void purged++;
+      }
       addDelta(kept, doc['~class'], false, counts(doc));
       for (const w of keys.writes) if (w.index === i && w.restore) restores.push({ ...w.restore });
     });
     if (restores.length > 0) await deps.db.bulkDocs(restores as never[]);
     await deps.primaryKeys.released(keys.writes.filter((w, i) => !('error' in results[i] && results[i].error) && !restores.some((r) => (r as { _id: string })._id === w.entry._id)));
     await deps.counts.apply(kept); // the documents not purged count again; a counter whose write failed is persisted
+    // a purged id is taken off its class's list (one left by a crash here is skipped by the readers)
+    await editOutsideIds(deps.db, unlisted, false);
 
     return purged;
   });

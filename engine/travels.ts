@@ -13,9 +13,17 @@ export function travelCheck(stack: StackPort): (id: string) => Promise<boolean> 
     if (id.startsWith('_')) return false;
     const dash = id.indexOf('-');
     if (dash < 0) return !isEngineClassName(id);
-    const className = id.slice(0, dash);
+    let className = id.slice(0, dash);
     if (!ephemeral.has(className)) {
-      const model = await stack.requireClass(className).catch(() => null);
+      let model = await stack.requireClass(className).catch(() => null);
+      if (!model) {
+        // not a class's range: an id its creator chose (docs/data-model.md, "Ids"), of the class the document names
+        const named = (await stack.storage.get(id))?.['~class'];
+        if (typeof named !== 'string') return true;
+        className = named;
+        if (ephemeral.has(className)) return ephemeral.get(className) !== true;
+        model = await stack.requireClass(className).catch(() => null);
+      }
       ephemeral.set(className, model?.ephemeral === true);
     }
     return ephemeral.get(className) !== true;

@@ -1,8 +1,8 @@
 import { systemClock, type Clock } from '../contracts/clock.js';
 import { KERNEL_ERRORS } from '../contracts/errors.js';
-import { CLASS_META, primaryKeyAttributes, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
+import { CLASS_META, DOMAIN_META, isEngineClassName, primaryKeyAttributes, SELF_META, type ClassModel, type Doc } from '../contracts/model.js';
 
-/** `<ClassName>-<random>`: a class scan is then an allDocs key range. */
+/** `<ClassName>-<random>`: a class scan is then an allDocs key range (an id a caller chose may lie outside it). */
 export function newDocId(className: string): string {
   return `${className}-${globalThis.crypto.randomUUID()}`;
 }
@@ -152,13 +152,23 @@ export function createDraft(input: Record<string, unknown>, model: ClassModel, g
   return { _id: id, '~class': model.name, ...attributes, '~createTimestamp': now, active: true } as Doc;
 }
 
+/**
+ * The rules an id a caller (or a peer) chose obeys, as far as they need no class list: a
+ * non-empty string (else DS_DOC_ID_INVALID), not a system id — `_…` (PouchDB's), `~…` (the
+ * engine's), `domain-…` (a domain's document), an id without `-` (the shape of a class
+ * document's id, its name: isClassDocId) — else DS_DOC_ID_RESERVED. Any other id is accepted:
+ * one outside `<Class>-…` is listed beside the class's counter so class scans find it
+ * (storage/class-ids.ts); the engine also refuses one in another existing class's range
+ * (DS_DOC_ID_OTHER_CLASS, engine/write-parts/class-ids.ts), which needs the class model. A
+ * document of an engine class (`~…`) keeps its range: a node tells them apart by id alone.
+ */
 export function checkDocId(id: unknown, className: string): void {
-  const prefix = `${className}-`;
-  if (typeof id !== 'string' || !id.startsWith(prefix) || id.length === prefix.length) {
-    throw KERNEL_ERRORS.docIdInvalid(
-      `A ${className} id must start with "${prefix}" followed by at least one character (got ${JSON.stringify(id)}), so class scans find it.`,
-      { path: '_id', details: { id } },
-    );
+  if (typeof id !== 'string' || id === '') {
+    throw KERNEL_ERRORS.docIdInvalid(`An id is a non-empty string (got ${JSON.stringify(id)}).`, { path: '_id', details: { id } });
+  }
+  // an engine class's documents keep their range: a node tells them apart by id alone (`~…`: internal)
+  if (!id.startsWith(`${className}-`) && (/^[_~]|^domain-|^[^-]*$/.test(id) || isEngineClassName(className))) {
+    throw KERNEL_ERRORS.docIdReserved(`${JSON.stringify(id)} is a system id (see docs/data-model.md, "Ids").`, { path: '_id', details: { id } });
   }
 }
 

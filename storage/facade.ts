@@ -2,6 +2,7 @@ import { KERNEL_ERRORS } from '../contracts/errors.js';
 import { isEngineClassName, type Doc } from '../contracts/model.js';
 import { bindRawDatabase } from './raw-database.js';
 import { rangePages, readRaw } from './raw-reads.js';
+import { classPages, outsideIds } from './class-ids.js';
 import { createReplication, type StorageReplication } from './replication.js';
 import type { Database } from './database.js';
 
@@ -66,6 +67,15 @@ export interface Storage {
   range(options?: RangeOptions): Promise<RangeRow[]>;
   /** The documents whose ids start with `prefix`, a page at a time (writes between pages are fine). */
   pages(prefix: string, size?: number): AsyncGenerator<Doc[]>;
+  /**
+   * A class's stored documents, a page at a time in id order: its id range `<Class>-…` and the
+   * documents created with an id outside it (listed per class: docs/data-model.md, "Ids"). Range
+   * documents come as stored (check `~class`, as for any range); `after`: the last id of a
+   * previous page, to go on from.
+   */
+  classPages(className: string, options?: { size?: number; after?: string }): AsyncGenerator<Doc[]>;
+  /** The ids a class's documents were given outside its range, sorted (an id may name a document gone since). */
+  outsideIds(className: string): Promise<string[]>;
   /** One page of the changes feed after `since` (a sequence this store answered, or 0). */
   changes(options: { since: number | string; limit?: number }): Promise<StorageChanges>;
   /**
@@ -139,6 +149,14 @@ export class StackStorage implements Storage {
 
   pages(prefix: string, size?: number): AsyncGenerator<Doc[]> {
     return rangePages(this.#db, prefix, size);
+  }
+
+  classPages(className: string, options: { size?: number; after?: string } = {}): AsyncGenerator<Doc[]> {
+    return classPages(this.#db, className, options.size, options.after);
+  }
+
+  outsideIds(className: string): Promise<string[]> {
+    return outsideIds(this.#db, className);
   }
 
   async changes(options: { since: number | string; limit?: number }): Promise<StorageChanges> {

@@ -2,6 +2,7 @@ import { isEngineClassName, type ClassModel, type Doc } from '../../contracts/mo
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
 import { rangePages, readRaw, SCAN_PAGE } from '../../storage/raw-reads.js';
+import { outsideIds } from '../../storage/class-ids.js';
 import { planFor } from '../../kernel/write-plan.js';
 
 /** A document with unresolved conflicting leaves: PouchDB's winner and the losing leaves, read as any read. */
@@ -23,9 +24,15 @@ type StoredWithConflicts = Doc & { _conflicts?: string[] };
  * memory stays bounded and no document is read twice unless it is in conflict.
  */
 export async function* conflictedPages(db: Database, className: string): AsyncGenerator<StoredWithConflicts[]> {
-  for await (const page of rangePages(db, `${className}-`, SCAN_PAGE, undefined, true)) {
-    yield (page as StoredWithConflicts[]).filter((doc) => doc._conflicts && doc._conflicts.length > 0 && doc['~class'] === className);
+  const conflicted = (doc: StoredWithConflicts | null): doc is StoredWithConflicts => !!doc && !!doc._conflicts?.length && doc['~class'] === className;
+  for await (const page of rangePages(db, `${className}-`, SCAN_PAGE, undefined, true)) yield (page as StoredWithConflicts[]).filter(conflicted);
+  // the ids given outside the class's range (listed: storage/class-ids.ts), one read each
+  const outside: StoredWithConflicts[] = [];
+  for (const id of await outsideIds(db, className)) {
+    const doc = await readWithConflicts(db, id);
+    if (conflicted(doc)) outside.push(doc);
   }
+  if (outside.length > 0) yield outside;
 }
 
 /** The stored winner with its `_conflicts` (empty when there is none), or null when there is no document. */

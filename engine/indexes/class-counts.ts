@@ -1,4 +1,5 @@
-import { readRaw, rangePages } from '../../storage/raw-reads.js';
+import { readRaw } from '../../storage/raw-reads.js';
+import { classPages } from '../../storage/class-ids.js';
 import type { Doc } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
 import { storeKeyOf, type WriteLock } from '../../storage/write-lock.js';
@@ -290,7 +291,7 @@ export class ClassCounts {
 
   private async scan(className: string): Promise<number> {
     let count = 0;
-    for await (const page of rangePages(this.db, `${className}-`)) {
+    for await (const page of classPages(this.db, className)) {
       for (const doc of page as Doc[]) if (doc['~class'] === className && counts(doc)) count++;
     }
     return count;

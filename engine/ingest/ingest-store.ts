@@ -5,7 +5,8 @@ import { planClaims, type ClaimEntry } from '../indexes/key-claims.js';
 import { uniqueViolation, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { revisionDelta, settleCounts } from './ingest-counts.js';
 import type { HeldReason } from './ingest-held.js';
-import type { ClassModel, Doc } from '../../contracts/model.js';
+import { isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
+import { editOutsideIds, inClassRange } from '../../storage/class-ids.js';
 import type { WriteRequest } from '../../kernel/pipeline.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
@@ -41,7 +42,7 @@ interface StoreParts {
 
 /**
  * Stores the batch's documents in one bulkDocs call with their primary-key entries and class
- * counters (inside the store's write lock). Keys are planned as a local write would
+ * counters (inside the store's write lock); ids outside their class's range are listed first. Keys are planned as a local write would
  * (planClaims) and read first: a key another live document owns refuses (or reports) that
  * document alone, before anything is written. Counters take each revision's known change; a
  * revision beside the stored winner is settled once stored.
@@ -87,6 +88,7 @@ export async function storeDocuments(
       addDelta(deltas, e.model.name, delta < 0, delta > 0);
     }
   }
+  await editOutsideIds(deps.db, outsideOf(pending), true);
   const counters = await counts.entries(deltas);
   const locals = [...keyWrites.map((w) => ({ ...w.entry })), ...counters.map((c) => ({ ...c }))];
   const answers = await deps.db.bulkDocs([...locals, ...pending.map((e) => e.doc)] as never[], { new_edits: how.newEdits });
@@ -105,6 +107,17 @@ export async function storeDocuments(
   await counts.apply(correction);
   await afterKeys(deps, keyWrites, keyed, stored, localFailed);
   return pending.filter((e) => stored.has(e));
+}
+
+/** The documents of user classes given an id outside their class's range, by class (listed ahead of the call). */
+function outsideOf(pending: readonly Entry[]): Map<string, string[]> {
+  const byClass = new Map<string, string[]>();
+  for (const { doc, kind } of pending) {
+    const className = doc['~class'];
+    if ((kind !== 'document' && kind !== 'handled') || typeof className !== 'string' || isEngineClassName(className) || inClassRange(className, doc._id)) continue;
+    byClass.set(className, [...(byClass.get(className) ?? []), doc._id]);
+  }
+  return byClass;
 }
 
 /**

@@ -8,7 +8,8 @@ import { storeAsCame, storeDocuments, type Entry, type IngestResult, type Kind }
 import { ingestClasses } from './ingest-classes.js';
 import { answersOf, HeldStore, holdReason, type HeldEntry, type HeldReason } from './ingest-held.js';
 import { idOf, refusal, refusedNames, refuseWaitingForRefused } from './ingest-lines.js';
-import { nowIso } from '../../kernel/drafts.js';
+import { checkDocId, nowIso } from '../../kernel/drafts.js';
+import { refuseOtherClassId } from '../write-parts/class-ids.js';
 import { CLASS_META, SELF_META, isEngineClassName, type ClassModel, type Doc } from '../../contracts/model.js';
 import type { DocChangeEvent, WriteExtras, WriteRequest } from '../../kernel/pipeline.js';
 import type { StackPort } from '../../contracts/stack-port.js';
@@ -289,9 +290,9 @@ export class Ingestor {
     if (!model || !isClassDoc(model as unknown as Record<string, unknown>) || model.active === false) {
       throw KERNEL_ERRORS.classNotFound(`There is no class named ${JSON.stringify(className)} here.`, { details: { className } });
     }
-    if (!doc._id.startsWith(`${className}-`)) {
-      throw KERNEL_ERRORS.docIdInvalid(`The _id of a ${className} document must start with "${className}-".`, { path: '_id', details: { id: doc._id } });
-    }
+    // a peer's id outside the class's range is taken as createDoc takes one (listed when stored)
+    checkDocId(doc._id, className);
+    if (!previous && !doc._id.startsWith(`${className}-`)) await refuseOtherClassId(doc._id, className, (name) => this.deps.classCache.get(name));
     const { _revisions: _r, _attachments: _a, _conflicts: _c, ...draft } = doc;
     const deleting = doc.active === false && previous !== undefined && previous.active !== false;
     return { op: deleting ? 'delete' : previous ? 'update' : 'create', draft: draft as unknown as Doc, ...(previous ? { previous } : {}), classModel: model };

@@ -34,7 +34,7 @@ export class Attribute {
       throw KERNEL_ERRORS.attributeExists(`The class "${current.name}" already has an attribute "${attribute.name}".`, { path: attribute.name });
     }
     await checkDefaultValue(stack, current, attribute);
-    const hasDocs = await hasDocuments(stack, current);
+    const hasDocs = await hasDocuments(stack, current.name);
     if (attribute.primaryKey && hasDocs) {
       throw KERNEL_ERRORS.attributePrimaryKey(`"${current.name}" already has documents: define its primary key before writing any.`, { path: attribute.name });
     }
@@ -98,13 +98,15 @@ export async function checkDefaultValue(stack: StackPort, classModel: ClassModel
   attribute.defaultValue = JSON.parse(JSON.stringify(value));
 }
 
-async function hasDocuments(stack: StackPort, model: ClassModel): Promise<boolean> {
-  return (await stack.storage.range({ prefix: `${model.name}-`, limit: 1 })).length > 0;
+/** Does the class have a stored document (active or not), in its id range or outside it? */
+export async function hasDocuments(stack: StackPort, className: string): Promise<boolean> {
+  for await (const page of stack.storage.classPages(className, { size: 1 })) if (page.length > 0) return true;
+  return false;
 }
 
 /** Active raw documents of the class that lack the attribute, a page at a time. */
 async function forEachUnstamped(stack: StackPort, className: string, attribute: AttributeModel, visit: (docs: Doc[]) => Promise<void>): Promise<void> {
-  for await (const page of stack.storage.pages(`${className}-`, STAMP_BATCH)) {
+  for await (const page of stack.storage.classPages(className, { size: STAMP_BATCH })) {
     const docs = page.filter((doc) => doc['~class'] === className && doc.active !== false && doc[attribute.name] === undefined);
     if (docs.length > 0) await visit(docs);
   }

@@ -1,6 +1,6 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import { checkAttributeName, normalizeAttribute } from './attribute-rules.js';
-import { ruleContext } from './attribute.js';
+import { hasDocuments, ruleContext } from './attribute.js';
 import { checkConflictPolicy } from './conflict-policy.js';
 import { toClassModel } from './attribute-shape.js';
 import { CLASS_META, type AttributeModel, type ClassModel } from '../../contracts/model.js';
@@ -64,8 +64,4 @@ function refuseBreakingAddition(className: string, next: AttributeModel, before:
       { path: next.name },
     );
   }
-}
-
-async function hasDocuments(stack: StackPort, className: string): Promise<boolean> {
-  return (await stack.storage.range({ prefix: `${className}-`, limit: 1 })).length > 0;
 }

@@ -151,10 +151,15 @@ export class Class extends EventEmitter {
   private listen(): () => void {
     const prefix = `${this.name}-`;
     const stop = this.stack.changes.subscribe((change) => {
-      if (change.id === this.name && change.rev !== this.current._rev) {
+      const { id, rev, deleted } = change;
+      const head = id.slice(0, id.indexOf('-'));
+      if (id === this.name && rev !== this.current._rev) {
         void this.refresh().catch(() => undefined);
-      } else if (change.id.startsWith(prefix)) {
-        this.emit('change', { id: change.id, rev: change.rev, deleted: change.deleted });
+      } else if (id.startsWith(prefix)) {
+        this.emit('change', { id, rev, deleted });
+      } else if (head && !/^[_~]/.test(id) && !this.stack.classCache.peek(head)) {
+        // maybe an id given outside the range (not `<KnownClass>-…`): the class's list names it (storage/class-ids.ts)
+        void this.stack.storage.outsideIds(this.name).then((ids) => ids.includes(id) && this.emit('change', { id, rev, deleted }), () => undefined);
       }
     });
     // changes made before we listened are not replayed; catch up with the class document once

@@ -9,6 +9,7 @@ import type { ClassNamesIndex } from '../indexes/class-names.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
 import { rangePages, readRaw, SCAN_PAGE } from '../../storage/raw-reads.js';
+import { classPages } from '../../storage/class-ids.js';
 
 export { rangePages, readRaw };
 
@@ -30,8 +31,8 @@ export function checkFindOptions(options: FindOptions): void {
 }
 
 /**
- * Reads a class's documents as a key range of allDocs (`<Class>-` … `<Class>-\uffff`), page by
- * page, so memory stays bounded and a `limit` stops the scan early. Selectors match after
+ * Reads a class's documents as a key range of allDocs (`<Class>-` … `<Class>-\uffff`) merged
+ * with its ids outside that range (storage/class-ids.ts), page by page in id order, so memory stays bounded and a `limit` stops the scan early. Selectors match after
  * afterRead (they see decrypted values).
  */
 export async function scanClass(
@@ -113,7 +114,7 @@ export function refuseAborted(signal: AbortSignal | undefined, className: string
  */
 async function* candidatePages(stack: StackPort, db: Database, hooks: KernelHooks, model: ClassModel, selector: Selector | undefined, includeInactive: boolean, after?: string): AsyncGenerator<Doc[]> {
   const answer = selector && Object.keys(selector).length > 0 ? await hooks.findCandidates.promise(selector, { stack, classModel: model, includeInactive }) : undefined;
-  if (!answer) return yield* rangePages(db, `${model.name}-`, SCAN_PAGE, after);
+  if (!answer) return yield* classPages(db, model.name, SCAN_PAGE, after);
   const docs = answer.docs.filter((d) => after === undefined || d._id > after).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   for (let start = 0; start < docs.length; start += SCAN_PAGE) yield docs.slice(start, start + SCAN_PAGE);
 }

@@ -202,7 +202,8 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
         const model = await stack.requireClass(className);
         if (model.schema[attribute]?.unique !== true) throw KERNEL_ERRORS.attributeInvalid(`"${attribute}" of ${className} is not a unique attribute.`, { path: attribute });
         if (value === undefined || value === null || typeof value === 'object') throw KERNEL_ERRORS.docInvalid('A claim needs a scalar value.', { path: 'value' });
-        if (typeof id !== 'string' || !id.startsWith(`${className}-`)) throw KERNEL_ERRORS.docIdInvalid(`A claim names the ${className} document it is for (an id starting with "${className}-").`, { path: 'id' });
+        // the document's id: `<Class>-…`, or one its creator chose (docs/data-model.md, "Ids")
+        if (typeof id !== 'string' || id === '') throw KERNEL_ERRORS.docIdInvalid(`A claim names the ${className} document it is for (its id).`, { path: 'id' });
         if (!authority) {
           if (!remote) throw AUTHORITY_ERRORS.authorityOffline('No node is connected (authority.connect).');
           return remote.claim(className, attribute, value, id);

@@ -73,7 +73,7 @@ async function classesWithEncryption(stack: ClientStack): Promise<ClassModel[]> 
 /** Raw active documents of a class (stored form, ciphertext included) that match, up to `limit`. */
 async function findWhere(stack: ClientStack, model: ClassModel, match: (d: Doc, m: ClassModel) => boolean, limit: number): Promise<Doc[]> {
   const out: Doc[] = [];
-  for await (const page of stack.storage.pages(`${model.name}-`)) {
+  for await (const page of stack.storage.classPages(model.name)) {
     for (const doc of page) {
       if (doc.active !== false && doc['~class'] === model.name && match(doc, model)) out.push(doc);
       if (out.length >= limit) return out;

@@ -1,5 +1,5 @@
 import { EPHEMERAL_ERRORS, ephemeralErrorList } from './errors.js';
-import { type ClientStack, definePlugin } from '../../index.js';
+import { type ClientStack, type Doc, definePlugin } from '../../index.js';
 
 const PURGE_CHUNK = 500;
 
@@ -35,9 +35,12 @@ export async function purgeEphemeral(stack: ClientStack): Promise<number> {
     const model = models[i];
     if (!model?.ephemeral || model.active === false) continue;
     for (;;) {
-      const page = await stack.storage.range({ prefix: `${name}-`, limit: PURGE_CHUNK });
+      // the class's first documents (its range and the ids given outside it): purged, they leave the next ones first
+      const pages = stack.storage.classPages(name, { size: PURGE_CHUNK });
+      const page = ((await pages.next()).value ?? []) as Doc[];
+      await pages.return(undefined);
       if (page.length === 0) break;
-      const removed = await stack.purgeDocuments(page.map((row) => row.id));
+      const removed = await stack.purgeDocuments(page.map((doc) => doc._id));
       purged += removed;
       if (removed === 0) break; // nothing could be removed (a concurrent writer): do not spin
     }

@@ -30,15 +30,15 @@ export interface DocumentPass {
  */
 export async function runDocumentPass(pass: DocumentPass): Promise<void> {
   const { stack, store, run, className } = pass;
-  const prefix = `${className}-`;
-  const end = `${prefix}\uffff`;
-  const total = (await stack.storage.range({ prefix })).length;
+  // the class's range and the ids given outside it (a listed id may name a document purged since: progress only)
+  const total = (await stack.storage.range({ prefix: `${className}-` })).length + (await stack.storage.outsideIds(className)).length;
   let written = new Map(run.batch.map((b) => [b.id, b.rev]));
   for (;;) {
     pass.checkOpen();
-    const rows = (await stack.storage.range({ start: run.cursor ?? prefix, end, limit: BATCH + 1, includeDocs: true }))
-      .filter((row) => row.id !== run.cursor)
-      .slice(0, BATCH);
+    // the next batch after the cursor, in id order (classPages: range and listed ids merged; a page after a cursor may count it)
+    const pages = stack.storage.classPages(className, { size: BATCH + 1, ...(typeof run.cursor === 'string' ? { after: run.cursor } : {}) });
+    const rows = (((await pages.next()).value ?? []) as Doc[]).slice(0, BATCH).map((doc) => ({ id: doc._id, doc }));
+    await pages.return(undefined);
     if (rows.length === 0) return;
     const requests: WriteRequest[] = [];
     const model = await stack.requireClass(className);

@@ -21,11 +21,12 @@ export async function sweep(context: JobContext): Promise<SweepResult> {
   const params = checkSweepParams(context.params, 'run');
   const model = await stack.requireClass(params.className);
   const cutoff = stack.clock.now() - params.olderThanDays * DAY_MS;
-  let cursor: string | null = `${params.className}-`;
+  // the last id read; null once the class is read to its end
+  let cursor: string | undefined | null;
   const result: SweepResult = { swept: 0, batches: 0 };
   while (cursor !== null) {
     signal.throwIfAborted();
-    const batch = await nextBatch(stack, params, cursor, cutoff);
+    const batch: { docs: Doc[]; next: string | null } = await nextBatch(stack, params, cursor, cutoff);
     cursor = batch.next;
     if (batch.docs.length === 0) continue;
     result.swept += params.mode === 'purge' ? await stack.purgeDocuments(batch.docs.map((d) => d._id)) : await deactivate(stack, model, batch.docs, depth);
@@ -35,22 +36,19 @@ export async function sweep(context: JobContext): Promise<SweepResult> {
 }
 
 /**
- * Up to batchSize old documents from `cursor` on, and where to continue (null at the end).
- * The cursor is "just after the last id read" (`id + \u0000`), never that id with skip 1: in
- * purge mode that id no longer exists, and skipping would lose the next document.
+ * Up to batchSize old documents after `after` (the last id read; from the start when undefined),
+ * and where to continue (null at the end). The class's documents are its id range and the ids
+ * given outside it, in id order (storage.classPages); a cursor id purged since is fine.
  */
-async function nextBatch(stack: ClientStack, params: SweepParams, cursor: string, cutoff: number): Promise<{ docs: Doc[]; next: string | null }> {
+async function nextBatch(stack: ClientStack, params: SweepParams, after: string | undefined, cutoff: number): Promise<{ docs: Doc[]; next: string | null }> {
   const docs: Doc[] = [];
-  const endkey = `${params.className}-\uffff`;
-  for (;;) {
-    const page = await stack.storage.range({ start: cursor, end: endkey, includeDocs: true, limit: params.batchSize });
-    for (const { id, doc } of page) {
-      cursor = `${id}\u0000`;
+  for await (const page of stack.storage.classPages(params.className, { size: params.batchSize, ...(after === undefined ? {} : { after }) })) {
+    for (const doc of page) {
       if (isSweepable(doc, params, cutoff)) docs.push(doc);
-      if (docs.length === params.batchSize) return { docs, next: cursor };
+      if (docs.length === params.batchSize) return { docs, next: doc._id };
     }
-    if (page.length < params.batchSize) return { docs, next: null };
   }
+  return { docs, next: null };
 }
 
 function isSweepable(doc: Doc, params: SweepParams, cutoff: number): boolean {

@@ -32,8 +32,14 @@ export async function readDocs(
     raw = await fetch([...new Set(ids.filter((id): id is string => id !== null))]);
   } else if (access.path === 'id-range') {
     const points = access.ranges!.filter(isPoint).map((r) => r.lo as Key);
-    raw = await fetch([...new Set(points.filter((id): id is string => typeof id === 'string' && id.startsWith(prefix)))]);
-    for (const range of access.ranges!.filter((r) => !isPoint(r))) {
+    // a class's document may have an id outside its range (given by the caller): a point is any id, `mine` checks the class
+    raw = await fetch([...new Set(points.filter((id): id is string => typeof id === 'string' && (info.kind === 'class' || id.startsWith(prefix))))]);
+    const spans = access.ranges!.filter((r) => !isPoint(r));
+    if (info.kind === 'class' && spans.length > 0) {
+      const outside = await store.outsideIds(info.name);
+      raw.push(...(await fetch(outside.filter((id) => spans.some((range) => contains(range, id))))));
+    }
+    for (const range of spans) {
       const lo = typeof range.lo === 'string' && range.lo > prefix ? range.lo : prefix;
       const hi = typeof range.hi === 'string' && range.hi < `${prefix}\uffff` ? range.hi : `${prefix}\uffff`;
       if (compareKeys(lo, hi) > 0) continue;
@@ -46,7 +52,7 @@ export async function readDocs(
     const hits = access.index!.lookup(access.attribute!, access.ranges!, access.includeInactive);
     raw = await fetch(hits.map((h) => h.id));
   } else {
-    for await (const page of store.range(prefix, `${prefix}\uffff`)) {
+    for await (const page of info.kind === 'class' ? store.classPages(info.name) : store.range(prefix, `${prefix}\uffff`)) {
       await onPage?.(page.length);
       raw.push(...page);
     }

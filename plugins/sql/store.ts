@@ -56,6 +56,16 @@ export class SqlStore {
     }
   }
 
+  /** A class's documents (its id range and the ids given outside it), in id order, a page at a time. */
+  classPages(className: string): AsyncGenerator<Doc[]> {
+    return this.storage.classPages(className, { size: PAGE });
+  }
+
+  /** The ids a class's documents were given outside its `<Class>-…` range. */
+  outsideIds(className: string): Promise<string[]> {
+    return this.storage.outsideIds(className);
+  }
+
   /** The store's current update sequence. */
   async updateSeq(): Promise<Seq> {
     return (await this.storage.info()).updateSeq;

@@ -187,7 +187,7 @@ export class Quotas {
     const counters = new Map<string, Usage>();
     for (const className of await stack.listClasses()) {
       if (!counted(className)) continue;
-      for await (const page of stack.storage.pages(`${className}-`)) {
+      for await (const page of stack.storage.classPages(className)) {
         for (const doc of page) {
           if (doc['~class'] !== className || doc.active === false) continue;
           const owner = await this.owners.ownerOf(doc._id);

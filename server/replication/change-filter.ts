@@ -41,10 +41,11 @@ function fieldSet(clause: unknown): { field: '~class' | '_id'; values: Set<strin
 
 /**
  * The selectors a class-scoped sync sends (plugins/sync/filter.ts) — `{ "~class": { $in } }`,
- * `{ _id: { $in } }` and their `$or` — matched by the id alone: the kernel refuses a document
- * of class C whose `_id` does not start with `C-` (engine/ingest/ingest.ts), and class names hold no
- * `-`, so the class of a change is the part of its id before the first `-`. No document body
- * is read, and a tombstone (which carries no `~class`) travels with its class.
+ * `{ _id: { $in } }` and their `$or` — matched by the id alone: a document of class C has an
+ * `_id` starting with `C-` unless its creator chose another (those are listed per class: the feed
+ * adds them, changes.ts), and class names hold no `-`, so the class of a change is the part of its
+ * id before the first `-`. No document body is read, and a tombstone (which carries no `~class`)
+ * travels with its class.
  */
 function classSelector(selector: Record<string, unknown>): ChangeMatcher | null {
   const clauses = Object.keys(selector).length === 1 && Array.isArray(selector.$or) ? selector.$or : [selector];

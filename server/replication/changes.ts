@@ -75,6 +75,35 @@ async function filteredChanges(stack: ClientStack, request: ChangesRequest, read
   return filteredFeed(stack, { ...request, since: feedSince(request.since) }, readable);
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * A class scope matches by id (`<Class>-…`); a document whose id its creator chose outside its
+ * class's range is listed per class (storage.outsideIds): the lists are read after the page, when
+ * it holds an id the match left out that may be one (lists are written before their documents).
+ */
+async function outsideOfScope(stack: ClientStack, match: ChangeMatcher, rows: readonly ChangeRow[]): Promise<ReadonlySet<string>> {
+  const scope = match.scope;
+  const candidates = scope ? rows.filter((row) => maybeOutside(stack, row.id) && !match(row)) : [];
+  if (!scope || candidates.length === 0) return NONE;
+  const outside = new Set((await Promise.all(scope.classes.map((name) => stack.storage.outsideIds(name)))).flat());
+  // a purged one is unlisted: its tombstone names its class (engine/purge.ts)
+  for (const row of candidates) {
+    if (!row.deleted || outside.has(row.id)) continue;
+    const rev = (row as { changes?: Array<{ rev: string }> }).changes?.[0]?.rev;
+    const tombstone = rev ? await stack.storage.replication.get(row.id, { rev }).catch(() => null) : null;
+    const className = (tombstone as Record<string, unknown> | null)?.['~class'];
+    if (typeof className === 'string' && scope.classes.includes(className)) outside.add(row.id);
+  }
+  return outside;
+}
+
+/** Could this id be one its creator chose outside its class's range (not `<KnownClass>-…`, not the engine's)? */
+function maybeOutside(stack: ClientStack, id: string): boolean {
+  const dash = id.indexOf('-');
+  return dash > 0 && !id.startsWith('_') && !id.startsWith('~') && !stack.classCache.peek(id.slice(0, dash));
+}
+
 async function filteredFeed(stack: ClientStack, request: ChangesRequest, readable: (id: string) => boolean): Promise<ChangesResult> {
   const { match, limit, include_docs: includeDocs, ...options } = request;
   const wanted = limit ?? Number.POSITIVE_INFINITY;
@@ -85,8 +114,9 @@ async function filteredFeed(stack: ClientStack, request: ChangesRequest, readabl
   for (;;) {
     const page = options.descending ? undefined : FILTER_SCAN_PAGE;
     const raw = (await stack.storage.replication.changes({ ...options, since, ...(readDocs ? { include_docs: true } : {}), ...(page ? { limit: page } : {}) })) as unknown as { results: ChangeRow[]; last_seq: number | string };
+    const outside = await outsideOfScope(stack, match!, raw.results);
     for (const row of raw.results) {
-      if (!readable(row.id) || !match!(row)) continue;
+      if (!readable(row.id) || !(match!(row) || outside.has(row.id))) continue;
       if (!includeDocs) delete row.doc;
       results.push(row);
       if (results.length >= wanted) return { results, last_seq: row.seq };

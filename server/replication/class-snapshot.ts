@@ -7,7 +7,7 @@ import type { ChangeRow, ClassScope } from './change-filter.js';
  * 50,000 documents answers a pull of one class of 5,000 by reading those 5,000, not the whole
  * feed. It is a snapshot of the store at `snapshot` (its update sequence, read first): the asked
  * ids (class documents, extraDocIds — first, so a class arrives before its documents), then each
- * class's range; then the feed goes on from `snapshot` as usual, so whatever changed meanwhile
+ * class's range, then the ids its creators chose outside the ranges (storage.outsideIds); then the feed goes on from `snapshot` as usual, so whatever changed meanwhile
  * comes after (a document sent twice is harmless: `_revs_diff` drops it).
  *
  * Each row's `seq` is a cursor `<snapshot>-r<base64url([step, lastId])>`, which PouchDB keeps in
@@ -23,7 +23,7 @@ export interface SnapshotPage {
 
 interface Cursor {
   snapshot: number | string;
-  /** 0: the ids; 1 + i: the range of classes[i] */
+  /** 0: the ids; 1 + i: the range of classes[i]; 1 + classes.length: the classes' ids outside their ranges */
   step: number;
   /** the last id sent in this step ('' for none yet) */
   after: string;
@@ -82,13 +82,20 @@ export async function snapshotPage(stack: ClientStack, scope: ClassScope, since:
   const { replication } = stack.storage;
   const results: ChangeRow[] = [];
   let lastSeq: string | null = null;
-  while (results.length < limit && cursor.step <= scope.classes.length) {
+  const last = scope.classes.length + 1; // the step of the ids given outside the classes' ranges
+  const keyed = async (all: readonly string[]): Promise<AllDocsRow[]> => {
+    const ids = all.filter((id) => id > cursor.after);
+    const found = ids.length === 0 ? [] : ((await replication.allDocs({ keys: ids.slice(0, limit - results.length), include_docs: true, conflicts: true })).rows as AllDocsRow[]);
+    const rows = found.map((row) => ({ ...row, id: row.id ?? row.key })); // a missing id answers { key, error }
+    return ids.length <= limit - results.length && rows.length === ids.length ? rows.concat([{ id: undefined }]) : rows; // { id: undefined } marks the step as done
+  };
+  while (results.length < limit && cursor.step <= last) {
     let rows: AllDocsRow[];
-    if (cursor.step === 0) {
-      const ids = scope.ids.filter((id) => id > cursor.after);
-      const found = ids.length === 0 ? [] : ((await replication.allDocs({ keys: ids.slice(0, limit - results.length), include_docs: true, conflicts: true })).rows as AllDocsRow[]);
-      rows = found.map((row) => ({ ...row, id: row.id ?? row.key })); // a missing id answers { key, error }
-      if (ids.length <= limit - results.length && rows.length === ids.length) rows = rows.concat([{ id: undefined }]); // marks the step as done
+    if (cursor.step === 0) rows = await keyed(scope.ids);
+    else if (cursor.step === last) {
+      // a document whose id its creator chose outside `<Class>-…` (listed per class): of a scope class only
+      const outside = [...new Set((await Promise.all(scope.classes.map((name) => stack.storage.outsideIds(name)))).flat())].sort();
+      rows = (await keyed(outside)).filter((row) => row.id === undefined || (typeof row.doc?.['~class'] === 'string' && scope.classes.includes(row.doc['~class'])));
     } else {
       const prefix = `${scope.classes[cursor.step - 1]}-`;
       const want = limit - results.length;
@@ -107,6 +114,6 @@ export async function snapshotPage(stack: ClientStack, scope: ClassScope, since:
       lastSeq = seq;
     }
   }
-  const finished = cursor.step > scope.classes.length;
+  const finished = cursor.step > last;
   return { results, feedSince: finished ? cursor.snapshot : null, last_seq: finished ? null : (lastSeq ?? encode(cursor)) };
 }

@@ -69,7 +69,7 @@ function classSchemas(model: ClassModel): Record<string, Schema> {
     [`${model.name}.new`]: {
       type: 'object',
       required: mandatory,
-      properties: { _id: { type: 'string', pattern: `^${model.name.replace(/[.-]/g, '\\$&')}-` }, '~class': { const: model.name }, '~scope': { type: 'string' }, ...attributes },
+      properties: { _id: { type: 'string', pattern: '^[^_~]', description: `Optional: \`${model.name}-<random>\` when left out; any other id but a system one (docs/data-model.md, "Ids").` }, '~class': { const: model.name }, '~scope': { type: 'string' }, ...attributes },
       additionalProperties: false,
     },
     [`${model.name}.changes`]: {

@@ -35,9 +35,9 @@ describe('createDoc', () => {
     expect((await stack.getDocument('Task-fixed'))?.title).toBe('x');
   });
 
-  it('refuses a given id outside the class range, and an id already taken — storing nothing', async () => {
-    const wrong = await refusal(stack.createDoc({ '~class': 'Task', title: 'x' }, { id: 'Other-1' }));
-    expect(wrong.code).toBe('DS_DOC_ID_INVALID');
+  it('refuses a given system id, and an id already taken — storing nothing (other ids outside the range: explicit-ids.test.ts)', async () => {
+    const wrong = await refusal(stack.createDoc({ '~class': 'Task', title: 'x' }, { id: '~Other-1' }));
+    expect(wrong.code).toBe('DS_DOC_ID_RESERVED');
     await stack.createDoc({ '~class': 'Task', title: 'first' }, { id: 'Task-1' });
     const taken = await refusal(stack.createDocs([{ '~class': 'Task', title: 'a' }, { '~class': 'Task', title: 'b', _id: 'Task-1' }]));
     expect(taken.code).toBe('DS_DOC_EXISTS');

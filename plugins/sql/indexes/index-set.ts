@@ -89,7 +89,7 @@ export class IndexSet {
     const progress = (phase: IndexProgress['phase'], done: number) => this.stack.emit('sql:index', { className, attributes, phase, done } satisfies IndexProgress);
     let done = 0;
     progress('building', 0);
-    for await (const page of this.store.range(`${className}-`, `${className}-\uffff`)) {
+    for await (const page of this.store.classPages(className)) {
       for (const doc of page) if (doc['~class'] === className) index.set(doc._id, index.entryOf(doc));
       done += page.length;
       progress('building', done);
@@ -110,9 +110,11 @@ export class IndexSet {
 
   private async applyChanges(index: ClassIndex): Promise<void> {
     const prefix = `${index.className}-`;
+    // the class's ids outside its range (a document created with a caller's id), and any id the index holds (one purged since)
+    const outside = new Set(await this.store.outsideIds(index.className));
     let changed = 0;
     for await (const { changes, seq } of this.store.changesSince(index.seq)) {
-      const stale = changes.filter((c) => c.id.startsWith(prefix) && index.entries.get(c.id)?.rev !== c.rev);
+      const stale = changes.filter((c) => (c.id.startsWith(prefix) || outside.has(c.id) || index.entries.has(c.id)) && index.entries.get(c.id)?.rev !== c.rev);
       for (const c of stale) if (c.deleted) index.set(c.id, null);
       const docs = await this.store.getDocs(stale.filter((c) => !c.deleted).map((c) => c.id));
       for (const doc of docs) index.set(doc._id, doc['~class'] === index.className ? index.entryOf(doc) : null);

@@ -11,12 +11,14 @@ describe('ephemeral classes', () => {
     await Class.create(first, 'Presence', 'class', 'who is online', { user: { type: 'string', primaryKey: true } }, { ephemeral: true });
     await Class.create(first, 'Message', 'class', 'kept', { text: { type: 'string' } });
     await first.createDocs(Array.from({ length: 700 }, (_, i) => ({ '~class': 'Presence', user: `u${i}` })));
+    await first.createDoc({ '~class': 'Presence', user: 'chosen' }, { id: 'presence-chosen' }); // an id outside the class range goes too
     await first.createDoc({ '~class': 'Message', text: 'stays' });
-    expect(await first.findDocuments('Presence')).toHaveLength(700);
+    expect(await first.findDocuments('Presence')).toHaveLength(701);
     await first.close();
 
     const second = track(await createStack({ name, adapter: 'leveldb', dataDir, plugins: browser }));
     expect(await second.findDocuments('Presence', {}, { includeInactive: true })).toHaveLength(0);
+    expect(await second.storage.get('presence-chosen')).toBeNull();
     expect(await second.findDocuments('Message')).toHaveLength(1);
     // the class itself stays, and its keys can be used again
     const presence = await second.getClass('Presence');

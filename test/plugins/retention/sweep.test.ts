@@ -64,6 +64,18 @@ describe('retention: the example job plugin', () => {
     expect((await (await stack.getClass('Log')).getByPrimaryKeys({ key: 'k1' }))?.text).toBe('again');
   });
 
+  it('sweeps a document whose id was chosen outside the class range too', async () => {
+    const stack = await retentionStack();
+    await seedLogs(stack, 0);
+    await stack.createDoc({ '~class': 'Log', key: 'chosen', text: 'old' }, { id: 'log-chosen' });
+    const raw = await rawDb(stack).get('log-chosen');
+    await rawDb(stack).put({ ...raw, '~createTimestamp': new Date(Date.now() - 40 * DAY_MS).toISOString() } as never);
+    await stack.jobs.define({ name: 'purge-logs', handler: RETENTION_SWEEP, params: { className: 'Log', olderThanDays: 30, mode: 'purge', batchSize: 3 } });
+    await stack.jobs.run('purge-logs');
+    expect(await stack.storage.get('log-chosen')).toBeNull();
+    expect(await stack.countDocuments('Log')).toBe(10);
+  });
+
   it('keeps documents younger than the cutoff, and can prune job runs themselves', async () => {
     const stack = await retentionStack();
     await seedLogs(stack, 3, 5); // five days old: younger than 30

@@ -39,11 +39,12 @@ describe('the cost budget of a statement', () => {
     await shop(stack);
     await stack.sql('SELECT name FROM Customer WHERE age = 30'); // the class's index is built once, on first use
     let reads = 0;
-    // the sql plugin's store reads documents through the stack's storage range or get (a class's counter is a _local read)
-    const { range, get } = stack.storage;
+    // the sql plugin's store reads documents through the stack's storage range, classPages or get (a class's counter is a _local read)
+    const { range, get, classPages } = stack.storage;
     const customer = (key: unknown) => String(key).startsWith('Customer-');
     stack.storage.range = ((...args: Parameters<typeof range>) => (customer(args[0]?.start) && reads++, range.apply(stack.storage, args))) as typeof range;
     stack.storage.get = ((...args: Parameters<typeof get>) => (customer(args[0]) && reads++, get.apply(stack.storage, args))) as typeof get;
+    stack.storage.classPages = ((...args: Parameters<typeof classPages>) => (args[0] === 'Customer' && reads++, classPages.apply(stack.storage, args))) as typeof classPages;
     const join4 = 'SELECT COUNT(*) AS n FROM Customer a, Customer b, Customer c, Customer d';
     await expect(stack.sql(join4, [], { budget: { combinations: 255 } })).rejects.toMatchObject({ code: 'DS_SQL_BUDGET', details: expect.objectContaining({ reason: 'combinations', combinations: 256, estimated: true }) });
     expect(reads).toBe(0);
