@@ -105,6 +105,9 @@ export async function readBackup(file: string): Promise<{ header: BackupHeader; 
  * documents take: schema documents first, then the rest, each with its revisions as they were.
  */
 export async function restoreStore(stack: ClientStack, docs: Array<Record<string, unknown>>): Promise<{ restored: number; refused: Array<{ id: string; code: string; reason: string }> }> {
+  // what the new store wrote itself when it opened (the plugins' class documents…): the backup's
+  // revisions of the same ids replace them below, or they would stand as conflicting leaves
+  const own = (await stack.storage.replication.changes({ since: 0 })).results.map((r) => r.id);
   const ordered = [...docs.filter(isSchemaDoc), ...docs.filter((d) => !isSchemaDoc(d))];
   const refused: Array<{ id: string; code: string; reason: string }> = [];
   let restored = 0;
@@ -114,5 +117,27 @@ export async function restoreStore(stack: ClientStack, docs: Array<Record<string
       else refused.push({ id: result.id, code: result.code, reason: result.reason });
     }
   }
+  await dropOwnLeaves(stack, own, docs);
   return { restored, refused };
+}
+
+/**
+ * Ends (a deleted child, as resolving a conflict does) each leaf the store made at open for an id
+ * the backup holds, when the backup has no such revision: the backed-up revisions stay the
+ * document's only live leaves, as on the node the backup came from.
+ */
+async function dropOwnLeaves(stack: ClientStack, ids: string[], docs: Array<Record<string, unknown>>): Promise<void> {
+  const backedUp = new Map<string, Set<string>>();
+  for (const doc of docs) {
+    const revs = backedUp.get(String(doc._id)) ?? new Set<string>();
+    revs.add(String(doc._rev));
+    backedUp.set(String(doc._id), revs);
+  }
+  for (const id of ids) {
+    const revs = backedUp.get(id);
+    if (!revs) continue;
+    for (const leaf of await stack.storage.replication.openRevs(id, 'all')) {
+      if ('ok' in leaf && !leaf.ok._deleted && !revs.has(leaf.ok._rev)) await stack.storage.remove(id, leaf.ok._rev);
+    }
+  }
 }

@@ -4,6 +4,7 @@
  * for `npm start`; options override a few of them.
  */
 import { writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { config as loadEnvFile } from 'dotenv';
 import { backupStore, readBackup, restoreStore, storeExists } from './backup.js';
@@ -22,7 +23,7 @@ export const USAGE = `usage: docstack <command> [options]
   tenant add|list …                                      manage tenants (docstack tenant --help)
   backup <file> [--tenant t]                             dump a store (the node stopped)
   restore <file> [--tenant t]                            restore a dump into a new store
-  types [--out file.ts]                                  TypeScript types of the classes
+  types [<store folder>] [--out file.ts]                 TypeScript types of the classes
 
 options: --data-dir <dir> (DATA_DIR), --stack <name> (STACK_NAME), --url <node URL> (DOCSTACK_URL),
          --admin <name> (DOCSTACK_ADMIN; the password in DOCSTACK_ADMIN_PASSWORD)
@@ -91,8 +92,9 @@ async function restore(file: string, values: Values, out: Out): Promise<number> 
   }
 }
 
-async function types(values: Values, out: Out): Promise<number> {
-  const config = cliConfig(values);
+async function types(store: string | undefined, values: Values, out: Out): Promise<number> {
+  // a store's folder (DATA_DIR/STACK_NAME) given as the argument names both
+  const config = cliConfig(store ? { ...values, 'data-dir': dirname(resolve(store)), stack: basename(resolve(store)) } : values);
   const target = await openTarget(config, values);
   try {
     const source = target.kind === 'store' ? `the store "${config.stackName}" in ${config.dataDir}` : `the node ${target.node.url}`;
@@ -141,7 +143,8 @@ export async function runCli(argv: string[], out: Out = (line) => console.log(li
         if (args.length !== 1) return usageError(`${command} takes one file.`);
         return command === 'backup' ? await backup(args[0]!, values, out) : await restore(args[0]!, values, out);
       case 'types':
-        return await types(values, out);
+        if (args.length > 1) return usageError('types takes at most one store folder.');
+        return await types(args[0], values, out);
       default:
         return usageError(`unknown command ${JSON.stringify(command)}.`);
     }

@@ -55,7 +55,8 @@ describe('the docstack command line', () => {
     expect(await docstack(dataDir, ['tenant', 'add', 'Bad Name', '--classes', 'Invoice'])).toMatchObject({ code: 1, output: expect.stringMatching(/DS_TENANT_INVALID/) });
 
     const typesFile = join(dataDir, 'types.ts');
-    expect((await docstack(dataDir, ['types', '--out', typesFile])).output).toMatch(/1 class\(es\) from the store "docstack"/);
+    // the store's folder as the argument (here from another DATA_DIR's point of view)
+    expect((await docstack(await tempDir(), ['types', join(dataDir, 'docstack'), '--out', typesFile])).output).toMatch(/1 class\(es\) from the store "docstack"/);
     expect(await readFile(typesFile, 'utf8')).toMatch(/export interface Invoice extends DocstackDocFields<"Invoice"> \{[\s\S]*number: number;[\s\S]*status\?: "draft" \| "paid";/);
 
     const file = join(dataDir, 'backup.ndjson');
