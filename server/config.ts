@@ -6,6 +6,13 @@ import { SERVER_ERRORS } from './errors-codes.js';
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * SERVER_PORT's default. Not 5000 (macOS's AirPlay receiver holds it, and 7000), nor a port a
+ * common neighbour binds on a developer's machine: 3000/4200/5173/8000/8080 (dev servers),
+ * 5984 (CouchDB), 4984/4985 (Couchbase Sync Gateway), 5432/6379 (Postgres, Redis), 8888 (Jupyter).
+ */
+export const DEFAULT_PORT = 7410;
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -70,7 +77,7 @@ export function loadConfig(env: Env): ServerConfig {
     throw SERVER_ERRORS.serverConfigInvalid(`STACK_NAME must be letters, digits, "_", "." or "-" (got "${stackName}").`, { path: 'STACK_NAME' });
   }
   return {
-    port: integer(env, 'SERVER_PORT', 5000, 0, 65535),
+    port: integer(env, 'SERVER_PORT', DEFAULT_PORT, 0, 65535),
     // loopback unless told otherwise: a node on a laptop is not reachable from the network by accident
     host: env.HOST || env.SERVER_HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',

@@ -43,6 +43,9 @@ export const SERVER_ERRORS = {
   tenantInvalid: createError('DS_TENANT_INVALID', 'A tenant name is malformed: 1 to 64 lowercase letters, digits, "_" or "-".', { status: 400 }),
   tenantNotFound: createError('DS_TENANT_NOT_FOUND', 'No class of the node belongs to a tenant by that name, so the node hosts no such tenant.', { status: 404 }),
   tenantClass: createError('DS_TENANT_CLASS', "A tenant's endpoint refused a document of a class that does not belong to the tenant.", { status: 403 }),
+  backupInvalid: createError('DS_BACKUP_INVALID', 'The file is not a docstack backup, or a line of it is malformed (docs/cli.md#backup-and-restore).', { status: 400 }),
+  restoreTargetExists: createError('DS_RESTORE_TARGET_EXISTS', 'A restore writes into a new store only: the target store already exists.', { status: 409 }),
+  nodeUnreachable: createError('DS_NODE_UNREACHABLE', 'The command line could not reach the node at its URL (not running, another port: --url).', { status: 503 }),
   authzTenant: createError('DS_AUTHZ_TENANT', 'The user is not a member of this tenant (an admin reaches every tenant).', { status: 403 }),
 };
 

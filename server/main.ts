@@ -5,6 +5,8 @@
  */
 import { config as loadEnvFile } from 'dotenv';
 import { DocstackError } from '../index.js';
+import { server as serverPreset } from '../plugins.config.js';
+import { appPlugins, loadAppConfig, type AppConfig } from './app-config.js';
 import { createServerNode } from './node.js';
 
 // every file and folder the node creates (leveldb, keys) is this user's only: 0600 / 0700
@@ -25,7 +27,12 @@ function cannotStart(err: unknown): never {
 
 let node: ReturnType<typeof createServerNode>;
 try {
-  node = createServerNode(); // reads and checks the configuration (SERVER_PORT, JWT_TTL…)
+  // the app's own code (DOCSTACK_CONFIG, relative to the working directory): plugins, trigger,
+  // job and conflict handlers, routes (server/app-config.ts, docs/server.md#app-code)
+  const app: AppConfig = process.env.DOCSTACK_CONFIG ? await loadAppConfig(process.env.DOCSTACK_CONFIG) : {};
+  // reads and checks the configuration (SERVER_PORT, JWT_TTL…)
+  node = createServerNode({ plugins: appPlugins(serverPreset, app), ...(app.routes ? { routes: app.routes } : {}) });
+  if (process.env.DOCSTACK_CONFIG) console.log(`docstack: app configuration ${process.env.DOCSTACK_CONFIG} loaded`);
 } catch (err) {
   cannotStart(err);
 }

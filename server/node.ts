@@ -20,10 +20,12 @@ import { TenantStacks } from './tenants/stacks.js';
 import { createIntegrationRouter, startIntegrations, type Integrations } from './integrations.js';
 import { createOpenApiRoute } from './routes/openapi.js';
 import type { WebhookOptions } from './webhooks/options.js';
+import type { AppRoutes } from './app-config.js';
 import { SERVER_ERRORS } from './errors-codes.js';
 
 export { SECRETS, type SecretReader } from './secrets/store.js';
 export type { WebhookOptions } from './webhooks/options.js';
+export { appPlugins, checkAppConfig, defineConfig, loadAppConfig, type AppConfig, type AppJobHandler, type AppRoutes, type AppRouteTools } from './app-config.js';
 
 export interface ServerNodeOptions {
   /** the environment to read (default process.env) */
@@ -40,6 +42,8 @@ export interface ServerNodeOptions {
   clock?: () => number;
   /** webhook delivery settings over the WEBHOOK_* variables (tests: short retry delays) */
   webhooks?: Partial<WebhookOptions>;
+  /** the app's own routes (an app configuration module's `routes`, server/app-config.ts) */
+  routes?: AppRoutes;
 }
 
 /** How long stop() lets in-flight requests (long-poll feeds among them) finish before closing them. */
@@ -136,6 +140,7 @@ export class ServerNode extends EventEmitter {
     // sequences, unique claims, quotas (server/authority): reached when no route above answered
     app.use('/api/private', this.auth.requireSession, this.authority.router);
     app.use('/db', this.auth.requireSession, createReplicationRouter(context));
+    this.options.routes?.(app, { requireSession: this.auth.requireSession, stack: () => this.stack() });
     app.use(notFound);
     app.use(errorHandler(this.log));
     return app;
