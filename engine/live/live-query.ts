@@ -58,6 +58,7 @@ export class LiveQuery extends LiveHandle<Doc[]> {
   apply(changes: readonly LiveChange[]): void {
     if (this.closed) return;
     if (this.rerun.running) return this.rerun.request(); // the read under way may predate them: read once more
+    if (this.error !== undefined) return this.rerun.request(); // the last read failed (its class had not arrived): no result to apply them to
     let changed = false;
     for (const { id, doc } of changes) {
       const now = doc && this.accepts(doc) ? { ...doc } : null;

@@ -130,6 +130,21 @@ describe('stack.live', () => {
     await expect(stack.live('Nothing').ready).rejects.toMatchObject({ code: 'DS_CLASS_NOT_FOUND' });
   });
 
+  it('a query opened before its class exists reports the failure, then reads once the class\'s documents arrive', async () => {
+    const stack = await kernelStack();
+    const handle = stack.live('Later', { n: { $gt: 0 } });
+    const errors: unknown[] = [];
+    handle.subscribe(() => undefined, (error) => errors.push(error));
+    await expect(handle.ready).rejects.toMatchObject({ code: 'DS_CLASS_NOT_FOUND' });
+    expect(handle.error).toMatchObject({ code: 'DS_CLASS_NOT_FOUND' });
+    await Class.create(stack, 'Later', 'class', '', { n: { type: 'integer' } });
+    await stack.createDocs([{ '~class': 'Later', n: 1 }, { '~class': 'Later', n: 0 }]);
+    await vi.waitFor(() => expect(ns(handle.current)).toEqual([1]));
+    expect(handle.error).toBeUndefined();
+    expect(errors).toHaveLength(1);
+    handle.close();
+  });
+
   it('stops all work on close (no listener left on the stack), and closing the stack closes its live queries', async () => {
     const stack = await kernelStack();
     await withItems(stack, [1]);

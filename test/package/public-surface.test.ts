@@ -40,6 +40,9 @@ const PLUGIN_KIT = [
     'whileObserved',
 ];
 
+/** docstack/react: the provider and hooks, nothing of the engine (React is an optional peer dependency). */
+const REACT = ['DocumentState', 'LiveQueryState', 'StackProvider', 'SyncStatusSource', 'useDocument', 'useLiveQuery', 'useStack', 'useSyncState'];
+
 /** Internals that once leaked from the root entry: plugin helpers live in the kit, the rest nowhere public. */
 const NOT_IN_DOCSTACK = ['KEYS', 'registerErrors', 'isClassDocId', 'bulkDocsLine', 'HandlerRegistry', 'tapWhen', 'isPlainObject', 'validationPlugin', 'syncPlugin'];
 
@@ -54,6 +57,12 @@ describe('the public surface', () => {
   it('docstack/plugin-kit exports the plugin helpers, and no name of docstack twice', () => {
     const names = exportedNames(ROOT, 'kit/index.ts');
     expect(names).toEqual([...PLUGIN_KIT].sort());
+    expect(names.filter((n) => DOCSTACK.includes(n))).toEqual([]);
+  });
+
+  it('docstack/react exports the provider and the hooks, and no name of docstack', () => {
+    const names = exportedNames(ROOT, 'react.ts');
+    expect(names).toEqual([...REACT].sort());
     expect(names.filter((n) => DOCSTACK.includes(n))).toEqual([]);
   });
 });
