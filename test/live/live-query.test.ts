@@ -45,7 +45,7 @@ describe('stack.live', () => {
     const find = vi.spyOn(stack, 'findDocuments');
     const handle = stack.live('Item', { tag: 'even' });
     const { seen, next } = record(handle);
-    expect(ns(await handle.ready)).toEqual([2, 4].filter((n) => ns(docs).includes(n)));
+    expect(ns(await handle.ready).sort()).toEqual([2, 4]); // in _id order: random ids
     expect(handle.current).toEqual(await stack.findDocuments('Item', { tag: 'even' }));
     const reads = find.mock.calls.length;
 
