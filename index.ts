@@ -9,6 +9,9 @@ export type { HeldEntry, IngestOptions, IngestResult } from './engine/ingest/ing
 export type { HeldReason } from './engine/ingest/ingest-held.js';
 export type { DocChangeEvent, WriteExtras, WriteRequest } from './kernel/pipeline.js';
 export { Class, type FetchOptions } from './engine/model/class.js';
+export { LiveHandle, type LiveObserver } from './engine/live/live-handle.js';
+export type { LiveOptions, SortKey } from './engine/live/live-order.js';
+export type { LiveQuery } from './engine/live/live-query.js';
 export { Attribute } from './engine/model/attribute.js';
 export { createError, DocstackError, ERROR_CODES, isDocstackError, KERNEL_ERRORS, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './contracts/errors.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';

@@ -19,6 +19,7 @@ export default defineConfig({
       { find: /^docstack\/presets$/, replacement: fileURLToPath(new URL('./plugins.config.ts', import.meta.url)) },
       { find: /^docstack\/plugin-kit$/, replacement: fileURLToPath(new URL('./kit/index.ts', import.meta.url)) },
       { find: /^docstack\/browser$/, replacement: fileURLToPath(new URL('./browser.ts', import.meta.url)) },
+      { find: /^docstack\/react$/, replacement: fileURLToPath(new URL('./react.ts', import.meta.url)) },
       { find: /^docstack\/slim$/, replacement: fileURLToPath(new URL('./browser-slim.ts', import.meta.url)) },
       { find: /^docstack\/sql$/, replacement: fileURLToPath(new URL('./plugins/sql/index.ts', import.meta.url)) },
       { find: /^docstack\/server$/, replacement: fileURLToPath(new URL('./server/node.ts', import.meta.url)) },

@@ -21,6 +21,7 @@ import { runApi } from './api.js';
 import { runConvergenceBench } from './convergence.js';
 import { runHostileLoadBench } from './hostile-load.js';
 import { runFirstOpen } from './first-open.js';
+import { runLive } from './live.js';
 
 /** Every bench by name; a future bench (bench/encryption.ts …) adds one line here. */
 const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> = {
@@ -37,6 +38,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> =
   convergence: runConvergenceBench,
   'hostile-load': runHostileLoadBench,
   'first-open': runFirstOpen,
+  live: runLive,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

@@ -20,6 +20,9 @@ import { ClassCounts } from './indexes/class-counts.js';
 import { ClassNamesIndex } from './indexes/class-names.js';
 import { PrimaryKeyIndex } from './indexes/primary-keys.js';
 import { Ingestor, type HeldEntry, type IngestOptions, type IngestResult } from './ingest/ingest.js';
+import { LiveHub } from './live/live-hub.js';
+import type { LiveOptions } from './live/live-order.js';
+import type { LiveQuery } from './live/live-query.js';
 import { kernelAttributeTypes } from './model/builtin-types.js';
 import { Class } from './model/class.js';
 import { purgeDocuments, type StoreDeps } from './purge.js';
@@ -56,6 +59,8 @@ export class ClientStack extends StackCore {
   readonly #closesAtOpen: number;
   private readonly ingestor: Ingestor;
   private readonly liveClasses = new Map<string, Promise<Class>>();
+  /** the open live queries (stack.live) and what they listen to */
+  readonly #live = new LiveHub(this);
   /** the attribute types and config keys this stack knows: the engine's and its plugins' */
   readonly attributeTypes = kernelAttributeTypes();
 
@@ -215,6 +220,17 @@ export class ClientStack extends StackCore {
   }
 
   /**
+   * A query that follows the store (docs/live-queries.md): `ready` / `current` / `subscribe` give
+   * the result of findDocuments now, then a new one once per tick in which a write, an ingest, a
+   * transaction or a conflict resolution changed it; `close()` stops it. DS_QUERY_INVALID for a
+   * bad selector or options; the class is checked by the first read (DS_CLASS_NOT_FOUND).
+   */
+  live(className: string, selector?: Selector, options: LiveOptions = {}): LiveQuery {
+    this.assertOpen();
+    return this.#live.open(className, selector, options);
+  }
+
+  /**
    * How many active documents of the class match the selector (all of them without one): the
    * class's counter for a whole class (constant time, no document read), the primary-key index
    * for a selector naming a whole key, an index plugin's candidates (findCandidates) else.
@@ -302,7 +318,9 @@ export class ClientStack extends StackCore {
    */
   async purgeDocuments(ids: string[]): Promise<number> {
     this.assertOpen();
-    return purgeDocuments(this.storage, this.classCache, this.#store, ids);
+    const purged = await purgeDocuments(this.storage, this.classCache, this.#store, ids);
+    this.#live.reread(ids); // a purge announces no change: the live queries holding them read them again (gone)
+    return purged;
   }
 
   /**

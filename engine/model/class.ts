@@ -5,6 +5,8 @@ import { revNumber } from '../class-cache.js';
 import { whileObserved } from './observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import type { Selector } from '../queries/selector.js';
+import type { LiveOptions } from '../live/live-order.js';
+import type { LiveQuery } from '../live/live-query.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { ClassSchema } from '../../contracts/hooks.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
@@ -35,7 +37,7 @@ export interface FetchOptions {
  */
 export class Class extends EventEmitter {
   private current: ClassModel;
-  private live = false;
+  private following = false;
   private stopObserving: (() => void) | null = null;
 
   private constructor(
@@ -52,7 +54,7 @@ export class Class extends EventEmitter {
 
   /** The newest model this object knows: its own, or (live objects) the stack's cached one if newer. */
   get model(): ClassModel {
-    if (this.live) {
+    if (this.following) {
       const cached = this.stack.classCache.peek(this.current.name);
       if (cached && revNumber(cached._rev) > revNumber(this.current._rev)) this.current = cached;
     }
@@ -143,8 +145,8 @@ export class Class extends EventEmitter {
   }
 
   private subscribe(): void {
-    if (this.live) return;
-    this.live = true;
+    if (this.following) return;
+    this.following = true;
     this.stopObserving = whileObserved(this, ['model', 'change'], () => this.listen());
   }
 
@@ -171,7 +173,7 @@ export class Class extends EventEmitter {
   unsubscribe(): void {
     this.stopObserving?.();
     this.stopObserving = null;
-    this.live = false;
+    this.following = false;
   }
 
   /** Re-reads the class document. */
@@ -268,6 +270,11 @@ export class Class extends EventEmitter {
 
   getCards(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<Doc[]> {
     return this.stack.findDocuments(this.name, selector, { fields, skip, limit });
+  }
+
+  /** A live query of this class's documents: see stack.live (docs/live-queries.md). */
+  live(selector?: Selector, options?: LiveOptions): LiveQuery {
+    return this.stack.live(this.name, selector, options);
   }
 
   /** How many active documents of this class match the selector (all without one); see stack.countDocuments. */

@@ -9,6 +9,7 @@ import { indexedKey } from './indexed-key.js';
 import { IndexSet, indexedAttributes, type IndexProgress } from './indexes/index-set.js';
 import type { Row } from './rows.js';
 import { SqlStore } from './store.js';
+import { LiveSql } from './live.js';
 import { DocCache } from './doc-cache.js';
 import { definePlugin } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
@@ -39,6 +40,13 @@ export interface SqlApi {
    * the statement's text.
    */
   sql<T = Row[]>(statement: string, params?: SqlParams, options?: SqlRunOptions): Promise<T>;
+  /**
+   * A SELECT that follows the store (docs/live-queries.md#sql): its rows now (`ready`,
+   * `current`, `subscribe`), then again after each tick with a change to a class or relation
+   * domain it reads, published when the rows differ; `close()` stops it. DS_SQL_SYNTAX for a
+   * statement that is not a SELECT.
+   */
+  liveSql(statement: string, params?: SqlParams): LiveSql;
   /** Rebuilds a class's secondary index from its documents now (`sql:index` progress events). */
   rebuildIndex(className: string): Promise<void>;
 }
@@ -48,7 +56,7 @@ export interface SqlApi {
  * domains, reads go through the cheapest path (primary key, `indexed: true` attributes, `_id`
  * ranges, else the class scan) and through `afterRead`; writes go through the pipeline.
  */
-export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: SqlApi['sql'] }>({
+export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: SqlApi['sql']; liveSql: SqlApi['liveSql'] }>({
   name: 'sql',
   optional: ['domains'],
   errors: sqlErrorList,
@@ -71,12 +79,13 @@ export const sqlPlugin = definePlugin<SqlOptions | undefined, SqlApi, { sql: Sql
     });
     return {
       sql: <T>(statement: string, params?: SqlParams, runOptions?: SqlRunOptions) => runSql(deps, statement, params, runOptions) as Promise<T>,
+      liveSql: (statement, params) => new LiveSql(stack, statement, () => runSql(deps, statement, params) as Promise<Row[]>),
       rebuildIndex: async (className) => {
         await indexes.rebuild(await stack.requireClass(className));
       },
     };
   },
-  members: (api) => ({ sql: api.sql }),
+  members: (api) => ({ sql: api.sql, liveSql: api.liveSql }),
 });
 
 export { REMOTE_BUDGET };
@@ -84,4 +93,5 @@ export { REMOTE_BUDGET };
 export {  compileLinear  } from '../../kit/index.js';
 /** alasql, loaded now (a server loads it at start: its first load holds the event loop) */
 export { loadAlasql } from './alasql.js';
+export type { LiveSql };
 export type { IndexProgress, PlanRow, Row, SqlBudget, SqlRunOptions, WriteResult };

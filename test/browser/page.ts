@@ -4,7 +4,7 @@
  * scenarios (test/scenarios) on IndexedDB, plus what only a browser has: raw IndexedDB, storage
  * quota, a missing IndexedDB, two tabs, and sync with a node on another origin.
  */
-import { Class, createStack, type BrowserStack, type SyncHandle } from 'docstack/browser';
+import { Class, createStack, type BrowserStack, type LiveQuery, type SyncHandle } from 'docstack/browser';
 import indexeddbNext from 'pouchdb-adapter-indexeddb';
 import { eventually } from '../scenarios/check.js';
 import { model, raceCheck, raceClass, raceWrites, readBack, scenarioPlugins, type ModelFacts } from '../scenarios/scenarios.js';
@@ -64,7 +64,23 @@ function rawDatabase(dbName: string): Promise<string> {
 }
 
 type Args = Record<string, any>;
+/** live queries by key, with every result each one published (as plain data) */
+const lives = new Map<string, { handle: LiveQuery; seen: unknown[] }>();
+
 const steps: Record<string, (args: Args) => Promise<unknown>> = {
+  async liveOpen({ name, key, className, selector, options }) {
+    const handle = (await open(name)).live(className, selector, options);
+    const entry = { handle, seen: [] as unknown[] };
+    lives.set(key, entry);
+    handle.subscribe((docs) => entry.seen.push(JSON.parse(JSON.stringify(docs))));
+    return JSON.parse(JSON.stringify(await handle.ready));
+  },
+  async liveSeen({ key }) {
+    return lives.get(key)!.seen;
+  },
+  async liveClose({ key }) {
+    lives.get(key)!.handle.close(); // kept: liveSeen still answers what it published before
+  },
   async model({ name }) {
     const facts = await model(await open(name));
     await close(name);

@@ -10,13 +10,14 @@ import { dirname, join, normalize } from 'node:path';
 export const LAYERS = ['contracts', 'storage', 'kernel', 'engine', 'kit', 'plugins', 'server'] as const;
 
 /** The root entries and where they sit: `docstack` is the engine's face; presets and bundles sit above the plugins. */
-const ROOT_FILES: Record<string, number> = { 'index.ts': 3, 'plugins.config.ts': 5.5, 'browser.ts': 6, 'browser-sql.ts': 6, 'browser-slim.ts': 6 };
+const ROOT_FILES: Record<string, number> = { 'index.ts': 3, 'plugins.config.ts': 5.5, 'browser.ts': 6, 'browser-sql.ts': 6, 'browser-slim.ts': 6, 'react.ts': 6 };
 
 /** The package's subpaths, as the sources (tsconfig paths) */
 const PACKAGE_PATHS: Record<string, string> = {
   docstack: 'index.ts',
   'docstack/plugin-kit': 'kit/index.ts',
   'docstack/presets': 'plugins.config.ts',
+  'docstack/react': 'react.ts',
 };
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -16,11 +16,11 @@ const DOCSTACK = [
     'DocstackError', 'ERROR_CODES', 'EngineDoc', 'EnumValue', 'ErrorCode', 'ErrorFactory', 'ErrorSpec',
     'FetchOptions', 'FindCandidates', 'FindContext', 'FindOptions', 'GetOptions', 'HeldEntry', 'HeldReason',
     'IngestDoc', 'IngestItem', 'IngestOptions', 'IngestRefusal', 'IngestResult', 'Kernel', 'KERNEL_ERRORS', 'KernelHooks',
-    'LocalDoc', 'NewDoc', 'OpenRevision', 'PatternMatcher', 'PendingDocs', 'Plugin', 'PluginEntry',
+    'LiveHandle', 'LiveObserver', 'LiveOptions', 'LiveQuery', 'LocalDoc', 'NewDoc', 'OpenRevision', 'PatternMatcher', 'PendingDocs', 'Plugin', 'PluginEntry',
     'PluginMembers', 'RangeOptions', 'RangeRow', 'ReadContext', 'RegexEngine', 'ReplicationAllDocsOptions',
     'ReplicationBulkGetOptions', 'ReplicationChangesOptions', 'ReplicationGetOptions', 'ReplicationStep',
     'ReplicationTarget', 'ReplicationTargetOptions', 'ReplicationWriteResult', 'RevisionDoc', 'SELF_META',
-    'SYSTEM_FIELDS', 'Selector', 'StackOptions', 'StackPort', 'StackWith', 'Storage', 'StorageChanges',
+    'SYSTEM_FIELDS', 'Selector', 'SortKey', 'StackOptions', 'StackPort', 'StackWith', 'Storage', 'StorageChanges',
     'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredAttribute', 'StoredResult', 'SystemPatch', 'UnitDoc',
     'UnitItem', 'UnitOfWork', 'WriteBatch', 'WriteContext', 'WriteExtras', 'WriteOp', 'WriteOptions',
     'WriteOrigin', 'WritePart', 'WriteRequest', 'WriteSession', 'WriteShare', 'createError', 'createStack', 'definePlugin',
@@ -40,6 +40,9 @@ const PLUGIN_KIT = [
     'whileObserved',
 ];
 
+/** docstack/react: the provider and hooks, nothing of the engine (React is an optional peer dependency). */
+const REACT = ['DocumentState', 'LiveQueryState', 'StackProvider', 'SyncStatusSource', 'useDocument', 'useLiveQuery', 'useStack', 'useSyncState'];
+
 /** Internals that once leaked from the root entry: plugin helpers live in the kit, the rest nowhere public. */
 const NOT_IN_DOCSTACK = ['KEYS', 'registerErrors', 'isClassDocId', 'bulkDocsLine', 'HandlerRegistry', 'tapWhen', 'isPlainObject', 'validationPlugin', 'syncPlugin'];
 
@@ -54,6 +57,12 @@ describe('the public surface', () => {
   it('docstack/plugin-kit exports the plugin helpers, and no name of docstack twice', () => {
     const names = exportedNames(ROOT, 'kit/index.ts');
     expect(names).toEqual([...PLUGIN_KIT].sort());
+    expect(names.filter((n) => DOCSTACK.includes(n))).toEqual([]);
+  });
+
+  it('docstack/react exports the provider and the hooks, and no name of docstack', () => {
+    const names = exportedNames(ROOT, 'react.ts');
+    expect(names).toEqual([...REACT].sort());
     expect(names.filter((n) => DOCSTACK.includes(n))).toEqual([]);
   });
 });

@@ -33,6 +33,8 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     const { createReplication } = await import('../../storage/replication.slim.js');
     const replication = createReplication(null as never);
     expect(() => replication.revsDiff({})).toThrow(expect.objectContaining({ code: 'DS_NOT_IN_BUILD' }));
+    const { LiveHub } = await import('../../engine/live/live-hub.slim.js');
+    expect(() => new LiveHub(null).open()).toThrow(expect.objectContaining({ code: 'DS_NOT_IN_BUILD', status: 501 }));
     const { listDenials, resolveDenial } = await import('../../engine/conflicts/denials.slim.js');
     expect(await listDenials(null as never)).toEqual([]);
     expect(await resolveDenial(null as never, 'Note-1')).toBe(false);
@@ -95,6 +97,9 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(kept.filter((i) => /^engine\/conflicts\/(list|resolve|merge|auto)\.ts$/.test(i))).toEqual([]);
     // nor purges, the replication surface, denials or group commit (stand-ins, tested above)
     expect(kept.filter((i) => /^(engine\/purge|storage\/replication|engine\/conflicts\/denials|kernel\/commit-group)\.ts$/.test(i))).toEqual([]);
+    // nor live queries (stack.live refused there: they would take it past its budget)
+    expect(kept).toContain('engine/live/live-hub.slim.ts');
+    expect(kept.filter((i) => /^engine\/live\/live-(hub|query|order)\.ts$/.test(i))).toEqual([]);
     expect(built.gzipped).toBeLessThanOrEqual(SLIM_GZIP_BUDGET);
     expect(built.gzipped).toBeLessThan(GZIP_BUDGET / 2);
   }, 60_000);
