@@ -292,7 +292,8 @@ export class Ingestor {
     if (!doc._id.startsWith(`${className}-`)) {
       throw KERNEL_ERRORS.docIdInvalid(`The _id of a ${className} document must start with "${className}-".`, { path: '_id', details: { id: doc._id } });
     }
-    const { _revisions: _r, _attachments: _a, _conflicts: _c, ...draft } = doc;
+    // `_attachments` stays: the attachments part checks a peer's files against the class like a local write's
+    const { _revisions: _r, _conflicts: _c, ...draft } = doc;
     const deleting = doc.active === false && previous !== undefined && previous.active !== false;
     return { op: deleting ? 'delete' : previous ? 'update' : 'create', draft: draft as unknown as Doc, ...(previous ? { previous } : {}), classModel: model };
   }
