@@ -24,7 +24,7 @@ const SCHEMA = {
   sealed: { type: 'attachment', encrypted: true, types: ['image/png'] },
 };
 
-function photo(bytes: number): Uint8Array {
+function photo(bytes: number): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(bytes);
   for (let i = 0; i < bytes; i += 65_536) globalThis.crypto.getRandomValues(out.subarray(i, Math.min(bytes, i + 65_536)));
   return out;
@@ -118,7 +118,7 @@ describe('attachments through the node', () => {
     expect(out.docs_written).toBe(1);
     const back = new PouchDB(`back-${uniqueName()}`, { adapter: 'memory' });
     await back.replicate.from(remote, { doc_ids: ['Visit-peer-100'] });
-    const file = (await back.getAttachment('Visit-peer-100', 'photo')) as Buffer;
+    const file = new Uint8Array((await back.getAttachment('Visit-peer-100', 'photo')) as unknown as ArrayBuffer);
     expect(same(file, bytes)).toBe(true);
   });
 
@@ -138,11 +138,11 @@ describe('attachments through the node', () => {
     expect(got.headers.get('content-type')).toBe('image/jpeg');
     expect(same(new Uint8Array(await got.arrayBuffer()), bytes)).toBe(true);
     expect((await fetch(path)).status).toBe(401); // no session
-    const refused = await fetch(path, { method: 'PUT', headers: { ...auth, 'content-type': 'application/pdf' }, body: new Uint8Array([1]) });
+    const refused = await fetch(path, { method: 'PUT', headers: { ...auth, 'content-type': 'application/pdf' }, body: new Uint8Array([1]) as Uint8Array<ArrayBuffer> });
     expect(refused.status).toBe(415);
     expect(await refused.json()).toMatchObject({ code: 'DS_ATTACHMENT_TYPE' });
-    expect((await fetch(`${url}/api/private/docs/Visit/${created._id}/attachments/title`, { method: 'PUT', headers: { ...auth, 'content-type': 'image/png' }, body: new Uint8Array([1]) })).status).toBe(400);
-    expect((await fetch(`${url}/api/private/docs/Visit/${created._id}/attachments/sealed`, { method: 'PUT', headers: { ...auth, 'content-type': 'image/png' }, body: new Uint8Array([1]) })).status).toBeGreaterThanOrEqual(400);
+    expect((await fetch(`${url}/api/private/docs/Visit/${created._id}/attachments/title`, { method: 'PUT', headers: { ...auth, 'content-type': 'image/png' }, body: new Uint8Array([1]) as Uint8Array<ArrayBuffer> })).status).toBe(400);
+    expect((await fetch(`${url}/api/private/docs/Visit/${created._id}/attachments/sealed`, { method: 'PUT', headers: { ...auth, 'content-type': 'image/png' }, body: new Uint8Array([1]) as Uint8Array<ArrayBuffer> })).status).toBeGreaterThanOrEqual(400);
 
     // a quota in bytes: the next file past it is refused, the one stored counted in full
     const ann = (await node.stack().findDocuments('~User', { username: 'ann' }))[0]!;
