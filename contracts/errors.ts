@@ -167,11 +167,6 @@ export const KERNEL_ERRORS = {
   docExists: createError('DS_DOC_EXISTS', 'A document with that id already exists.', { status: 409 }),
   docNotFound: createError('DS_DOC_NOT_FOUND', 'No active document with that id exists.', { status: 404 }),
 
-  // attachments (docs/attachments.md): a document's files, each governed by an `attachment` attribute
-  attachmentInvalid: createError('DS_ATTACHMENT_INVALID', 'An attachment is malformed (name, content type or data), or its name is not an attachment attribute of the class.'),
-  attachmentTooLarge: createError('DS_ATTACHMENT_TOO_LARGE', "An attachment is larger than its attribute's maxBytes.", { status: 413 }),
-  attachmentType: createError('DS_ATTACHMENT_TYPE', "An attachment's content type is not one its attribute's types allow.", { status: 415 }),
-  attachmentNotFound: createError('DS_ATTACHMENT_NOT_FOUND', 'The document has no attachment of that name.', { status: 404 }),
   docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),
   conflictSealed: createError('DS_CONFLICT_SEALED', 'The conflict involves encrypted values this stack cannot open: a device holding the scope\'s key resolves it.', { status: 409 }),
   conflictPolicyFailed: createError('DS_CONFLICT_POLICY_FAILED', 'A conflict handler failed with an error that is not a docstack error; the conflict stays listed.', { status: 500 }),

@@ -240,9 +240,8 @@ export class ClientStack extends StackCore {
 
   /** A document's file, as readable as the document (a sealed one opened where its key is held). */
   async getAttachment(id: string, name: string): Promise<Attachment> {
-    const doc = await this.getDocument(id);
-    if (!doc) throw KERNEL_ERRORS.docNotFound(`There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
-    return readAttachment({ stack: this, storage: this.storage, hooks: this.hooks }, doc, await this.requireClass(doc['~class']), name);
+    this.assertOpen();
+    return readAttachment({ stack: this, storage: this.storage, hooks: this.hooks }, id, name);
   }
 
   private async writeAttachments(id: string, options: WriteOptions, change: (previous: Doc, model: ClassModel) => Promise<Record<string, unknown>>): Promise<Doc> {

@@ -49,7 +49,9 @@ const withoutSql = {
  * engine/conflicts/denials.ts for denials.slim.ts (no sync plugin: nothing denied), and
  * kernel/commit-group.ts for commit-group.slim.ts (each write stored alone: no group commit),
  * engine/purge.ts and storage/replication.ts for stand-ins refusing with DS_NOT_IN_BUILD (purges
- * serve the ephemeral and retention plugins, the replication surface the sync plugin and the node).
+ * serve the ephemeral and retention plugins, the replication surface the sync plugin and the node),
+ * and engine/attachments/api.ts and check.ts for stand-ins refusing files with DS_NOT_IN_BUILD
+ * (their checks, bytes and base64 weigh 1.5 kB gzipped; docs/attachments.md).
  */
 const withoutIngest = {
   name: 'docstack-without-ingest',
@@ -58,6 +60,7 @@ const withoutIngest = {
     build.onResolve({ filter: /\/conflicts\/api\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/api\.js$/, 'api.slim.ts')) }));
     build.onResolve({ filter: /\/conflicts\/denials\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/denials\.js$/, 'denials.slim.ts')) }));
     build.onResolve({ filter: /\/engine\/purge\.js$|^\.\/purge\.js$|\/storage\/replication\.js$|^\.\/replication\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
+    build.onResolve({ filter: /\/attachments\/(?:api|check)\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/commit-group\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/commit-group\.js$/, 'commit-group.slim.ts')) }));
   },
 };

@@ -1,4 +1,5 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
+import { ATTACHMENT_ERRORS } from './errors.js';
 import type { ClassModel, Doc } from '../../contracts/model.js';
 import type { KernelHooks } from '../../kernel/hooks.js';
 import type { StackPort } from '../../contracts/stack-port.js';
@@ -55,7 +56,7 @@ export async function withAttachment(previous: Doc, model: ClassModel, name: str
   checkContentType(attribute, type, path);
   const bytes = typeof data === 'string' ? null : await bytesOf(data);
   if (!bytes) {
-    throw KERNEL_ERRORS.attachmentInvalid(`The data of "${name}" must be a Blob (in a browser), a Buffer or Uint8Array (in Node), or an ArrayBuffer.`, { path });
+    throw ATTACHMENT_ERRORS.attachmentInvalid(`The data of "${name}" must be a Blob (in a browser), a Buffer or Uint8Array (in Node), or an ArrayBuffer.`, { path });
   }
   checkSize(attribute, bytes.byteLength, path);
   return { ...((previous._attachments ?? {}) as Record<string, unknown>), [name]: { content_type: type, data: bytesToBase64(bytes) } };
@@ -69,7 +70,7 @@ export function withoutAttachment(previous: Doc, name: string): Record<string, u
 }
 
 const notFound = (id: string, name: string) =>
-  KERNEL_ERRORS.attachmentNotFound(`${id} has no attachment named ${JSON.stringify(name)}.`, { path: `_attachments.${String(name)}`, details: { id, name } });
+  ATTACHMENT_ERRORS.attachmentNotFound(`${id} has no attachment named ${JSON.stringify(name)}.`, { path: `_attachments.${String(name)}`, details: { id, name } });
 
 export interface AttachmentReadDeps {
   stack: StackPort;
@@ -77,8 +78,11 @@ export interface AttachmentReadDeps {
   hooks: KernelHooks;
 }
 
-/** An attachment of a readable document, opened by the attachmentRead taps (decryption). */
-export async function readAttachment(deps: AttachmentReadDeps, doc: Doc, model: ClassModel, name: string): Promise<Attachment> {
+/** An attachment of a readable document (as getDocument reads), opened by the attachmentRead taps (decryption). */
+export async function readAttachment(deps: AttachmentReadDeps, id: string, name: string): Promise<Attachment> {
+  const doc = await deps.stack.getDocument(id);
+  if (!doc) throw KERNEL_ERRORS.docNotFound(`There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
+  const model = await deps.stack.requireClass(doc['~class']);
   const stub = typeof name === 'string' ? ((doc._attachments ?? {}) as Record<string, Stub>)[name] : undefined;
   if (!stub || !Object.hasOwn(doc._attachments as object, name)) throw notFound(doc._id, name);
   const stored = await deps.storage.attachment(doc._id, name, doc._rev);

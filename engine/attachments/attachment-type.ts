@@ -12,35 +12,38 @@ import type { AttributeModel } from '../../contracts/model.js';
 /** The size bound of an attachment attribute without `maxBytes`: 10 MiB. */
 export const DEFAULT_ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 
+/**
+ * What a sealed attachment may weigh above its plaintext on a stack that cannot open it (a node
+ * checking a peer's push): the encryption plugin's header, IV and tag. The plugin refuses to
+ * seal past it, so the bound a node checks is the bound the writer's plaintext met.
+ */
+export const SEALED_ATTACHMENT_ALLOWANCE = 1024;
+
 /** A MIME type `type/subtype` (parameters such as `; charset=utf-8` follow a `;`). */
-export const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9*][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+export const MIME_TYPE = /^[\w.+-]{1,127}\/[\w.+*-]{1,127}$/;
 
 const refuse = (message: string, attribute: AttributeModel): never => {
   throw KERNEL_ERRORS.attributeConfigInvalid(message, { path: attribute.name });
 };
 
-const maxBytes: ConfigKeyRule = (value, a) =>
-  Number.isSafeInteger(value) && (value as number) >= 1 ? value : refuse(`"maxBytes" of the attachment "${a.name}" must be a whole number of bytes ≥ 1.`, a);
+const maxBytes: ConfigKeyRule = (value, a) => (Number.isSafeInteger(value) && (value as number) >= 1 ? value : refuse(`"maxBytes" of "${a.name}" must be a whole number ≥ 1.`, a));
 
 const types: ConfigKeyRule = (value, a) => {
   const list = Array.isArray(value) ? value : [];
   const ok = list.length > 0 && list.every((t) => typeof t === 'string' && MIME_TYPE.test(t) && (!t.includes('*') || t.endsWith('/*')));
-  if (!ok) refuse(`"types" of the attachment "${a.name}" must be a non-empty list of MIME types such as "image/jpeg" or "image/*".`, a);
+  if (!ok) refuse(`"types" of "${a.name}" must list MIME types ("image/png", "image/*").`, a);
   return (list as string[]).map((t) => t.toLowerCase());
 };
 
 export const attachmentType: AttributeTypeDefinition = {
   type: 'attachment',
-  label: 'an attachment (written with stack.putAttachment)',
   keys: { maxBytes, types },
+  // a document gets its file after it is created, one per attribute
   check: (a) => {
-    for (const key of ['mandatory', 'isArray', 'primaryKey'] as const) {
-      if (a[key] === true) refuse(`The attachment "${a.name}" cannot be ${key === 'isArray' ? 'an array' : key === 'primaryKey' ? 'a primary key' : 'mandatory'}: a document gets its file after it is created.`, a);
-    }
-    if (a.defaultValue !== undefined) refuse(`The attachment "${a.name}" cannot have a defaultValue.`, a);
+    if (a.mandatory || a.isArray || a.primaryKey || a.defaultValue !== undefined) refuse(`The attachment "${a.name}" cannot be mandatory, an array, a key or defaulted.`, a);
   },
   // the body never holds the file: it is the document's `_attachments` entry of the same name
-  validate: () => 'no value: an attachment is written with stack.putAttachment',
+  validate: () => 'no value (see putAttachment)',
 };
 
 /** The content type without its parameters, lower case: what `types` is matched against. */

@@ -1,20 +1,15 @@
-import { KERNEL_ERRORS } from '../../contracts/errors.js';
+import { ATTACHMENT_ERRORS } from './errors.js';
 import type { WriteOrigin } from '../../contracts/hooks.js';
 import type { AttributeModel, ClassModel, Doc } from '../../contracts/model.js';
 import type { UnitItem, WritePart } from '../../contracts/unit-of-work.js';
 import { isPlainObject } from '../../kernel/drafts.js';
-import { DEFAULT_ATTACHMENT_MAX_BYTES, MIME_TYPE, baseType, typeAllowed } from './attachment-type.js';
+import { DEFAULT_ATTACHMENT_MAX_BYTES, MIME_TYPE, SEALED_ATTACHMENT_ALLOWANCE, baseType, typeAllowed } from './attachment-type.js';
 import { byteLengthOf } from './bytes.js';
 
-/**
- * What a sealed attachment may weigh above its plaintext on a stack that cannot open it (a node
- * checking a peer's push): the encryption plugin's header, IV and tag. The plugin refuses to
- * seal past it, so the bound a node checks is the bound the writer's plaintext met.
- */
-export const SEALED_ATTACHMENT_ALLOWANCE = 1024;
+export { SEALED_ATTACHMENT_ALLOWANCE } from './attachment-type.js';
 
 const refuse = (message: string, path: string, details: Record<string, unknown> = {}) => {
-  throw KERNEL_ERRORS.attachmentInvalid(message, { path, details });
+  throw ATTACHMENT_ERRORS.attachmentInvalid(message, { path, details });
 };
 
 /** The attachment attribute an `_attachments` name stands for, or a refusal. */
@@ -32,7 +27,7 @@ export function checkContentType(attribute: AttributeModel, contentType: unknown
     refuse(`The content type of "${attribute.name}" must be a MIME type such as "image/jpeg" (got ${JSON.stringify(contentType)?.slice(0, 100)}).`, path);
   }
   if (!typeAllowed(attribute, contentType as string)) {
-    throw KERNEL_ERRORS.attachmentType(`"${attribute.name}" takes ${(attribute.types as string[]).join(', ')}, not ${JSON.stringify(contentType)}.`, {
+    throw ATTACHMENT_ERRORS.attachmentType(`"${attribute.name}" takes ${(attribute.types as string[]).join(', ')}, not ${JSON.stringify(contentType)}.`, {
       path,
       details: { contentType, types: attribute.types },
     });
@@ -43,7 +38,7 @@ export function checkContentType(attribute: AttributeModel, contentType: unknown
 export function checkSize(attribute: AttributeModel, length: number, path: string, sealed = false): void {
   const maxBytes = typeof attribute.maxBytes === 'number' ? attribute.maxBytes : DEFAULT_ATTACHMENT_MAX_BYTES;
   if (length > maxBytes + (sealed ? SEALED_ATTACHMENT_ALLOWANCE : 0)) {
-    throw KERNEL_ERRORS.attachmentTooLarge(`"${attribute.name}" holds at most ${maxBytes} bytes; this one has ${length}.`, { path, details: { maxBytes, length } });
+    throw ATTACHMENT_ERRORS.attachmentTooLarge(`"${attribute.name}" holds at most ${maxBytes} bytes; this one has ${length}.`, { path, details: { maxBytes, length } });
   }
 }
 
