@@ -45,9 +45,10 @@ export function checkSize(attribute: AttributeModel, length: number, path: strin
 /**
  * Every `_attachments` entry of a document against its class: each is named by an attachment
  * attribute; a new file (with data) has an allowed content type and fits maxBytes. A stub (a
- * file stored before, `stub: true`) is the stored file kept: storage refuses an unknown one.
+ * file stored before, `stub: true`) keeps the stored file: it must name one the document holds
+ * (a peer's stub of a file never sent would leave a document whose file cannot be read).
  */
-export function checkAttachments(doc: Doc, model: ClassModel, origin: WriteOrigin): void {
+export function checkAttachments(doc: Doc, model: ClassModel, origin: WriteOrigin, previous?: Doc): void {
   const attachments = doc._attachments;
   if (attachments === undefined) return;
   if (!isPlainObject(attachments)) refuse('_attachments must be an object of files by name.', '_attachments');
@@ -56,7 +57,11 @@ export function checkAttachments(doc: Doc, model: ClassModel, origin: WriteOrigi
     const attribute = attachmentAttribute(model, name);
     if (!isPlainObject(entry)) refuse(`The attachment "${name}" must be an object { content_type, data }.`, path);
     const { content_type: contentType, data, stub } = entry as Record<string, unknown>;
-    if (stub === true && data === undefined) continue;
+    if (stub === true && data === undefined) {
+      const kept = (previous?._attachments as Record<string, { digest?: unknown }> | undefined)?.[name];
+      if (!kept || kept.digest !== (entry as { digest?: unknown }).digest) refuse(`The stub "${name}" names a file ${doc._id} does not hold here.`, path);
+      continue;
+    }
     checkContentType(attribute, contentType, path);
     const length = byteLengthOf(data);
     if (length === null) refuse(`The data of "${name}" must be a Blob, bytes or base64 text.`, path);
@@ -72,7 +77,7 @@ export function attachmentsPart(): WritePart {
     begin(work) {
       const carrying = work.items.filter((item: UnitItem) => item.doc._attachments !== undefined);
       if (carrying.length === 0) return undefined;
-      return { checked: () => carrying.forEach((item) => checkAttachments(item.doc, item.classModel, work.origin)) };
+      return { checked: () => carrying.forEach((item) => checkAttachments(item.doc, item.classModel, work.origin, item.previous)) };
     },
   };
 }

@@ -93,6 +93,7 @@ describe('attachments through the node', () => {
       ['an unknown field', { photo: { content_type: 'image/png', data: 'aGk=', follows: true } }],
       ['a name that is no attachment attribute', { title: { content_type: 'image/png', data: 'aGk=' } }],
       ['a type outside the allowlist', { photo: { content_type: 'text/html', data: 'aGk=' } }],
+      ['a stub of a file the node does not hold', { photo: { content_type: 'image/png', stub: true, digest: 'md5-AAAAAAAAAAAAAAAAAAAAAA==' } }],
       ['a file above maxBytes', { photo: { content_type: 'image/png', data: base64(photo(6 * 1024 * 1024 + 1)) } }],
     ];
     for (const [i, [what, attachments]] of cases.entries()) {
