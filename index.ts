@@ -8,7 +8,7 @@ export { createStack, getApi, ClientStack, type ConflictCase, type ConflictEvent
 export type { HeldEntry, IngestOptions, IngestResult } from './engine/ingest/ingest.js';
 export type { HeldReason } from './engine/ingest/ingest-held.js';
 export type { DocChangeEvent, WriteExtras, WriteRequest } from './kernel/pipeline.js';
-export { listAttachments, type Attachment, type AttachmentInfo } from './engine/attachments/api.js';
+export type { Attachment } from './engine/attachments/api.js';
 export type { AttachmentData, AttachmentInput } from './engine/attachments/bytes.js';
 export { DEFAULT_ATTACHMENT_MAX_BYTES } from './engine/attachments/attachment-type.js';
 export { SEALED_ATTACHMENT_ALLOWANCE } from './engine/attachments/check.js';

@@ -7,16 +7,6 @@ import type { Storage } from '../../storage/facade.js';
 import { attachmentAttribute, checkContentType, checkSize } from './check.js';
 import { bytesOf, bytesToBase64, platformData, type AttachmentData, type AttachmentInput } from './bytes.js';
 
-/** An attachment as a document lists it (its `_attachments` stub). */
-export interface AttachmentInfo {
-  name: string;
-  contentType: string;
-  /** bytes as stored (a sealed one: its ciphertext's) */
-  length: number;
-  /** storage's digest of the stored bytes (`md5-…`) */
-  digest: string;
-}
-
 /** An attachment read back: a Blob in a browser, a Buffer (a Uint8Array) in Node. */
 export interface Attachment {
   name: string;
@@ -32,17 +22,6 @@ interface Stub {
   digest?: unknown;
   length?: unknown;
   stub?: unknown;
-}
-
-/** The attachments a stored document lists (stubs), by name. */
-export function listAttachments(doc: Doc): AttachmentInfo[] {
-  const stubs = (doc._attachments ?? {}) as Record<string, Stub>;
-  return Object.entries(stubs).map(([name, s]) => ({
-    name,
-    contentType: String(s.content_type ?? ''),
-    length: typeof s.length === 'number' ? s.length : 0,
-    digest: String(s.digest ?? ''),
-  }));
 }
 
 /**

@@ -9,7 +9,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * here on purpose (and in docs/plugins.md or docs/architecture.md), never by accident.
  */
 const DOCSTACK = [
-    'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attachment', 'AttachmentData', 'AttachmentInfo', 'AttachmentInput', 'AttachmentReadContext', 'Attribute', 'AttributeConfig',
+    'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attachment', 'AttachmentData', 'AttachmentInput', 'AttachmentReadContext', 'Attribute', 'AttributeConfig',
     'AttributeContext', 'AttributeModel', 'AttributeType', 'AttributeTypeDefinition', 'CLASS_META',
     'ChangeEvent', 'Class', 'ClassDocument', 'ClassModel', 'ClassOptions', 'ClassSchema', 'ClientStack', 'Clock', 'BUILTIN_CONFLICT_POLICIES', 'ConfigKeyDefinition', 'ConflictCase', 'ConflictEvent', 'ConflictFailedEvent', 'ConflictHandler', 'ConflictPolicy', 'ConflictResolvedEvent',
     'ConfigKeyRule', 'DEFAULT_ATTACHMENT_MAX_BYTES', 'DOMAIN_META', 'DefaultValueContext', 'Denial', 'DenialRecord', 'DenialResolution', 'Doc', 'DocChangeEvent', 'DocConflict', 'DocFields',
@@ -24,7 +24,7 @@ const DOCSTACK = [
     'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredAttribute', 'StoredResult', 'SystemPatch', 'UnitDoc',
     'UnitItem', 'UnitOfWork', 'WriteBatch', 'WriteContext', 'WriteExtras', 'WriteOp', 'WriteOptions',
     'WriteOrigin', 'WritePart', 'WriteRequest', 'WriteSession', 'WriteShare', 'createError', 'createStack', 'definePlugin',
-    'destroyStore', 'domainDocId', 'enumValues', 'getApi', 'isDocstackError', 'isEngineClassName', 'listAttachments', 'primaryKeyAttributes',
+    'destroyStore', 'domainDocId', 'enumValues', 'getApi', 'isDocstackError', 'isEngineClassName', 'primaryKeyAttributes',
     'registeredErrors', 'systemClock', 'withPlugin', 'withoutPlugins',
 ];
 
