@@ -8,6 +8,10 @@ export { createStack, getApi, ClientStack, type ConflictCase, type ConflictEvent
 export type { HeldEntry, IngestOptions, IngestResult } from './engine/ingest/ingest.js';
 export type { HeldReason } from './engine/ingest/ingest-held.js';
 export type { DocChangeEvent, WriteExtras, WriteRequest } from './kernel/pipeline.js';
+export type { Attachment } from './engine/attachments/api.js';
+export type { AttachmentData, AttachmentInput } from './engine/attachments/bytes.js';
+export { DEFAULT_ATTACHMENT_MAX_BYTES } from './engine/attachments/attachment-type.js';
+export { SEALED_ATTACHMENT_ALLOWANCE } from './engine/attachments/check.js';
 export { Class, type FetchOptions } from './engine/model/class.js';
 export { LiveHandle, type LiveObserver } from './engine/live/live-handle.js';
 export type { LiveOptions, SortKey } from './engine/live/live-order.js';
@@ -25,7 +29,7 @@ export type {
 export { destroyStore, type AdapterName, type StorageOptions } from './storage/database.js';
 export type { ChangeEvent } from './storage/change-feed.js';
 export type {
-  AdmitContext, AttributeContext, ClassSchema, DefaultValueContext, FindCandidates, FindContext, IngestDoc, IngestItem, IngestRefusal, PendingDocs, ReadContext,
+  AdmitContext, AttachmentReadContext, AttributeContext, ClassSchema, DefaultValueContext, FindCandidates, FindContext, IngestDoc, IngestItem, IngestRefusal, PendingDocs, ReadContext,
   ReplicationStep, WriteBatch, WriteContext, WriteOp, WriteOrigin,
 } from './contracts/hooks.js';
 export type { WriteSession } from './contracts/hooks.js';

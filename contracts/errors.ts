@@ -168,6 +168,7 @@ export const KERNEL_ERRORS = {
   docIdOtherClass: createError('DS_DOC_ID_OTHER_CLASS', 'The id is in another class\'s range.'),
   docExists: createError('DS_DOC_EXISTS', 'A document with that id already exists.', { status: 409 }),
   docNotFound: createError('DS_DOC_NOT_FOUND', 'No active document with that id exists.', { status: 404 }),
+
   docConflict: createError('DS_DOC_CONFLICT', 'The document was changed by another writer; read it again and retry.', { status: 409 }),
   conflictSealed: createError('DS_CONFLICT_SEALED', 'The conflict involves encrypted values this stack cannot open: a device holding the scope\'s key resolves it.', { status: 409 }),
   conflictPolicyFailed: createError('DS_CONFLICT_POLICY_FAILED', 'A conflict handler failed with an error that is not a docstack error; the conflict stays listed.', { status: 500 }),

@@ -154,6 +154,20 @@ export interface ReadContext {
   written?: boolean;
 }
 
+/**
+ * An attachment's bytes being read (stack.getAttachment), as the attachmentRead taps see them:
+ * the encryption plugin opens a sealed one there.
+ */
+export interface AttachmentReadContext {
+  stack: StackPort;
+  classModel: ClassModel;
+  docId: string;
+  /** the attachment's name: its attribute's */
+  name: string;
+  /** the content type it was stored with */
+  contentType: string;
+}
+
 /** A findDocuments read, as the findCandidates taps see it. */
 export interface FindContext {
   stack: StackPort;

@@ -1,7 +1,7 @@
 /** The data model shared by the kernel and every plugin: documents, classes, attributes. */
 
 /** The kernel's attribute types (engine/model/builtin-types.ts); plugins define more (`reference`). */
-export const ATTRIBUTE_TYPES = ['string', 'integer', 'decimal', 'boolean', 'date', 'enum', 'object', 'foreign_key'] as const;
+export const ATTRIBUTE_TYPES = ['string', 'integer', 'decimal', 'boolean', 'date', 'enum', 'object', 'foreign_key', 'attachment'] as const;
 /** A kernel type, or the name of a type a plugin defines. */
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number] | (string & {});
 

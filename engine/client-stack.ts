@@ -32,6 +32,9 @@ import { SYSTEM_PATCHES } from './system-patches/index.js';
 import { capabilitiesPart } from './write-parts/capabilities.js';
 import { classCountsPart } from './write-parts/class-counts.js';
 import { classIdsPart } from './write-parts/class-ids.js';
+import { attachmentsPart } from './attachments/check.js';
+import { readAttachment, withAttachment, withoutAttachment, type Attachment } from './attachments/api.js';
+import type { AttachmentInput } from './attachments/bytes.js';
 import { classNamesPart } from './write-parts/class-names.js';
 import { primaryKeysPart } from './write-parts/primary-keys.js';
 
@@ -80,6 +83,7 @@ export class ClientStack extends StackCore {
     this.pipeline.addPart(classCountsPart(this.classCounts));
     this.pipeline.addPart(classIdsPart(db, (n) => this.classCache.get(n)));
     this.pipeline.addPart(classNamesPart(this.classNames));
+    this.pipeline.addPart(attachmentsPart());
     // the counts not yet persisted are stored before storage closes (after the plugins' own closing writes)
     this.hooks.onClose.tapPromise({ name: 'class-counts', stage: 1_000 }, () => this.classCounts.close());
     this.ingestor = new Ingestor({
@@ -238,6 +242,34 @@ export class ClientStack extends StackCore {
   async countDocuments(className: string, selector?: Selector): Promise<number> {
     const model = await this.requireClass(className);
     return countDocuments(this, this.#db, model, selector);
+  }
+
+  // ---- attachments (docs/attachments.md): each put or remove is a write of the owning document
+
+  /** Sets the file of an `attachment` attribute (checked against its maxBytes and types); returns the document. */
+  async putAttachment(id: string, name: string, data: AttachmentInput, type: string, options: WriteOptions = {}): Promise<Doc> {
+    return this.writeAttachments(id, options, (previous, model) => withAttachment(previous, model, name, data, type));
+  }
+
+  /** Removes a document's file; DS_ATTACHMENT_NOT_FOUND when it has none of that name. */
+  async removeAttachment(id: string, name: string, options: WriteOptions = {}): Promise<Doc> {
+    return this.writeAttachments(id, options, async (previous) => withoutAttachment(previous, name));
+  }
+
+  /** A document's file, as readable as the document (a sealed one opened where its key is held). */
+  async getAttachment(id: string, name: string): Promise<Attachment> {
+    this.assertOpen();
+    return readAttachment({ stack: this, storage: this.storage, hooks: this.hooks }, id, name);
+  }
+
+  private async writeAttachments(id: string, options: WriteOptions, change: (previous: Doc, model: ClassModel) => Promise<Record<string, unknown>>): Promise<Doc> {
+    this.assertOpen();
+    const previous = await this.requireActive(id);
+    const model = await this.requireClass(previous['~class']);
+    const draft = updateDraft(previous, { _attachments: await change(previous, model) }, nowIso(this.clock), this.systemFields);
+    await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
+    // read back: the stored stubs (digest, length), not the data the write carried
+    return (await this.getDocument(id, { includeInactive: true }))!;
   }
 
   private async requireActive(id: string): Promise<Doc> {

@@ -1,11 +1,11 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncWaterfallHook } from 'tapable';
 import type { AttributeModel, ClassModel, Doc } from '../contracts/model.js';
-import type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, ClassSchema, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession } from '../contracts/hooks.js';
+import type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, ClassSchema, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession, AttachmentReadContext } from '../contracts/hooks.js';
 import type { Selector } from '../contracts/queries.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import type { DenialRecord, DenialResolution } from '../contracts/denials.js';
 
-export type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, ClassSchema, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession };
+export type { WriteOp, WriteOrigin, WriteBatch, PendingDocs, WriteContext, AttributeContext, DefaultValueContext, ClassSchema, IngestDoc, IngestItem, ReplicationStep, IngestRefusal, AdmitContext, ReadContext, FindContext, FindCandidates, WriteSession, AttachmentReadContext };
 
 /**
  * The one typed hook map. Frozen: plugins tap these, they never add hooks of their own.
@@ -47,6 +47,8 @@ export function createHooks() {
     afterWrite: new AsyncSeriesHook<[Doc[], WriteContext]>(['docs', 'ctx']),
     /** Waterfall over each document read from storage: decryption. */
     afterRead: new AsyncSeriesWaterfallHook<[Doc, ReadContext]>(['doc', 'ctx']),
+    /** Waterfall over an attachment's stored bytes as stack.getAttachment reads them: decryption. */
+    attachmentRead: new AsyncSeriesWaterfallHook<[Uint8Array, AttachmentReadContext]>(['data', 'ctx']),
     /**
      * A stored document reads as absent when a tap returns true (getDocument, findDocuments):
      * the transactions plugin hides a peer's transaction until all its members arrived.

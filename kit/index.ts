@@ -23,3 +23,4 @@ export { isClassDocId, isEachPeersOwnClassDoc } from '../engine/class-cache.js';
 export { travelCheck } from '../engine/travels.js';
 export { whileObserved } from '../engine/model/observed.js';
 export { registerPouchPlugin } from '../storage/pouch-plugins.js';
+export { base64ToBytes, bytesToBase64, byteLengthOf, isBase64 } from '../engine/attachments/bytes.js';

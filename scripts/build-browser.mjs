@@ -50,8 +50,10 @@ const withoutSql = {
  * kernel/commit-group.ts for commit-group.slim.ts (each write stored alone: no group commit),
  * engine/purge.ts and storage/replication.ts for stand-ins refusing with DS_NOT_IN_BUILD (purges
  * serve the ephemeral and retention plugins, the replication surface the sync plugin and the node),
- * and engine/live/live-hub.ts for live-hub.slim.ts (stack.live refused with DS_NOT_IN_BUILD: live
- * queries would take the slim file past its budget).
+ * engine/live/live-hub.ts for live-hub.slim.ts (stack.live refused with DS_NOT_IN_BUILD: live
+ * queries would take the slim file past its budget), and engine/attachments/api.ts and check.ts
+ * for stand-ins refusing files with DS_NOT_IN_BUILD (their checks, bytes and base64 weigh 1.5 kB
+ * gzipped; docs/attachments.md).
  */
 const withoutIngest = {
   name: 'docstack-without-ingest',
@@ -61,6 +63,7 @@ const withoutIngest = {
     build.onResolve({ filter: /\/conflicts\/denials\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/denials\.js$/, 'denials.slim.ts')) }));
     build.onResolve({ filter: /\/engine\/purge\.js$|^\.\/purge\.js$|\/storage\/replication\.js$|^\.\/replication\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/live\/live-hub\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/live-hub\.js$/, 'live-hub.slim.ts')) }));
+    build.onResolve({ filter: /\/attachments\/(?:api|check)\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/commit-group\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/commit-group\.js$/, 'commit-group.slim.ts')) }));
   },
 };

@@ -1,6 +1,7 @@
 import { REMOTE_BUDGET } from '../plugins.config.js';
 import type { ServerConfig } from './context.js';
 import { DEFAULT_REFUSAL_PACE_MS } from './refusal-pace.js';
+import { ATTACHMENT_BODY_LIMIT_DEFAULT } from './http-limits.js';
 import { DEFAULT_QUERY_DEADLINE_MS } from './routes/query-pacer.js';
 import { SERVER_ERRORS } from './errors-codes.js';
 
@@ -91,6 +92,7 @@ export function loadConfig(env: Env): ServerConfig {
     jwtIssuer: env.JWT_ISSUER || 'docstack',
     jwtAudience: env.JWT_AUDIENCE || 'docstack',
     bodyLimit: bytes(env, 'BODY_LIMIT', 1024 * 1024),
+    attachmentBodyLimit: bytes(env, 'ATTACHMENT_BODY_LIMIT', ATTACHMENT_BODY_LIMIT_DEFAULT),
     adminUsername: text(env, 'ADMIN_USERNAME') ?? 'admin',
     adminPassword: text(env, 'ADMIN_PASSWORD'),
     building: text(env, 'BUILDING') !== null,

@@ -28,6 +28,11 @@ export interface ServerConfig {
   jwtAudience: string;
   /** request body limit in bytes (BODY_LIMIT, default 1 MB) */
   bodyLimit: number;
+  /**
+   * body limit of the writes that carry attachments (ATTACHMENT_BODY_LIMIT, default 16 MiB): a
+   * peer's `_bulk_docs` and `PUT` on /db, and an attachment PUT on /api (server/http-limits.ts)
+   */
+  attachmentBodyLimit?: number;
   adminUsername: string | null;
   /** only present on first boot; never logged */
   adminPassword: string | null;

@@ -5,6 +5,7 @@ import type { NodeContext } from './context.js';
 import { SERVER_ERRORS } from './errors-codes.js';
 import { enforceApiAccess } from './routes/api-access.js';
 import { createDocsRouter, stackFor } from './routes/docs.js';
+import { createAttachmentsRouter } from './routes/attachments.js';
 import { createSqlRouter } from './routes/sql.js';
 import { createSecretsRouter } from './secrets/routes.js';
 import { SECRETS, type SecretReader, SecretStore, secretsKey } from './secrets/store.js';
@@ -55,6 +56,7 @@ function integrationsOf(stack: ClientStack): Integrations {
 export function createIntegrationRouter(ctx: NodeContext): express.Router {
   const router = express.Router();
   const of = (req: Request, res: Response) => integrationsOf(stackFor(ctx, req, res));
+  router.use('/docs', createAttachmentsRouter(ctx)); // files: …/:class/:id/attachments/:name
   router.use('/docs', createDocsRouter(ctx));
   router.use(createSqlRouter(ctx));
   router.use(createSecretsRouter(ctx, (req, res) => of(req, res).secrets));

@@ -10,7 +10,7 @@ import { createAuthority } from './authority/index.js';
 import { loadConfig, type Env } from './config.js';
 import type { JwtKeys, Logger, NodeContext, ServerConfig } from './context.js';
 import { answerClientError, cors, errorHandler, notFound, readinessGate, refuseCrossSite, requestLog, securityHeaders } from './http.js';
-import { httpServerOptions, limitConnections } from './http-limits.js';
+import { httpServerOptions, jsonBodies, limitConnections } from './http-limits.js';
 import { DEFAULT_REFUSAL_PACE_MS, paceRefusals } from './refusal-pace.js';
 import { loadJwtKeys } from './keys.js';
 import { createReplicationRouter } from './replication/index.js';
@@ -132,7 +132,7 @@ export class ServerNode extends EventEmitter {
     app.use(readinessGate(() => this.ready));
     // open liveness route for load balancers: no auth, no storage
     app.get('/health', (_req, res) => void res.json({ ok: true }));
-    app.use(express.json({ limit: this.config.bodyLimit, type: ['application/json', 'application/*+json'] }));
+    app.use(jsonBodies(this.config)); // BODY_LIMIT, ATTACHMENT_BODY_LIMIT for a peer's push (server/http-limits.ts)
     app.use(this.auth.router);
     app.get('/api/openapi.json', this.auth.requireSession, createOpenApiRoute(context));
     this.auth.privateRouter.use(createIntegrationRouter(context)); // document API, SQL, secrets, webhooks

@@ -62,6 +62,11 @@ export interface Storage {
   get<T extends object = Doc>(id: string): Promise<T | null>;
   /** Several documents by id, in the order asked (null for a missing or deleted one). */
   getMany<T extends object = Doc>(ids: readonly string[]): Promise<Array<T | null>>;
+  /**
+   * The stored bytes of a document's attachment (raw: a sealed one stays sealed), or null when
+   * the document or the attachment is missing. `rev`: of that revision, else the winner's.
+   */
+  attachment(id: string, name: string, rev?: string): Promise<Uint8Array | null>;
   /** An id range: rows with their documents when `includeDocs`. */
   range(options: RangeOptions & { includeDocs: true }): Promise<Array<RangeRow & { doc: Doc }>>;
   range(options?: RangeOptions): Promise<RangeRow[]>;
@@ -125,6 +130,19 @@ export class StackStorage implements Storage {
     if (ids.length === 0) return [];
     const { rows } = await this.#db.allDocs({ keys: [...ids], include_docs: true });
     return rows.map((row) => ('doc' in row && row.doc ? (row.doc as unknown as T) : null));
+  }
+
+  async attachment(id: string, name: string, rev?: string): Promise<Uint8Array | null> {
+    let data: unknown;
+    try {
+      data = await this.#db.getAttachment(id, name, rev !== undefined ? { rev } : {});
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return null;
+      throw err;
+    }
+    // a Buffer in Node, a Blob in a browser
+    if (data instanceof Uint8Array) return data;
+    return new Uint8Array(await (data as Blob).arrayBuffer());
   }
 
   range(options: RangeOptions & { includeDocs: true }): Promise<Array<RangeRow & { doc: Doc }>>;

@@ -293,7 +293,8 @@ export class Ingestor {
     // a peer's id outside the class's range is taken as createDoc takes one (listed when stored)
     checkDocId(doc._id, className);
     if (!previous && !doc._id.startsWith(`${className}-`)) await refuseOtherClassId(doc._id, className, (name) => this.deps.classCache.get(name));
-    const { _revisions: _r, _attachments: _a, _conflicts: _c, ...draft } = doc;
+    // `_attachments` stays: the attachments part checks a peer's files against the class like a local write's
+    const { _revisions: _r, _conflicts: _c, ...draft } = doc;
     const deleting = doc.active === false && previous !== undefined && previous.active !== false;
     return { op: deleting ? 'delete' : previous ? 'update' : 'create', draft: draft as unknown as Doc, ...(previous ? { previous } : {}), classModel: model };
   }

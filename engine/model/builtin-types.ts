@@ -3,6 +3,7 @@ import type { AttributeContext } from '../../kernel/hooks.js';
 import { AttributeTypes, type AttributeTypeDefinition, type ConfigKeyRule } from './attribute-types.js';
 import { COMMON_KEYS } from './attribute-rules.js';
 import type { AttributeModel } from '../../contracts/model.js';
+import { attachmentType } from '../attachments/attachment-type.js';
 
 /** The attribute types the kernel itself defines; plugins add theirs (docs/plugins.md). */
 
@@ -71,6 +72,7 @@ export const BUILTIN_TYPES: readonly AttributeTypeDefinition[] = [
   },
   { type: 'object' },
   { type: 'foreign_key', keyable: true, keys: { targetClass }, check: targetExists },
+  attachmentType,
 ];
 
 /** A stack's type registry, holding the kernel's types. */

@@ -4,6 +4,7 @@ import { rotateScope, type RotationProgress } from './rotation.js';
 import { encryptedAttributes, PlainCache, Sealer, scopeOf } from './sealing.js';
 import { encryptionErrorList, ENCRYPTION_ERRORS } from './errors.js';
 import { isSealed } from './sealed.js';
+import { hasSealedAttachments, openAttachment, sealAttachments } from './attachments.js';
 import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
 import { type ClassModel, definePlugin } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
@@ -89,6 +90,9 @@ export const encryptionPlugin = definePlugin({
       }
     });
     hooks.beforeWrite.tapPromise(tapWhen('encryption', sealedClasses, 0), (doc, ctx) => sealer.sealDraft(doc, ctx));
+    // an encrypted attachment attribute's file is sealed too (./attachments.ts); opened on getAttachment
+    hooks.beforeWrite.tapPromise(tapWhen('encryption', hasSealedAttachments, 10), (doc, ctx) => sealAttachments(doc, ctx, keyring));
+    hooks.attachmentRead.tapPromise('encryption', (data, ctx) => openAttachment(data, ctx, keyring));
     // the last tap before storage: whatever ran after sealing, an encrypted value is never stored in clear
     hooks.beforeWrite.tapPromise(tapWhen('encryption', sealedClasses, 1000), async (doc, ctx) => {
       if (ctx.op === 'delete') return doc;

@@ -1,4 +1,5 @@
 import { type ClientStack, type Doc, type WriteContext } from '../../index.js';
+import { byteLengthOf } from '../../kit/index.js';
 import type { Caller } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
 import { OwnerRecords } from './owner-records.js';
@@ -26,9 +27,20 @@ export function callerOfSession(session: unknown): Caller | null {
 /** Quotas count documents of application classes only (not the engine's `~` classes nor the schema). */
 const counted = (className: unknown): className is string => typeof className === 'string' && className !== '' && !className.startsWith('~') && className !== 'class' && className !== 'domain';
 
+/**
+ * A document's weight: its JSON (revisions aside) plus the bytes of its attachments — a new
+ * file's data (base64 text counted decoded, or bytes), a kept one's stored length (its stub).
+ */
 function sizeOf(doc: Record<string, unknown>): number {
-  const { _rev: _r, _revisions: _v, ...rest } = doc;
-  return Buffer.byteLength(JSON.stringify(rest));
+  const { _rev: _r, _revisions: _v, _attachments: attachments, ...rest } = doc;
+  let bytes = Buffer.byteLength(JSON.stringify(rest));
+  if (attachments && typeof attachments === 'object') {
+    for (const entry of Object.values(attachments as Record<string, { data?: unknown; length?: unknown }>)) {
+      const length = entry?.data !== undefined ? byteLengthOf(entry.data) : typeof entry?.length === 'number' ? entry.length : 0;
+      bytes += length ?? 0;
+    }
+  }
+  return bytes;
 }
 
 /**

@@ -4,10 +4,12 @@ import type { NodeContext } from '../context.js';
 import { handleChanges } from './changes.js';
 import { allDocs, bulkDocs, bulkGet, deleteLocal, getDoc, getLocal, guarded, putDoc, putLocal, revsDiff } from './documents.js';
 import { sendError, sendPouchError } from './http.js';
+import { getAttachmentBytes } from './attachments.js';
 import { authorize, callerOf } from '../authorization/index.js';
 import { isTenantName } from '../tenants/names.js';
 import { visibleDocCount } from './doc-count.js';
 import { sendError as renderError } from '../errors.js';
+import { jsonBodies } from '../http-limits.js';
 import { SURFACE_ERRORS } from '../errors-surface.js';
 
 /** A request that carries a body (a length above 0, or a chunked one). */
@@ -55,7 +57,7 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
     renderError(res, SURFACE_ERRORS.contentType(`The replication endpoint reads application/json bodies only (got ${JSON.stringify(String(req.get('content-type') ?? 'none').slice(0, 100))}).`));
   });
   // a no-op when the node already parsed the body
-  router.use(express.json({ limit: ctx.config.bodyLimit, type: 'application/json' }));
+  router.use(jsonBodies(ctx.config));
 
   /**
    * The stack served under `:name`, lent to the request: the node's own stack, or a tenant's
@@ -141,6 +143,7 @@ export function createReplicationRouter(ctx: NodeContext): express.Router {
   });
   router.get('/:name/:id', on(getDoc));
   router.put('/:name/:id', on(putDoc));
+  router.get('/:name/:id/:attachment', on(getAttachmentBytes));
   router.use((_req: Request, res: Response) => sendError(res, 405, 'method_not_allowed', 'Not part of the replication protocol served here.'));
   return router;
 }

@@ -6,6 +6,8 @@
  * call into storage.
  */
 
+import { isBase64 } from '../../kit/index.js';
+
 /** Nesting deeper than this is refused: PouchDB walks documents recursively. */
 export const MAX_DEPTH = 100;
 /** Revisions per `_revs_diff` id, `open_revs` list and `_revisions.ids`. */
@@ -34,18 +36,55 @@ export function depthExceeds(value: unknown, limit = MAX_DEPTH): boolean {
   return false;
 }
 
-/** The refusal of `_attachments`, over replication and the document API alike (DS_REQUEST_INVALID). */
-export const NO_ATTACHMENTS = 'docstack documents carry no attachments (_attachments is not accepted).';
+/**
+ * The refusal of `_attachments` in a document body of the document API (DS_REQUEST_INVALID): a
+ * file is written with its own route (PUT …/attachments/:name), never inside the JSON.
+ */
+export const NO_ATTACHMENTS = 'Attachments are written with PUT /api/private/docs/:className/:id/attachments/:name, not in a document body (_attachments is not accepted here).';
+
+/** The fields PouchDB sends for one attachment: a new file (`data`) or a kept one (`stub`). */
+const ATTACHMENT_FIELDS = new Set(['content_type', 'data', 'digest', 'revpos', 'length', 'stub']);
 
 /**
- * Why a document a peer writes is malformed, or null. docstack documents carry no attachments
- * (no attribute type stores binary data, and an attachment would bypass class validation), so
- * `_attachments` is refused whatever its shape.
+ * Why a peer's `_attachments` is malformed, or null: PouchDB decodes `data` inside a callback,
+ * where anything but base64 text ends the process. What a file may be (its name an attachment
+ * attribute, its type, its size) is the class's to say: the engine's attachments part checks it.
+ */
+export function malformedAttachments(attachments: unknown): string | null {
+  if (!isPlainObject(attachments)) return '_attachments must be an object of files by name.';
+  for (const [name, entry] of Object.entries(attachments)) {
+    if (name === '' || name.length > 64 || name.startsWith('_')) return `An attachment name must be 1 to 64 characters, not starting with "_" (got ${JSON.stringify(name.slice(0, 100))}).`;
+    if (!isPlainObject(entry)) return `The attachment "${name}" must be an object { content_type, data }.`;
+    const unknown = Object.keys(entry).find((key) => !ATTACHMENT_FIELDS.has(key));
+    if (unknown !== undefined) return `"${unknown.slice(0, 100)}" is not an attachment field the node accepts.`;
+    if (typeof entry.content_type !== 'string' || entry.content_type.length > 255) return `The attachment "${name}" needs a content_type (text).`;
+    if (entry.digest !== undefined && (typeof entry.digest !== 'string' || !/^md5-[A-Za-z0-9+/=]{1,64}$/.test(entry.digest))) return `The digest of "${name}" must be md5-<base64>.`;
+    if (entry.revpos !== undefined && !Number.isSafeInteger(entry.revpos)) return `The revpos of "${name}" must be a whole number.`;
+    if (entry.length !== undefined && !Number.isSafeInteger(entry.length)) return `The length of "${name}" must be a whole number.`;
+    if (entry.stub === true) {
+      if (entry.data !== undefined) return `The attachment "${name}" is a stub: it carries no data.`;
+      if (typeof entry.digest !== 'string') return `The stub "${name}" needs the digest of the file it keeps.`;
+      continue;
+    }
+    if (entry.stub !== undefined) return `"stub" of "${name}" must be true or absent.`;
+    if (typeof entry.data !== 'string' || !isBase64(entry.data)) return `The data of "${name}" must be base64 text.`;
+  }
+  return null;
+}
+
+/**
+ * Why a document a peer writes is malformed, or null. Its `_attachments` are shape-checked here
+ * (malformedAttachments); the class's rules for them run in the engine, as for a local write.
  */
 export function malformedDoc(doc: unknown, newEdits: boolean): string | null {
   if (!isPlainObject(doc)) return 'A document must be a JSON object.';
-  if (depthExceeds(doc)) return `A document may nest at most ${MAX_DEPTH} levels deep.`;
-  if (doc._attachments !== undefined) return NO_ATTACHMENTS;
+  // a file's data is one long string, never deep: the attachments are measured on their own
+  const { _attachments: attachments, ...body } = doc;
+  if (depthExceeds(body)) return `A document may nest at most ${MAX_DEPTH} levels deep.`;
+  if (attachments !== undefined) {
+    const problem = malformedAttachments(attachments);
+    if (problem) return problem;
+  }
   const localRev = typeof doc._id === 'string' && doc._id.startsWith('_local/') && typeof doc._rev === 'string' && /^0-[0-9]{1,16}$/.test(doc._rev);
   if (doc._rev !== undefined && !isRev(doc._rev) && !localRev) return '_rev must be a revision such as "1-abc".';
   if (!newEdits && doc._rev === undefined) return 'With new_edits: false, every document needs its _rev.';
@@ -63,7 +102,7 @@ export function malformedDoc(doc: unknown, newEdits: boolean): string | null {
     if (!ok) return '_revisions must be { start: a positive whole number, ids: a non-empty list of revision hashes }.';
   }
   for (const key of Object.keys(doc)) {
-    if (key.startsWith('_') && !['_id', '_rev', '_deleted', '_revisions'].includes(key)) return `"${key}" is not a document field the node accepts.`;
+    if (key.startsWith('_') && !['_id', '_rev', '_deleted', '_revisions', '_attachments'].includes(key)) return `"${key}" is not a document field the node accepts.`;
   }
   return null;
 }

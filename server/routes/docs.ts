@@ -48,13 +48,13 @@ export async function stackForRequest(ctx: NodeContext, req: Request, res: Respo
 }
 
 /** A class the caller may read documents of: not a meta-class, and readable by replication's rule. */
-async function readableClass(stack: ClientStack, caller: Caller, name: string): Promise<string> {
+export async function readableClass(stack: ClientStack, caller: Caller, name: string): Promise<string> {
   if (META.has(name) || !canRead(caller, `${name}-x`)) throw KERNEL_ERRORS.classNotFound(`There is no class named ${JSON.stringify(name)}.`, { details: { className: name } });
   return (await stack.requireClass(name)).name;
 }
 
 /** The stored document `id` of class `name`, active and readable, else DS_DOC_NOT_FOUND (raw: no afterRead). */
-async function storedDoc(stack: ClientStack, caller: Caller, name: string, id: string): Promise<Doc> {
+export async function storedDoc(stack: ClientStack, caller: Caller, name: string, id: string): Promise<Doc> {
   const doc = canRead(caller, id) ? await stack.storage.get(id) : null;
   if (!doc || doc['~class'] !== name || doc.active === false || stack.hooks.hidden.call(doc, { stack })) throw KERNEL_ERRORS.docNotFound(`There is no active ${name} with the id ${JSON.stringify(id)}.`, { details: { id } });
   return doc;

@@ -36,6 +36,9 @@ function attributeSchema(a: AttributeModel): Schema {
     case 'foreign_key':
       one = { type: 'string', description: `the _id of a ${String(a.targetClass)}` };
       break;
+    case 'attachment':
+      // the file is no body value: it has its own route (server/routes/attachments.ts)
+      return { not: {}, description: `a file${a.types ? ` (${(a.types as string[]).join(', ')})` : ''}: GET/PUT/DELETE …/:id/attachments/${a.name}, never a body value` };
     default:
       one = {};
   }

@@ -22,6 +22,23 @@ async function open(name: string): Promise<BrowserStack> {
   return stack;
 }
 
+/** `bytes` pseudo-random bytes from a seed (xorshift32): test/browser/attachments.test.ts makes the same in Node. */
+function seededBytes(bytes: number, seed: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(bytes);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < bytes; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 255;
+  }
+  return out;
+}
+
+async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 async function close(name: string): Promise<void> {
   syncs.get(name)?.cancel();
   syncs.delete(name);
@@ -234,6 +251,27 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
   async waitFor({ name, ids }) {
     const stack = await open(name);
     await eventually(async () => (await Promise.all((ids as string[]).map((id) => stack.getDocument(id)))).every(Boolean), `documents ${(ids as string[]).join(', ')} in ${name}`, 20_000);
+    return true;
+  },
+  // attachments (test/browser/attachments.test.ts): the bytes are made in the page from a seed, never sent over CDP
+  async putFile({ name, id, attachment, bytes, seed, type }) {
+    const stack = await open(name);
+    const blob = new Blob([seededBytes(bytes as number, seed as number)], { type: type as string });
+    const doc = await stack.putAttachment(id as string, attachment as string, blob, type as string);
+    return JSON.parse(JSON.stringify(doc._attachments));
+  },
+  async fileDigest({ name, id, attachment }) {
+    const stack = await open(name);
+    const file = await stack.getAttachment(id as string, attachment as string);
+    const data = file.data as Blob;
+    return { blob: data instanceof Blob, type: data.type, length: file.length, sha256: await sha256(new Uint8Array(await data.arrayBuffer())) };
+  },
+  async fileRefusal({ name, id, attachment, type }) {
+    const stack = await open(name);
+    return refusalOf(() => stack.putAttachment(id as string, attachment as string, new Blob([new Uint8Array([1, 2, 3])]), type as string));
+  },
+  async unlock({ name, passphrase }) {
+    await (await open(name)).unlock(passphrase as string);
     return true;
   },
   async find({ name, className }) {

@@ -9,17 +9,17 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * here on purpose (and in docs/plugins.md or docs/architecture.md), never by accident.
  */
 const DOCSTACK = [
-    'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attribute', 'AttributeConfig',
+    'ATTRIBUTE_TYPES', 'AdapterName', 'AdmitContext', 'ApiOf', 'Attachment', 'AttachmentData', 'AttachmentInput', 'AttachmentReadContext', 'Attribute', 'AttributeConfig',
     'AttributeContext', 'AttributeModel', 'AttributeType', 'AttributeTypeDefinition', 'CLASS_META',
     'ChangeEvent', 'Class', 'ClassDocument', 'ClassModel', 'ClassOptions', 'ClassSchema', 'ClientStack', 'Clock', 'BUILTIN_CONFLICT_POLICIES', 'ConfigKeyDefinition', 'ConflictCase', 'ConflictEvent', 'ConflictFailedEvent', 'ConflictHandler', 'ConflictPolicy', 'ConflictResolvedEvent',
-    'ConfigKeyRule', 'DOMAIN_META', 'DefaultValueContext', 'Denial', 'DenialRecord', 'DenialResolution', 'Doc', 'DocChangeEvent', 'DocConflict', 'DocFields',
+    'ConfigKeyRule', 'DEFAULT_ATTACHMENT_MAX_BYTES', 'DOMAIN_META', 'DefaultValueContext', 'Denial', 'DenialRecord', 'DenialResolution', 'Doc', 'DocChangeEvent', 'DocConflict', 'DocFields',
     'DocstackError', 'ERROR_CODES', 'EngineDoc', 'EnumValue', 'ErrorCode', 'ErrorFactory', 'ErrorSpec',
     'FetchOptions', 'FindCandidates', 'FindContext', 'FindOptions', 'GetOptions', 'HeldEntry', 'HeldReason',
     'IngestDoc', 'IngestItem', 'IngestOptions', 'IngestRefusal', 'IngestResult', 'Kernel', 'KERNEL_ERRORS', 'KernelHooks',
     'LiveHandle', 'LiveObserver', 'LiveOptions', 'LiveQuery', 'LocalDoc', 'NewDoc', 'OpenRevision', 'PatternMatcher', 'PendingDocs', 'Plugin', 'PluginEntry',
     'PluginMembers', 'RangeOptions', 'RangeRow', 'ReadContext', 'RegexEngine', 'ReplicationAllDocsOptions',
     'ReplicationBulkGetOptions', 'ReplicationChangesOptions', 'ReplicationGetOptions', 'ReplicationStep',
-    'ReplicationTarget', 'ReplicationTargetOptions', 'ReplicationWriteResult', 'RevisionDoc', 'SELF_META',
+    'ReplicationTarget', 'ReplicationTargetOptions', 'ReplicationWriteResult', 'RevisionDoc', 'SEALED_ATTACHMENT_ALLOWANCE', 'SELF_META',
     'SYSTEM_FIELDS', 'Selector', 'SortKey', 'StackOptions', 'StackPort', 'StackWith', 'Storage', 'StorageChanges',
     'StorageInfo', 'StorageOptions', 'StorageReplication', 'StoredAttribute', 'StoredResult', 'SystemPatch', 'UnitDoc',
     'UnitItem', 'UnitOfWork', 'WriteBatch', 'WriteContext', 'WriteExtras', 'WriteOp', 'WriteOptions',
@@ -29,7 +29,7 @@ const DOCSTACK = [
 ];
 
 const PLUGIN_KIT = [
-    'AnyHandler', 'AttributeTypes', 'BulkDocsLine', 'HANDLER_NAME', 'HandlerLookup', 'HandlerRegistry',
+    'AnyHandler', 'AttributeTypes', 'BulkDocsLine', 'base64ToBytes', 'byteLengthOf', 'bytesToBase64', 'isBase64', 'HANDLER_NAME', 'HandlerLookup', 'HandlerRegistry',
     'KEYS', 'KeyClaim', 'LinearRegex', 'MAX_PATTERN', 'MAX_REGEX_WORK', 'TapWhen', 'WritePlan', 'attr',
     'bulkDocsLine', 'checkDefaultValue', 'checkFindOptions', 'claimFor', 'classNameOf', 'compileLinear',
     'compileSelector', 'createDraft', 'decodeNaturalKey', 'deleteDraft', 'handlerRegistryOf', 'isClassDocId',
