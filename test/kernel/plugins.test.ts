@@ -81,7 +81,7 @@ describe('plugin registry', () => {
     const stack = await open([]);
     expect(Object.isFrozen(stack.hooks)).toBe(true);
     expect(Object.keys(stack.hooks).sort()).toEqual(
-      ['admit', 'afterRead', 'afterWrite', 'beforeValidate', 'beforeWrite', 'checkAttribute', 'classSchema', 'countMatches', 'defaultValue', 'denials', 'findCandidates', 'hidden', 'hiddenIds', 'onClose', 'onOpen', 'refused', 'replicating', 'resolveDenial', 'validate'].sort(),
+      ['admit', 'afterRead', 'afterWrite', 'attachmentRead', 'beforeValidate', 'beforeWrite', 'checkAttribute', 'classSchema', 'countMatches', 'defaultValue', 'denials', 'findCandidates', 'hidden', 'hiddenIds', 'onClose', 'onOpen', 'refused', 'replicating', 'resolveDenial', 'validate'].sort(),
     );
   });
 
