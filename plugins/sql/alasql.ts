@@ -1,6 +1,13 @@
-import type alasqlType from 'alasql';
-
-export type AlaSQL = typeof alasqlType;
+/**
+ * What the plugin needs of the alasql module. Our own shape, not alasql's types: the package
+ * ships alasql inside dist/vendor (no alasql dependency, so none of its optional react-native
+ * tree reaches an app), so a public .d.ts may not import 'alasql'. Every use casts to the part
+ * it reads; `import alasql from 'alasql'` (or `docstack/alasql`) is assignable to it.
+ */
+export interface AlaSQL {
+  parse(sql: string): unknown;
+  yy: object;
+}
 
 let loading: Promise<AlaSQL> | null = null;
 
@@ -10,11 +17,32 @@ let loading: Promise<AlaSQL> | null = null;
  * that runs SQL hands the module in: `[sqlPlugin, { alasql }]`.
  */
 const MODULE: string = 'alasql';
+/** alasql's Node build as the package ships it (dist/vendor, copied by the build), beside dist/plugins/sql/ */
+const VENDORED: string = '../../vendor/alasql.cjs';
+
+const moduleOf = (mod: { default?: AlaSQL }): AlaSQL => mod.default ?? (mod as unknown as AlaSQL);
+const notFound = (err: unknown) => (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
+
+/**
+ * In Node the copy in dist/vendor; else (the repository's sources, a browser's import map) the
+ * module named 'alasql'.
+ */
+async function importAlasql(): Promise<AlaSQL> {
+  const inNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+  if (inNode) {
+    try {
+      return moduleOf(await import(new URL(VENDORED, import.meta.url).href));
+    } catch (err) {
+      if (!notFound(err)) throw err;
+    }
+  }
+  return moduleOf(await import(MODULE));
+}
 
 /** alasql, loaded on the first statement (not when the plugin is imported), or the one given. */
 export function loadAlasql(given?: AlaSQL): Promise<AlaSQL> {
   if (given) return Promise.resolve(given);
-  loading ??= import(MODULE).then((mod: { default?: AlaSQL }) => mod.default ?? (mod as unknown as AlaSQL));
+  loading ??= importAlasql();
   return loading;
 }
 
