@@ -4,9 +4,10 @@
 // `node scripts/start.mjs --build` builds (and stamps) without starting: `npm run build`;
 // `node scripts/start.mjs --cli user …` runs a command-line tool of dist/server/cli instead.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vendorAlasql } from './package-files.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = join(root, 'dist', '.build-stamp');
@@ -25,29 +26,12 @@ function newest(path) {
   return latest;
 }
 
-/**
- * alasql ships inside the package (dist/vendor): as a dependency it brought its optional
- * react-native-fs, and with it react-native (~250 packages), into every app that installed
- * docstack, and the repository's `overrides` do not reach an app. Its Node build requires
- * react-native-fs only on React Native; the SQL plugin imports this copy on its first statement.
- */
-function vendorAlasql() {
-  const from = join(root, 'node_modules', 'alasql');
-  const to = join(root, 'dist', 'vendor');
-  mkdirSync(to, { recursive: true });
-  copyFileSync(join(from, 'dist', 'alasql.fs.js'), join(to, 'alasql.cjs'));
-  copyFileSync(join(from, 'dist', 'alasql.min.js'), join(to, 'alasql.min.js'));
-  copyFileSync(join(from, 'LICENSE'), join(to, 'alasql.LICENSE'));
-  const { version } = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
-  writeFileSync(join(to, 'alasql.d.ts'), `// alasql ${version} (MIT, alasql.LICENSE), as docstack's SQL plugin takes it\nimport type { AlaSQL } from '../plugins/sql/alasql.js';\ndeclare const alasql: AlaSQL;\nexport default alasql;\n`);
-}
-
 async function build({ browser }) {
   console.log('docstack: building dist/ (tsc -p tsconfig.build.json)');
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
   if (result.status !== 0) process.exit(result.status ?? 1);
-  vendorAlasql();
+  vendorAlasql(root, join(root, 'dist'));
   // `npm run build` also bundles dist/browser/docstack.js (fails on a Node built-in or over budget);
   // `npm start` needs only the node's files, so a restart stays immediate
   if (browser) {
