@@ -25,6 +25,7 @@ export default defineConfig({
       { find: /^docstack\/server$/, replacement: fileURLToPath(new URL('./server/node.ts', import.meta.url)) },
       { find: /^docstack\/drive-sync$/, replacement: fileURLToPath(new URL('./plugins/drive-sync/index.ts', import.meta.url)) },
       { find: /^docstack\/plugins\/([a-z-]+)$/, replacement: fileURLToPath(new URL('./plugins/$1/index.ts', import.meta.url)) },
+      { find: /^docstack\/alasql$/, replacement: 'alasql' }, // the package's copy (dist/vendor); here the devDependency
       { find: /^docstack\/cloud-queue$/, replacement: fileURLToPath(new URL('./plugins/cloud-queue/index.ts', import.meta.url)) },
       { find: /^docstack$/, replacement: fileURLToPath(new URL('./index.ts', import.meta.url)) },
     ],

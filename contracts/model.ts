@@ -96,6 +96,33 @@ export type Doc = DocFields & Record<string, unknown>;
 /** What a caller hands to createDoc: attributes plus `~class` (and optionally `~scope`). */
 export type NewDoc = { '~class': string; '~scope'?: string } & Record<string, unknown>;
 
+/**
+ * A stored document typed by the app: the system fields plus the attributes `T` (an interface
+ * of the app, or one `docstack types` generates). `DocOf` with no argument is `Doc`. The type
+ * is the caller's word: the engine validates against the class, not against `T`. `NoInfer`: a
+ * method typed `<T = Record<string, unknown>>` takes T only as given, never guessed from the
+ * arguments or from where its answer goes, so an untyped call stays `Doc` as before.
+ */
+export type DocOf<T extends object = Record<string, unknown>> = DocFields & NoInfer<T>;
+
+/**
+ * The app's class map: class name → the attributes' type. Empty here; an app fills it by
+ * augmentation, with its own interfaces or the map `docstack types` writes:
+ * `declare module 'docstack' { interface DocstackClasses extends Generated {} }`. Then
+ * createDoc and findDocuments are typed by the class name (docs/data-model.md#typed-documents).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface -- filled by the app's augmentation
+export interface DocstackClasses {}
+/** The names of a class map's classes. */
+export type MappedClass<M extends object> = keyof M & string;
+/** A class's attributes in a class map (untyped when the map does not name it). */
+export type AttributesOf<M extends object, C extends string> = C extends keyof M ? (M[C] extends object ? M[C] : Record<string, unknown>) : Record<string, unknown>;
+/** A class name the map does not hold (`never` for one it holds, so an untyped write to a mapped class fails to compile). */
+export type UnmappedClass<M extends object, C extends string> = C extends keyof M ? never : C;
+
+/** What createDoc takes for a document typed `T`: its attributes plus `~class` (and optionally `~scope`, `_id`). */
+export type NewDocOf<T extends object = Record<string, unknown>> = { '~class': string; '~scope'?: string; _id?: string } & NoInfer<T>;
+
 /** The meta-class every class document belongs to, and the meta-class of domains. */
 export const CLASS_META = 'class';
 export const DOMAIN_META = 'domain';

@@ -1,6 +1,6 @@
 import { asValue } from 'awilix';
 import { KERNEL_ERRORS } from '../contracts/errors.js';
-import { CLASS_META, SELF_META, type ClassModel, type Doc, type NewDoc } from '../contracts/model.js';
+import { CLASS_META, SELF_META, type ClassModel, type Doc, type DocOf, type NewDoc, type NewDocOf, type AttributesOf, type DocstackClasses, type MappedClass, type UnmappedClass } from '../contracts/model.js';
 import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
 import { closesOf, type Database } from '../storage/database.js';
 import { writeLockFor } from '../storage/write-lock.js';
@@ -161,13 +161,21 @@ export class ClientStack extends StackCore {
 
   // ---- documents ---------------------------------------------------------------------------
 
+  /**
+   * Creates a document of `doc['~class']`, typed by the stack's class map (`createStack<P, M>`:
+   * a class of M takes and answers M's type) or by the caller: `createDoc<Invoice>({...})`
+   * checks the attributes against `Invoice` and answers a `DocOf<Invoice>`
+   * (docs/data-model.md#typed-documents).
+   */
+  createDoc<C extends MappedClass<DocstackClasses>>(doc: NewDocOf<AttributesOf<DocstackClasses, C>> & { '~class': C }, options?: WriteOptions & { id?: string }): Promise<DocOf<AttributesOf<DocstackClasses, C>>>;
+  createDoc<T extends object = Record<string, unknown>, C extends string = string>(doc: NewDocOf<T> & { '~class': UnmappedClass<DocstackClasses, C> }, options?: WriteOptions & { id?: string }): Promise<DocOf<T>>;
   async createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
     const [created] = await this.createDocs([options.id === undefined ? doc : { ...doc, _id: options.id }], options);
     return created;
   }
 
   /** All or nothing: every document is validated before any is stored. */
-  async createDocs(docs: NewDoc[], options: WriteOptions = {}): Promise<Doc[]> {
+  async createDocs<T extends object = Record<string, unknown>>(docs: NewDocOf<T>[], options: WriteOptions = {}): Promise<DocOf<T>[]> {
     this.assertOpen();
     if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('createDocs takes an array of documents.');
     const now = nowIso(this.clock);
@@ -184,16 +192,16 @@ export class ClientStack extends StackCore {
       requests.push({ op: 'create', draft, classModel: model });
     }
     if (chosenIds.length > 0) await refuseTakenIds(this.#db, chosenIds);
-    return this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
+    return (await this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options))) as DocOf<T>[];
   }
 
-  async updateDoc(id: string, changes: Record<string, unknown>, options: WriteOptions = {}): Promise<Doc> {
+  async updateDoc<T extends object = Record<string, unknown>>(id: string, changes: Partial<NoInfer<T>>, options: WriteOptions = {}): Promise<DocOf<T>> {
     this.assertOpen();
     const previous = await this.requireActive(id);
     const model = await this.requireClass(previous['~class']);
     const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso(this.clock), this.systemFields);
     const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
-    return updated;
+    return updated as DocOf<T>;
   }
 
   /** Soft delete: the document stays, with `active: false`, and reads skip it by default. */
@@ -210,13 +218,15 @@ export class ClientStack extends StackCore {
   }
 
   /** One document by id, or null (also for an inactive one, unless includeInactive). */
-  async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
+  async getDocument<T extends object = Record<string, unknown>>(id: string, options: GetOptions = {}): Promise<DocOf<T> | null> {
     this.assertOpen();
     if (typeof id !== 'string' || id === '') return null;
-    return readDocument(this, id, options);
+    return (await readDocument(this, id, options)) as DocOf<T> | null;
   }
 
   /** Documents of a class matching a Mango selector, in `_id` order. */
+  findDocuments<C extends MappedClass<DocstackClasses>>(className: C, selector?: Selector, options?: FindOptions): Promise<DocOf<AttributesOf<DocstackClasses, C>>[]>;
+  findDocuments<T extends object = Record<string, unknown>>(className: string, selector?: Selector, options?: FindOptions): Promise<DocOf<T>[]>;
   async findDocuments(className: string, selector?: Selector, options: FindOptions = {}): Promise<Doc[]> {
     const model = await this.requireClass(className);
     if (model.name === CLASS_META) return findClassDocuments(this, this.classNames, selector, options);

@@ -7,6 +7,7 @@ import { SYSTEM_FIELDS, type Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import { ChangeFeed } from '../storage/change-feed.js';
 import { closeDatabase, openDatabase, type AdapterName, type Database } from '../storage/database.js';
+import type { PouchPlugin } from '../storage/options.js';
 import { StackStorage, type Storage } from '../storage/facade.js';
 import { writeLockFor } from '../storage/write-lock.js';
 import { createStackContainer, KEYS } from './container.js';
@@ -22,7 +23,7 @@ export interface StackOptions {
   /** leveldb: folder holding the database folder (default ./data) */
   dataDir?: string;
   /** the PouchDB adapter plugin for `adapter`, handed in (`indexeddb-next` in the browser bundle: StorageOptions) */
-  adapterPlugin?: PouchDB.Plugin;
+  adapterPlugin?: PouchPlugin;
   /** a preset (plugins.config.ts) or any list of plugins / [plugin, options] / false */
   plugins?: readonly PluginEntry[];
   /** expected number of applied system patches; defaults to the PATCH_COUNT environment variable */

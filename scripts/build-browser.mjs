@@ -114,7 +114,7 @@ const FORBIDDEN_OUTPUT = [
 const browserAdapters = {
   name: 'docstack-browser-adapters',
   setup(build) {
-    build.onResolve({ filter: /\/(storage-adapters|aes-gcm)\.js$/ }, (args) => ({
+    build.onResolve({ filter: /\/(storage-adapters|aes-gcm|alasql-source)\.js$/ }, (args) => ({
       path: join(args.resolveDir, args.path.replace(/\.js$/, '.browser.ts')),
     }));
   },

@@ -1,6 +1,6 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { EventEmitter } from 'events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import { KERNEL_ERRORS, type ClientStack, createStack, destroyStore, type PluginEntry } from '../index.js';
@@ -48,6 +48,9 @@ export interface ServerNodeOptions {
 
 /** How long stop() lets in-flight requests (long-poll feeds among them) finish before closing them. */
 const DRAIN_MS = 5000;
+
+/** A Node request handler that, mounted in another app, passes on what it does not answer. */
+export type NodeRequestHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /**
  * The server node: the engine behind an Express app. Events: `ready` { port, url },
@@ -116,8 +119,12 @@ export class ServerNode extends EventEmitter {
     this.expressApp = this.buildApp(context);
   }
 
-  /** The Express application (usable before start: it answers 503 until the node is ready). */
-  app(): Express {
+  /**
+   * The Express application (usable before start: it answers 503 until the node is ready), typed
+   * as the request handler it is — `http.createServer(node.app())`, `parent.use(node.app())` —
+   * so the package's .d.ts names no Express type (an app need not install @types/express).
+   */
+  app(): NodeRequestHandler {
     return this.expressApp;
   }
 

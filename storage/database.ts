@@ -1,8 +1,9 @@
 import PouchDB from 'pouchdb-core';
+import './pouchdb-public.js'; // PouchDB.* in this file's .d.ts, without @types/pouchdb-core
 import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
 import { adapterLoaders } from './storage-adapters.js';
 
-import type { AdapterName, StorageOptions } from './options.js';
+import type { AdapterName, PouchPlugin, StorageOptions } from './options.js';
 
 export type { AdapterName, StorageOptions };
 export type Database = PouchDB.Database<Record<string, unknown>>;
@@ -16,13 +17,13 @@ const DocstackPouch = PouchDB;
 // swaps in storage-adapters.browser.ts): a browser bundle never holds leveldb, a Node process
 // never loads IndexedDB unless asked.
 const loadedAdapters = new Map<AdapterName, Promise<void>>();
-function loadAdapter(name: AdapterName, given?: PouchDB.Plugin): Promise<void> {
+function loadAdapter(name: AdapterName, given?: PouchPlugin): Promise<void> {
   // handed in (options.adapterPlugin): registering it again only sets the same adapter again
-  if (given) return Promise.resolve(void DocstackPouch.plugin(given));
+  if (given) return Promise.resolve(void DocstackPouch.plugin(given as PouchDB.Plugin));
   let loading = loadedAdapters.get(name);
   if (!loading) {
     loading = adapterLoaders[name].load().then((mod) => {
-      DocstackPouch.plugin(mod.default);
+      DocstackPouch.plugin(mod.default as PouchDB.Plugin);
     });
     loading.catch(() => loadedAdapters.delete(name));
     loadedAdapters.set(name, loading);

@@ -15,5 +15,11 @@ export interface StorageOptions {
    * bundle does not hold pouchdb-adapter-indexeddb, so an app selecting `indexeddb-next` imports
    * it and passes it here (`import adapterPlugin from 'pouchdb-adapter-indexeddb'`).
    */
-  adapterPlugin?: PouchDB.Plugin;
+  adapterPlugin?: PouchPlugin;
 }
+
+/**
+ * A PouchDB plugin module (an adapter's default export), handed to PouchDB.plugin as it is.
+ * Not @types/pouchdb-core's PouchDB.Plugin: the package's .d.ts would then need those types.
+ */
+export type PouchPlugin = object;

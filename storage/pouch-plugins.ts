@@ -1,4 +1,5 @@
 import PouchDB from 'pouchdb-core';
+import type { PouchPlugin } from './options.js';
 
 // Kept apart from storage/database.ts (the store itself, kernel-private): the sync plugin needs
 // the replicator and the http adapter on the PouchDB its stack's store was made with.
@@ -10,8 +11,8 @@ const registeredPlugins = new Set<unknown>();
  * pouchdb-core keeps one plugin registry per module instance, so this registers on
  * pouchdb-core's PouchDB itself, as storage/database.ts does for its adapters.
  */
-export function registerPouchPlugin(plugin: PouchDB.Plugin): void {
+export function registerPouchPlugin(plugin: PouchPlugin): void {
   if (registeredPlugins.has(plugin)) return;
-  PouchDB.plugin(plugin);
+  PouchDB.plugin(plugin as PouchDB.Plugin);
   registeredPlugins.add(plugin);
 }

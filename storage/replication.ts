@@ -1,3 +1,4 @@
+import './pouchdb-public.js'; // PouchDB.* in this file's .d.ts, without @types/pouchdb-core
 import type { Database } from './database.js';
 
 // The CouchDB replication protocol over a stack's store, as the node's `/db` endpoint and the

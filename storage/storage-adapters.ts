@@ -1,4 +1,4 @@
-import type { AdapterName, StorageOptions } from './options.js';
+import type { AdapterName, PouchPlugin, StorageOptions } from './options.js';
 
 /**
  * The storage adapters this platform has, each loaded on first use. This file is Node's list;
@@ -7,7 +7,7 @@ import type { AdapterName, StorageOptions } from './options.js';
  * unless a stack asks for it.
  */
 export interface AdapterLoader {
-  load(): Promise<{ default: PouchDB.Plugin }>;
+  load(): Promise<{ default: PouchPlugin }>;
   /** runs before the store is opened (leveldb: creates the data folder) */
   prepare?(options: StorageOptions): Promise<void>;
   /** PouchDB's name of the adapter the plugin adds, when it is not docstack's */

@@ -11,7 +11,7 @@ import type { StackPort } from '../../contracts/stack-port.js';
 import type { ClassSchema } from '../../contracts/hooks.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
-import { CLASS_META, DOMAIN_META, primaryKeyAttributes, SELF_META, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc } from '../../contracts/model.js';
+import { CLASS_META, DOMAIN_META, primaryKeyAttributes, SELF_META, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc, type DocOf } from '../../contracts/model.js';
 import { checkConflictPolicy } from './conflict-policy.js';
 import { toClassDocument, toClassModel, toFlatAttribute } from './attribute-shape.js';
 
@@ -222,6 +222,7 @@ export class Class extends EventEmitter {
   // ---- cards (documents of this class) -----------------------------------------------------
 
   /** Updates the document named by `_id` or by the primary key in params; creates it otherwise. */
+  addOrUpdateCard<T extends object = Record<string, unknown>>(params: Partial<NoInfer<T>> & { _id?: string }): Promise<DocOf<T>>;
   async addOrUpdateCard(params: Record<string, unknown>): Promise<Doc> {
     if (!isPlainObject(params)) throw KERNEL_ERRORS.docInvalid('addOrUpdateCard takes an object of attributes.');
     const attributes = Object.fromEntries(Object.entries(params).filter(([k]) => !ENGINE_FIELDS.includes(k)));
@@ -242,6 +243,7 @@ export class Class extends EventEmitter {
    * natural id first (one read: a document created under it holds it, keys being immutable), then
    * the key index, for documents with other ids (random ids of older stores, an explicit `_id`).
    */
+  getByPrimaryKeys<T extends object = Record<string, unknown>>(params: Partial<NoInfer<T>>): Promise<DocOf<T> | null>;
   async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
     const keyAttributes = primaryKeyAttributes(this.current);
     if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
@@ -268,6 +270,7 @@ export class Class extends EventEmitter {
     return holds(doc) ? doc : null;
   }
 
+  getCards<T extends object = Record<string, unknown>>(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<DocOf<T>[]>;
   getCards(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<Doc[]> {
     return this.stack.findDocuments(this.name, selector, { fields, skip, limit });
   }
@@ -283,11 +286,13 @@ export class Class extends EventEmitter {
   }
 
   /** One active document of this class, or null. */
+  get<T extends object = Record<string, unknown>>(id: string): Promise<DocOf<T> | null>;
   async get(id: string): Promise<Doc | null> {
     const doc = await this.stack.getDocument(id);
     return doc && doc['~class'] === this.name ? doc : null;
   }
 
+  deleteCard<T extends object = Record<string, unknown>>(id: string): Promise<DocOf<T>>;
   async deleteCard(id: string): Promise<Doc> {
     const doc = await this.get(id);
     if (!doc) throw KERNEL_ERRORS.docNotFound(`There is no active ${this.name} with the id ${JSON.stringify(id)}.`, { details: { id } });

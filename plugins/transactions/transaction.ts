@@ -1,7 +1,7 @@
 import { TX_ERRORS } from './errors.js';
 import type { Journal } from './journal.js';
 import { TxClass } from './tx-class.js';
-import { KERNEL_ERRORS, type ClassModel, type ClientStack, type Doc, type FindOptions, type GetOptions, type NewDoc, type Selector, type WriteOp, type WriteSession } from '../../index.js';
+import { KERNEL_ERRORS, type ClassModel, type ClientStack, type Doc, type DocOf, type FindOptions, type GetOptions, type NewDoc, type NewDocOf, type Selector, type WriteOp, type WriteSession } from '../../index.js';
 import { checkFindOptions, claimFor, classNameOf, compileSelector, createDraft, deleteDraft, type KeyClaim, nowIso, projectFields, requireObject, updateDraft } from '../../kit/index.js';
 
 /** One document the transaction writes: the checked draft (plaintext) and the stored revision it replaces. */
@@ -39,6 +39,7 @@ export class Transaction {
     return this.session !== undefined ? { session: this.session } : {};
   }
 
+  getDocument<T extends object = Record<string, unknown>>(id: string, options?: GetOptions): Promise<DocOf<T> | null>;
   async getDocument(id: string, options: GetOptions = {}): Promise<Doc | null> {
     this.assertOpen();
     const own = this.writes.get(id);
@@ -49,6 +50,7 @@ export class Transaction {
   }
 
   /** Like stack.findDocuments, with this transaction's writes in place of the stored documents. */
+  findDocuments<T extends object = Record<string, unknown>>(className: string, selector?: Selector, options?: FindOptions): Promise<DocOf<T>[]>;
   async findDocuments(className: string, selector?: Selector, options: FindOptions = {}): Promise<Doc[]> {
     this.assertOpen();
     checkFindOptions(options);
@@ -66,11 +68,13 @@ export class Transaction {
     return docs.slice(from, options.limit === undefined ? undefined : from + options.limit).map((d) => projectFields(d, options.fields));
   }
 
+  createDoc<T extends object = Record<string, unknown>>(doc: NewDocOf<T>, options?: { id?: string }): Promise<DocOf<T>>;
   async createDoc(doc: NewDoc, options: { id?: string } = {}): Promise<Doc> {
     const [created] = await this.createDocs([options.id === undefined ? doc : { ...doc, _id: options.id }]);
     return created;
   }
 
+  createDocs<T extends object = Record<string, unknown>>(docs: NewDocOf<T>[]): Promise<DocOf<T>[]>;
   async createDocs(docs: NewDoc[]): Promise<Doc[]> {
     this.assertOpen();
     if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('createDocs takes an array of documents.');
@@ -88,6 +92,7 @@ export class Transaction {
     return this.stage(writes);
   }
 
+  updateDoc<T extends object = Record<string, unknown>>(id: string, changes: Partial<NoInfer<T>>): Promise<DocOf<T>>;
   async updateDoc(id: string, changes: Record<string, unknown>): Promise<Doc> {
     this.assertOpen();
     const { base, own } = await this.current(id);
@@ -98,6 +103,7 @@ export class Transaction {
   }
 
   /** Soft delete, as stack.deleteDocument; a document this transaction created is simply not created. */
+  deleteDocument<T extends object = Record<string, unknown>>(id: string): Promise<DocOf<T>>;
   async deleteDocument(id: string): Promise<Doc> {
     this.assertOpen();
     const { base, own } = await this.current(id);

@@ -1,5 +1,5 @@
 import express, { type Request, type Response } from 'express';
-import { CLASS_META, KERNEL_ERRORS, type ClientStack, type Doc, DOMAIN_META, SELF_META } from '../../index.js';
+import { CLASS_META, KERNEL_ERRORS, type ClientStack, type Doc, DOMAIN_META, type NewDoc, SELF_META } from '../../index.js';
 import { isPlainObject } from '../../kit/index.js';
 import { authorize, callerOf, canRead, type Caller } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
@@ -157,7 +157,7 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
     const name = await readableClass(stack, caller, param(req, 'class'));
     const draft = newDoc(name, body(req));
     authorizeWrite(caller, name, draft);
-    const created = await stack.createDoc(draft as never, { origin: 'local', session: new ApiWrite(caller) });
+    const created = await stack.createDoc(draft as NewDoc, { origin: 'local', session: new ApiWrite(caller) });
     res.status(201).location(`${req.baseUrl}/${encodeURIComponent(name)}/${encodeURIComponent(created._id)}`).json(created);
   }));
 

@@ -1,0 +1,1 @@
+export function vendorAlasql(root: string, dist: string): void;
