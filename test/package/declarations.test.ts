@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,8 +24,9 @@ const entries = Object.keys(pkg.exports).filter((key) => !key.includes('*')).map
 /**
  * A strict app as a user writes it, WITHOUT skipLibCheck: every entry imported, and typed
  * documents used. Its node_modules holds only what installing the package gives it (the
- * package's dependencies) plus @types/node: no devDependency types (@types/pouchdb-*,
- * @types/express), no express (an optional peer).
+ * package's dependencies) plus @types/node, and the optional peers of the entries it imports
+ * (react, express) with their types, as an app using those entries installs them: no other
+ * devDependency types (@types/pouchdb-*).
  */
 const APP = `
 import { Class, createStack, type Doc } from 'docstack';
@@ -68,7 +70,11 @@ beforeAll(async () => {
   await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--emitDeclarationOnly', '--declarationMap', 'false', '--sourceMap', 'false', '--outDir', join(installed, 'dist')], { cwd: root });
   vendorAlasql(root, join(installed, 'dist'));
   await cp(join(root, 'package.json'), join(installed, 'package.json'));
-  for (const dependency of [...Object.keys(pkg.dependencies), '@types/node']) {
+  // an app that imports docstack/react or docstack/server installs their optional peers, and
+  // their types, as it would to use them (react ships none: @types/react; express: @types/express)
+  const peers = ['react', '@types/react', 'express', '@types/express', '@types/serve-static', '@types/express-serve-static-core', '@types/body-parser', '@types/qs', '@types/range-parser', '@types/send', '@types/mime', '@types/http-errors', '@types/connect'];
+  const present = peers.filter((name) => existsSync(join(root, 'node_modules', name)));
+  for (const dependency of [...Object.keys(pkg.dependencies), '@types/node', ...present]) {
     await mkdir(join(dir, 'node_modules', dependency, '..'), { recursive: true });
     await symlink(join(root, 'node_modules', dependency), join(dir, 'node_modules', dependency));
   }
@@ -104,11 +110,11 @@ describe("the package's declarations in a strict app", () => {
 });
 
 describe("the package's manifest", () => {
-  it('ships docs/ (the README links into it); alasql is no dependency (react-native came through it); express is an optional peer', () => {
+  it('ships docs/ (the README links into it); alasql is no dependency (react-native came through it); express and react are optional peers', () => {
     expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'docs']));
     expect(Object.keys(pkg.dependencies)).not.toContain('alasql');
     expect(Object.keys(pkg.dependencies)).not.toContain('express');
     expect(Object.keys(pkg.dependencies).filter((name) => name.startsWith('@types/'))).toEqual([]);
-    expect(pkg.peerDependencies).toEqual({ express: expect.any(String) });
+    expect(pkg.peerDependencies).toEqual({ express: expect.any(String), react: expect.any(String) });
   });
 });
