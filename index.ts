@@ -13,9 +13,8 @@ export type { AttachmentData, AttachmentInput } from './engine/attachments/bytes
 export { DEFAULT_ATTACHMENT_MAX_BYTES } from './engine/attachments/attachment-type.js';
 export { SEALED_ATTACHMENT_ALLOWANCE } from './engine/attachments/check.js';
 export { Class, type FetchOptions } from './engine/model/class.js';
-export { LiveHandle, type LiveObserver } from './engine/live/live-handle.js';
+export { LiveHandle, type LiveObserver, type LiveQueryOf as LiveQuery } from './engine/live/live-handle.js';
 export type { LiveOptions, SortKey } from './engine/live/live-order.js';
-export type { LiveQuery } from './engine/live/live-query.js';
 export { Attribute } from './engine/model/attribute.js';
 export { createError, DocstackError, ERROR_CODES, isDocstackError, KERNEL_ERRORS, registeredErrors, type ErrorCode, type ErrorFactory, type ErrorSpec } from './contracts/errors.js';
 export { definePlugin, withPlugin, withoutPlugins, type ApiOf, type Plugin, type PluginEntry, type PluginMembers, type Kernel } from './kernel/plugin.js';

@@ -23,6 +23,7 @@ import { Ingestor, type HeldEntry, type IngestOptions, type IngestResult } from 
 import { LiveHub } from './live/live-hub.js';
 import type { LiveOptions } from './live/live-order.js';
 import type { LiveQuery } from './live/live-query.js';
+import type { LiveHandle } from './live/live-handle.js';
 import { kernelAttributeTypes } from './model/builtin-types.js';
 import { Class } from './model/class.js';
 import { purgeDocuments, type StoreDeps } from './purge.js';
@@ -239,6 +240,8 @@ export class ClientStack extends StackCore {
    * transaction or a conflict resolution changed it; `close()` stops it. DS_QUERY_INVALID for a
    * bad selector or options; the class is checked by the first read (DS_CLASS_NOT_FOUND).
    */
+  live<C extends MappedClass<DocstackClasses>>(className: C, selector?: Selector, options?: LiveOptions): LiveHandle<DocOf<AttributesOf<DocstackClasses, C>>[]>;
+  live<T extends object = Record<string, unknown>>(className: string, selector?: Selector, options?: LiveOptions): LiveHandle<DocOf<T>[]>;
   live(className: string, selector?: Selector, options: LiveOptions = {}): LiveQuery {
     this.assertOpen();
     return this.#live.open(className, selector, options);

@@ -1,3 +1,4 @@
+import type { DocOf } from '../../contracts/model.js';
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
 
 /** What a live result calls: `next` with each new result, `error` when a run failed (the handle stays open). */
@@ -5,6 +6,9 @@ export interface LiveObserver<T> {
   next(value: T): void;
   error?(error: unknown): void;
 }
+
+/** What `stack.live` answers: a handle on a query's documents, typed by class (`live<T>` or the DocstackClasses map). */
+export type LiveQueryOf<T extends object = Record<string, unknown>> = LiveHandle<DocOf<T>[]>;
 
 /**
  * A result that follows the store (`stack.live`, `stack.liveSql`): `current` is the newest

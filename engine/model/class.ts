@@ -6,7 +6,7 @@ import { whileObserved } from './observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import type { Selector } from '../queries/selector.js';
 import type { LiveOptions } from '../live/live-order.js';
-import type { LiveQuery } from '../live/live-query.js';
+import type { LiveHandle } from '../live/live-handle.js';
 import type { StackPort } from '../../contracts/stack-port.js';
 import type { ClassSchema } from '../../contracts/hooks.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
@@ -276,8 +276,9 @@ export class Class extends EventEmitter {
   }
 
   /** A live query of this class's documents: see stack.live (docs/live-queries.md). */
-  live(selector?: Selector, options?: LiveOptions): LiveQuery {
-    return this.stack.live(this.name, selector, options);
+  live<T extends object = Record<string, unknown>>(selector?: Selector, options?: LiveOptions): LiveHandle<DocOf<T>[]> {
+    // the class's name is a string here: the type parameter, not the map, types its documents
+    return this.stack.live<T>(this.name, selector, options);
   }
 
   /** How many active documents of this class match the selector (all without one); see stack.countDocuments. */

@@ -63,6 +63,15 @@ describe('typed documents', () => {
     expectTypeOf(invoice.paid).toEqualTypeOf<boolean | undefined>();
     const invoices = await stack.findDocuments('TypedInvoice');
     expectTypeOf(invoices[0].number).toEqualTypeOf<string>();
+    // a live query of a mapped class answers the same typed documents; with T, any class
+    const live = stack.live('TypedInvoice');
+    expectTypeOf((await live.ready)[0].total).toEqualTypeOf<number>();
+    expect((await live.ready).map((i) => i.total)).toEqual([12.5]);
+    live.close();
+    const accounts = stack.live<TypedAccount>('TypedAccount');
+    expectTypeOf<Awaited<typeof accounts.ready>[number]['balance']>().toEqualTypeOf<number>();
+    expect(await accounts.ready).toEqual([]);
+    accounts.close();
     expect(invoices.map((i) => i.number)).toEqual(['A-1']);
     // a class outside the map stays untyped
     const other = await stack.findDocuments('TypedAccount');
