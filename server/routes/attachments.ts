@@ -1,13 +1,9 @@
 import express, { type Request, type Response } from 'express';
-import type { ClientStack } from '../../index.js';
-import type { Caller } from '../authorization/index.js';
-import { callerOf } from '../authorization/index.js';
 import type { NodeContext } from '../context.js';
-import { sendError } from '../errors.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 import { ATTACHMENT_BODY_LIMIT_DEFAULT } from '../http-limits.js';
 import { ApiWrite, authorizeWrite } from './api-access.js';
-import { readableClass, stackForRequest, storedDoc } from './docs.js';
+import { param, readableClass, stackRoute, storedDoc } from './docs.js';
 
 /**
  * A document's files on the HTTP document API (docs/attachments.md), beside its JSON routes:
@@ -25,16 +21,7 @@ export function createAttachmentsRouter(ctx: NodeContext): express.Router {
   const router = express.Router();
   const limit = Math.max(ctx.config.bodyLimit, ctx.config.attachmentBodyLimit ?? ATTACHMENT_BODY_LIMIT_DEFAULT);
   const raw = express.raw({ type: () => true, limit });
-  const route =
-    (handler: (stack: ClientStack, caller: Caller, req: Request, res: Response) => Promise<void>) =>
-    async (req: Request, res: Response): Promise<void> => {
-      try {
-        await handler(await stackForRequest(ctx, req, res), callerOf(res), req, res);
-      } catch (err) {
-        sendError(res, err, ctx.log);
-      }
-    };
-  const param = (req: Request, key: string) => String(req.params[key]);
+  const route = stackRoute(ctx);
   const PATH = '/:class/:id/attachments/:name';
 
   router.get(PATH, route(async (stack, caller, req, res) => {

@@ -104,15 +104,9 @@ async function list(stack: ClientStack, name: string, caller: Caller, query: Lis
   return { docs: page.map((d) => project(d, fields)), next };
 }
 
-/**
- * The HTTP document API (docs/server.md#http-document-api), mounted at /api/private/docs behind
- * requireSession. Writes go through the pipeline with origin `local` and the caller's session
- * (ApiWrite), after the node's one authorization check; reads show what replication would.
- */
-export function createDocsRouter(ctx: NodeContext): express.Router {
-  const router = express.Router();
-  const route =
-    (handler: (stack: ClientStack, caller: Caller, req: Request, res: Response) => Promise<void>) =>
+/** A route handler of the document API: the request's stack (tenant) and caller, its errors answered as the API's. */
+export function stackRoute(ctx: NodeContext) {
+  return (handler: (stack: ClientStack, caller: Caller, req: Request, res: Response) => Promise<void>) =>
     async (req: Request, res: Response): Promise<void> => {
       try {
         await handler(await stackForRequest(ctx, req, res), callerOf(res), req, res);
@@ -120,7 +114,19 @@ export function createDocsRouter(ctx: NodeContext): express.Router {
         sendError(res, err, ctx.log);
       }
     };
-  const param = (req: Request, key: string) => String(req.params[key]);
+}
+
+/** A route parameter as a string. */
+export const param = (req: Request, key: string): string => String(req.params[key]);
+
+/**
+ * The HTTP document API (docs/server.md#http-document-api), mounted at /api/private/docs behind
+ * requireSession. Writes go through the pipeline with origin `local` and the caller's session
+ * (ApiWrite), after the node's one authorization check; reads show what replication would.
+ */
+export function createDocsRouter(ctx: NodeContext): express.Router {
+  const router = express.Router();
+  const route = stackRoute(ctx);
 
   router.get('/:class', route(async (stack, caller, req, res) => {
     const name = await readableClass(stack, caller, param(req, 'class'));
