@@ -43,7 +43,9 @@ describe('sync status', () => {
     expect(await client.getDocument('Item-raw')).toBeNull();
   });
 
-  it('counts pending local changes; a node that cannot be reached is DS_SYNC_NETWORK, with the pending count and the last success kept', async () => {
+  // retry 1: once in 5 full runs of stop 37 the clean sync answered pendingLocal 1 (a change
+  // after the push's checkpoint, not yet explained: closing note of stop 37); twice in a row fails
+  it('counts pending local changes; a node that cannot be reached is DS_SYNC_NETWORK, with the pending count and the last success kept', { retry: 1 }, async () => {
     const { server, client } = await setup();
     const clean = await client.sync({ remote: server.url, auth: { token: TOKEN } });
     expect(clean).toMatchObject({ ok: true, pendingLocal: 0 });
@@ -55,9 +57,7 @@ describe('sync status', () => {
     expect(failure).toBeInstanceOf(DocstackError);
     expect(failure).toMatchObject({ code: 'DS_SYNC_NETWORK', cause: expect.anything() });
     expect(handle.status()).toMatchObject({ state: 'error', ok: false, pendingLocal: 2, lastSuccess: clean.lastSuccess, error: failure });
-    // retry 1: once in 5 full runs of stop 37 the clean sync answered pendingLocal 1 (a change
-    // after the push's checkpoint, not yet explained: closing note of stop 37); twice in a row fails
-  }, { retry: 1 });
+  });
 
   it('one login for every sync of the stack to the same node as the same user; a wrong password is DS_SYNC_LOGIN, also for a live sync', async () => {
     const { server, client } = await setup();
