@@ -113,8 +113,14 @@ export class HeldStore {
     return (await this.read()).items.map(({ doc: _d, origin: _o, keyConflicts: _k, seen: _s, ...entry }) => ({ ...entry, waitingFor: [...entry.waitingFor] }));
   }
 
-  /** Keeps documents aside; returns those it had no room for (refused by the caller). */
-  async add(items: { doc: IngestDoc; reason: HeldReason; origin: WriteOrigin; keyConflicts: 'refuse' | 'report'; since: string }[]): Promise<Set<IngestDoc>> {
+  /**
+   * Keeps documents aside; returns those it had no room for (refused by the caller). `retried`:
+   * held again by a release's retry, which validated against what is here now — what it waits
+   * for that is present is then noted as seen (present() leaves it until it changes again; a
+   * change during the retry is caught by the release queued behind it). A first hold notes
+   * nothing as seen but schema ahead: present then means arrived since the check.
+   */
+  async add(items: { doc: IngestDoc; reason: HeldReason; origin: WriteOrigin; keyConflicts: 'refuse' | 'report'; since: string }[], retried = false): Promise<Set<IngestDoc>> {
     const names = [...new Set(items.flatMap((i) => i.reason.waitingFor))];
     const revs = new Map<string, string>();
     (await this.storage.getMany<{ _rev?: string }>(names)).forEach((doc, i) => doc?._rev && revs.set(names[i], doc._rev));
@@ -129,8 +135,9 @@ export class HeldStore {
         }
         record.items = record.items.filter((i) => i !== before);
         // what it waits for is here already only when it is here in an older version (schema
-        // ahead); anything else it waits for was absent, so present now means arrived meanwhile
-        const seen = reason.code === 'DS_VALIDATION_UNKNOWN_ATTRIBUTE' ? Object.fromEntries(reason.waitingFor.filter((w) => revs.has(w)).map((w) => [w, revs.get(w)!])) : {};
+        // ahead) or as it was when a retry checked it; anything else it waits for was absent,
+        // so present now means arrived meanwhile
+        const seen = retried || reason.code === 'DS_VALIDATION_UNKNOWN_ATTRIBUTE' ? Object.fromEntries(reason.waitingFor.filter((w) => revs.has(w)).map((w) => [w, revs.get(w)!])) : {};
         record.items.push({ id: doc._id, rev, ...reason, since: before?.since ?? since, doc, origin, keyConflicts, seen });
       }
       return full;
@@ -139,14 +146,16 @@ export class HeldStore {
 
   /**
    * The names held documents wait for that changed here since they were held (written by a path
-   * that does not announce itself: Class.create, a patch). Read only when some are held.
+   * that does not announce itself: Class.create, a patch, a store whose process died before its
+   * release). Read only when some are held. Present in any state counts, inactive too: the
+   * retry decides (a relation's end may be inactive; a foreign key's target may not).
    */
   async present(): Promise<string[]> {
     const items = (await this.read()).items;
     if (items.length === 0) return [];
     const names = [...new Set(items.flatMap((i) => i.waitingFor))];
-    const found = await this.storage.getMany<{ _rev?: string; active?: unknown }>(names);
-    const now = new Map(names.map((name, i) => [name, found[i] && found[i]!.active !== false ? found[i]!._rev : undefined]));
+    const found = await this.storage.getMany<{ _rev?: string }>(names);
+    const now = new Map(names.map((name, i) => [name, found[i]?._rev]));
     return names.filter((name) => now.get(name) !== undefined && items.some((i) => i.waitingFor.includes(name) && i.seen?.[name] !== now.get(name)));
   }
 

@@ -177,7 +177,7 @@ export class Ingestor {
 
     await this.announce(written, results, origin, extras);
     refuseWaitingForRefused(notAdmitted, written, holding, refuse);
-    await this.keep(holding.filter((h) => results[h.entry.index]?.ok), { origin, keyConflicts }, refuse);
+    await this.keep(holding.filter((h) => results[h.entry.index]?.ok), { origin, keyConflicts }, refuse, retrying);
     await this.held.supersede(written.map((e) => e.doc));
     await this.reportRefused(input, results);
     if (!retrying) {
@@ -210,10 +210,10 @@ export class Ingestor {
   }
 
   /** Holds what waits; a document the held record has no room for is refused with its own code. */
-  private async keep(holding: { entry: Entry; reason: HeldReason; err: unknown }[], how: { origin: WriteOrigin; keyConflicts: 'refuse' | 'report' }, refuse: (e: Entry, err: unknown) => void): Promise<void> {
+  private async keep(holding: { entry: Entry; reason: HeldReason; err: unknown }[], how: { origin: WriteOrigin; keyConflicts: 'refuse' | 'report' }, refuse: (e: Entry, err: unknown) => void, retried: boolean): Promise<void> {
     if (holding.length === 0) return;
     const since = nowIso(this.deps.stack.clock);
-    const full = await this.held.add(holding.map((h) => ({ doc: h.entry.doc, reason: h.reason, ...how, since })));
+    const full = await this.held.add(holding.map((h) => ({ doc: h.entry.doc, reason: h.reason, ...how, since })), retried);
     for (const h of holding) if (full.has(h.entry.doc)) refuse(h.entry, h.err);
   }
 

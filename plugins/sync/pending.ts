@@ -79,6 +79,10 @@ export class PendingCounter {
   }
 
   private async countOnce(): Promise<number> {
+    // what the pull and the push told before this count: a revision pulled while it reads the
+    // feed may land after the page it read, so only these may be forgotten at the end
+    const knownPulled = [...this.pulledRevs];
+    const knownRefused = [...this.refusedIds];
     let since: number | string = this.verifiedSeq;
     let pending = 0;
     let prefixDone = true;
@@ -100,8 +104,8 @@ export class PendingCounter {
     }
     // everything up to the end of the feed is on the remote: what was remembered to tell so is not needed
     if (pending === 0) {
-      this.pulledRevs.clear();
-      this.refusedIds.clear();
+      for (const key of knownPulled) this.pulledRevs.delete(key);
+      for (const id of knownRefused) this.refusedIds.delete(id);
     }
     return pending;
   }

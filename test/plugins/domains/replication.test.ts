@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, type ClientStack } from '../../../index.js';
 import { Domain } from '../../../plugins/domains/index.js';
-import { memoryStack } from '../../helpers/stack.js';
+import { memoryStack, rawDb } from '../../helpers/stack.js';
 
 type Stack = Awaited<ReturnType<typeof memoryStack>>;
 
@@ -74,6 +74,25 @@ describe('domains across replicas', () => {
     await here.ingest(await revisionsOf(peer, [ann._id, car._id]));
     expect(await here.heldDocuments()).toEqual([]);
     expect(await active(here)).toEqual([[ann._id, car._id]]);
+  });
+
+  it('a relation held for an end that arrived deactivated by a path that announced nothing (a node killed between storing it and releasing) is applied by the next look', async () => {
+    const { stack: peer } = await fleet();
+    const ann = await peer.createDoc({ '~class': 'Person', name: 'ann' });
+    const car = await peer.createDoc({ '~class': 'Car', plate: 'C1', owner: ann._id });
+    const [relation] = await (await peer.useDomain('owns')).getRelations();
+    await peer.deleteDocument(car._id); // soft: the car stays, inactive
+
+    const here = await memoryStack();
+    await send(peer, here, (id) => !id.startsWith('Car-') && !id.startsWith('~rel-'));
+    const [first] = await here.ingest(await revisionsOf(peer, [relation._id]));
+    expect(first).toMatchObject({ ok: true, held: { code: 'DS_RELATION_INVALID', waitingFor: [car._id] } });
+    // the car is stored, and the process dies before the release: no event, no retry
+    const [target] = await revisionsOf(peer, [car._id]);
+    expect(target).toMatchObject({ active: false });
+    await rawDb(here).bulkDocs([target] as never[], { new_edits: false });
+    expect(await here.heldDocuments()).toEqual([]);
+    expect(await here.storage.get(relation._id)).toMatchObject({ sourceId: ann._id, targetId: car._id });
   });
 
   it('a reference change then an edit, arriving relation-first, converges to the new owner', async () => {

@@ -110,7 +110,13 @@ export async function runConvergence(config: ConvergenceConfig): Promise<Converg
     const checked = replicas.map(checkInvariants);
     const violations = checked.flatMap((c) => c.violations);
     const heldApi = replicas.every((r) => r.held !== null);
-    const held = replicas.flatMap((r) => (r.held ?? []).map((h) => `${r.name}: ${h.id} ${h.code ?? ''} waiting for ${JSON.stringify(h.waitingFor ?? null)}`));
+    // what each waited-for name is on that replica (stored winner, active or not, or absent): the
+    // difference between a lost wake-up and a dependency that never arrived
+    const stateOf = (r: (typeof replicas)[number], name: string) => {
+      const doc = r.docs.get(name);
+      return doc ? `${name} stored${doc.body.active === false ? ' inactive' : ''} ${doc.rev}` : `${name} absent`;
+    };
+    const held = replicas.flatMap((r) => (r.held ?? []).map((h) => `${r.name}: ${h.id}@${h.rev} ${h.code ?? ''} waiting for ${JSON.stringify(h.waitingFor ?? null)} (${(Array.isArray(h.waitingFor) ? (h.waitingFor as string[]) : []).map((w) => stateOf(r, w)).join(', ')}; the document itself ${r.docs.has(h.id) ? `stored at ${r.docs.get(h.id)!.rev}` : 'absent'})`));
 
     const tally = <T>(items: T[], key: (t: T) => string) => items.reduce<Record<string, number>>((acc, t) => ((acc[key(t)] = (acc[key(t)] ?? 0) + 1), acc), {});
     const onNode = { winner: 0, conflict: 0, superseded: 0, unlisted: 0, lost: 0 };
