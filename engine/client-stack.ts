@@ -365,6 +365,7 @@ export class ClientStack extends StackCore {
     this.assertOpen();
     const purged = await purgeDocuments(this.storage, this.classCache, this.#store, ids);
     this.#live.reread(ids); // a purge announces no change: the live queries holding them read them again (gone)
+    if (purged > 0) this.emit('purged', { ids: [...ids], count: purged });
     return purged;
   }
 

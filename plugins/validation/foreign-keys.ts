@@ -1,5 +1,6 @@
 import { type AttributeModel, type Doc, type WriteContext } from '../../index.js';
 import { VALIDATION_ERRORS } from './errors.js';
+import type { TargetCache } from './target-cache.js';
 
 type Target = Pick<Doc, '_id' | '~class' | 'active'> | null;
 
@@ -38,36 +39,42 @@ function batchTargets(ctx: WriteContext): BatchTargets {
   return state;
 }
 
-async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): Promise<Map<string, Target>> {
+async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): Promise<Map<string, Target>> {
   const state = batchTargets(ctx);
   const className = ctx.classModel.name;
   let pending = state.byClass.get(className);
   if (!pending) {
+    const targets = new Map<string, Target>();
     const ids = new Set<string>();
     for (const draft of ctx.batch.drafts) {
       if (draft['~class'] !== className) continue;
-      for (const fk of foreignKeys) for (const id of idsOf(draft[fk.name])) if (!state.inBatch.has(id) && !ctx.pending?.(id)) ids.add(id);
-    }
-    pending = (async () => {
-      const targets = new Map<string, Target>();
-      if (ids.size === 0) return targets;
-      // allDocs with keys runs one range query per key inside PouchDB: for a handful of ids
-      // plain gets are several times cheaper; for a batch, one call beats thousands of gets
-      if (ids.size <= FEW_IDS) {
-        await Promise.all([...ids].map(async (id) => targets.set(id, await getTarget(ctx.stack, id))));
-        return targets;
+      for (const fk of foreignKeys) {
+        for (const id of idsOf(draft[fk.name])) {
+          if (state.inBatch.has(id) || ctx.pending?.(id) || targets.has(id)) continue;
+          const known = cache?.fresh(id);
+          if (known) targets.set(id, known);
+          else ids.add(id);
+        }
       }
-      const list = [...ids];
-      const docs = await ctx.stack.storage.getMany(list);
-      list.forEach((id, i) => {
-        const doc = docs[i];
-        targets.set(id, doc ? { _id: doc._id, '~class': doc['~class'], active: doc.active } : null);
-      });
-      return targets;
-    })();
+    }
+    pending = ids.size === 0 ? Promise.resolve(targets) : readTargets(ctx, [...ids], targets, cache);
     state.byClass.set(className, pending);
   }
   return pending;
+}
+
+/** Reads targets the cache did not know into `targets` (and the cache). */
+async function readTargets(ctx: WriteContext, list: string[], targets: Map<string, Target>, cache?: TargetCache): Promise<Map<string, Target>> {
+  const read = cache?.mark();
+  // allDocs with keys runs one range query per key inside PouchDB: for a handful of ids
+  // plain gets are several times cheaper; for a batch, one call beats thousands of gets
+  const docs = list.length <= FEW_IDS ? await Promise.all(list.map((id) => getTarget(ctx.stack, id))) : await ctx.stack.storage.getMany(list);
+  list.forEach((id, i) => {
+    const doc = docs[i];
+    targets.set(id, doc ? { _id: doc._id, '~class': doc['~class'], active: doc.active } : null);
+    if (read) cache!.keep(read, id, doc);
+  });
+  return targets;
 }
 
 /**
@@ -78,7 +85,7 @@ async function fetchTargets(ctx: WriteContext, foreignKeys: AttributeModel[]): P
  * by the same batch, or pending (`ctx.pending`: a transaction's staged writes), is taken as it
  * will be stored, deleted ones as inactive.
  */
-export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[]): Promise<void> {
+export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): Promise<void> {
   if (foreignKeys.length === 0) return;
   const { inBatch } = batchTargets(ctx);
   let fetched: Map<string, Target> | null = null;
@@ -93,7 +100,7 @@ export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKey
       // the batch, then what the write sees as pending (a transaction's earlier writes), then the store
       let target: Target | undefined = inBatch.get(id) ?? ctx.pending?.(id);
       if (!target) {
-        fetched ??= await fetchTargets(ctx, foreignKeys);
+        fetched ??= await fetchTargets(ctx, foreignKeys, cache);
         target = fetched.has(id) ? fetched.get(id)! : await getTarget(ctx.stack, id);
       }
       refuseTarget(fk, target, id, path);

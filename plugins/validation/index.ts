@@ -5,6 +5,7 @@ import { buildClassSchema } from './class-schema.js';
 import { checkDateBounds } from './dates.js';
 import { checkForeignKeyValue, checkForeignKeys } from './foreign-keys.js';
 import { prepareDraft, normalizeValue } from './prepare.js';
+import { TargetCache } from './target-cache.js';
 import { type ClassModel, type ClassSchema, definePlugin } from '../../index.js';
 
 /** Runs before the other beforeValidate taps (before-triggers see the defaults). */
@@ -18,13 +19,15 @@ export const validationPlugin = definePlugin({
   name: 'validation',
   errors: validationErrorList,
   setup({ hooks, stack }) {
+    // foreign-key targets found stored, kept while this stack would see them change (./target-cache.ts)
+    const targets = new TargetCache(stack);
     hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx.classModel, ctx.op));
 
     hooks.validate.tapPromise('validation', async (draft, ctx) => {
       if (ctx.op === 'delete') return; // deleting never depends on the document being valid
       const validator = compileClass(ctx.classModel, stack.attributeTypes);
       checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields, (field) => ctx.origin === 'replication' || sameValue(draft[field], ctx.previous?.[field]));
-      await checkForeignKeys(draft, ctx, validator.foreignKeys);
+      await checkForeignKeys(draft, ctx, validator.foreignKeys, targets);
     });
 
     // classObj.schemaZOD, once per class model (a changed class is a new model object)
