@@ -137,9 +137,11 @@ const NONE: ReadonlySet<string> = new Set();
  * the stack's plugin-owned `~` fields (stack.systemFields), which a caller may not set either.
  */
 export function createDraft(input: Record<string, unknown>, model: ClassModel, givenId: string | undefined, now: string, pluginFields: ReadonlySet<string> = NONE): Doc {
-  for (const field of [...CREATE_PROTECTED, ...pluginFields]) {
-    if (Object.hasOwn(input, field)) {
-      throw KERNEL_ERRORS.docProtectedField(`"${field}" is set by the engine; leave it out of a new document.`, { path: field });
+  for (const fields of [CREATE_PROTECTED, pluginFields]) {
+    for (const field of fields) {
+      if (Object.hasOwn(input, field)) {
+        throw KERNEL_ERRORS.docProtectedField(`"${field}" is set by the engine; leave it out of a new document.`, { path: field });
+      }
     }
   }
   if (Object.hasOwn(input, 'active') && input.active !== true) {
@@ -148,8 +150,17 @@ export function createDraft(input: Record<string, unknown>, model: ClassModel, g
   // an explicit id wins; then the key's natural id (one document per key on every device); else random
   const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? naturalIdOf(model, input) ?? newDocId(model.name);
   checkDocId(id, model.name);
-  const { _id: _ignored, '~class': _cls, active: _active, ...attributes } = input;
-  return { _id: id, '~class': model.name, ...attributes, '~createTimestamp': now, active: true } as Doc;
+  // one object built in the stored order (_id, ~class, the attributes, the stamps): no rest copy per document
+  const doc: Record<string, unknown> = { _id: id, '~class': model.name };
+  for (const key of Object.keys(input)) {
+    if (key === '_id' || key === '~class' || key === 'active') continue;
+    // an own "__proto__" (parsed JSON) stays a field, as a spread would keep it: never the prototype
+    if (key === '__proto__') Object.defineProperty(doc, key, { value: input[key], enumerable: true, writable: true, configurable: true });
+    else doc[key] = input[key];
+  }
+  doc['~createTimestamp'] = now;
+  doc.active = true;
+  return doc as Doc;
 }
 
 /**
