@@ -70,14 +70,22 @@ function itemSchema(a: AttributeModel, types: AttributeTypes): z.ZodMiniType {
  * Text in the attribute's format; with `min` / `max`, the instant it stands for within theirs
  * (bounds included). A value that is no date of the format gets the format issue alone.
  */
-function dateSchema(a: AttributeModel): z.ZodMiniType {
+/** A date attribute's reader and its bounds as instants (a bound its format cannot read is refused when the attribute is defined). */
+export function dateLimits(a: AttributeModel): { read: (v: string) => number | undefined; min?: number; max?: number } {
   const read = dateReader(a.format);
+  const limit = (text: unknown) => (typeof text === 'string' ? read(text) : undefined);
+  return { read, min: limit(a.min), max: limit(a.max) };
+}
+
+function dateSchema(a: AttributeModel): z.ZodMiniType {
+  const limits = dateLimits(a);
+  const { read } = limits;
   const expected = a.format ? `a date in the format ${a.format}` : 'an ISO 8601 date or date-time with offset';
   const checks: z.core.$ZodCheck<string>[] = [z.refine((v: string) => read(v) !== undefined, coded('DS_VALIDATION_DATE_FORMAT', `expected ${expected}`))];
   const bound = (key: 'min' | 'max') => {
     const text = a[key];
-    const limit = typeof text === 'string' ? read(text) : undefined;
-    if (limit === undefined) return; // a bound this format cannot read is refused when the attribute is defined
+    const limit = limits[key];
+    if (limit === undefined) return;
     const within = key === 'min' ? (t: number) => t >= limit : (t: number) => t <= limit;
     const words = key === 'min' ? `at least ${text}` : `at most ${text}`;
     // a value that is no date of the format has the format issue; it is not out of range too

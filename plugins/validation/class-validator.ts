@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import { attributeSchema } from './attribute-schema.js';
+import { fastCheck, type FastCheck } from './fast-checks.js';
 import { issueToError } from './issues.js';
 import { type AttributeModel, type ClassModel, type Doc, SYSTEM_FIELDS } from '../../index.js';
 import type { AttributeTypes } from '../../kit/index.js';
@@ -8,6 +9,8 @@ import { VALIDATION_ERRORS } from './errors.js';
 interface CompiledAttribute {
   model: AttributeModel;
   schema: z.ZodMiniType;
+  /** a plain check that passes certainly valid values without zod (./fast-checks.ts) */
+  fast?: FastCheck;
 }
 
 export interface CompiledClass {
@@ -25,7 +28,7 @@ const compiled = new WeakMap<ClassModel, CompiledClass>();
 export function compileClass(model: ClassModel, types: AttributeTypes): CompiledClass {
   let result = compiled.get(model);
   if (!result) {
-    const attributes = Object.values(model.schema).map((a) => ({ model: a, schema: attributeSchema(a, types) }));
+    const attributes = Object.values(model.schema).map((a) => ({ model: a, schema: attributeSchema(a, types), fast: fastCheck(a) }));
     result = {
       attributes,
       foreignKeys: attributes.filter((a) => a.model.type === 'foreign_key').map((a) => a.model),
@@ -61,7 +64,7 @@ export function checkShape(
       { path: unknown[0], details: { attributes: unknown } },
     );
   }
-  for (const { model: attribute, schema } of validator.attributes) {
+  for (const { model: attribute, schema, fast } of validator.attributes) {
     const value = draft[attribute.name];
     // a stored ciphertext the stack cannot open (locked, or a replica without keys) was validated
     // in plaintext by the writer that sealed it; it is kept as it is
@@ -72,7 +75,7 @@ export function checkShape(
       }
       continue;
     }
-    checkValue(attribute, schema, value);
+    if (!fast?.(value)) checkValue(attribute, schema, value);
   }
 }
 
