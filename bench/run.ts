@@ -22,6 +22,7 @@ import { runConvergenceBench } from './convergence.js';
 import { runHostileLoadBench } from './hostile-load.js';
 import { runFirstOpen } from './first-open.js';
 import { runLive } from './live.js';
+import { runSerialLayers } from './serial-layers.js';
 
 /** Every bench by name; a future bench (bench/encryption.ts …) adds one line here. */
 const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> = {
@@ -39,6 +40,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<BenchReport>> =
   'hostile-load': runHostileLoadBench,
   'first-open': runFirstOpen,
   live: runLive,
+  'serial-layers': runSerialLayers,
 };
 
 // five rounds: on a 2-core machine shared with test runs, three left single rounds deciding the median

@@ -62,7 +62,8 @@ export const triggersPlugin = definePlugin({
     container.register(TRIGGER_HANDLERS, asValue(registry));
 
     hooks.onOpen.tapPromise({ name: 'triggers', stage: ENSURE_STAGE }, ensureFailureClass);
-    hooks.beforeValidate.tapPromise({ name: 'triggers', stage: DEPTH_STAGE }, async (draft, ctx) => {
+    // synchronous: no promise per write for a check without I/O
+    hooks.beforeValidate.tap({ name: 'triggers', stage: DEPTH_STAGE }, (draft, ctx) => {
       refuseTooDeep(ctx, maxDepth);
       return draft;
     });

@@ -85,8 +85,26 @@ async function readTargets(ctx: WriteContext, list: string[], targets: Map<strin
  * by the same batch, or pending (`ctx.pending`: a transaction's staged writes), is taken as it
  * will be stored, deleted ones as inactive.
  */
-export async function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): Promise<void> {
+export function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): void | Promise<void> {
   if (foreignKeys.length === 0) return;
+  // without I/O while every target is in the batch, pending or known to the cache (a serial
+  // writer's usual case): no promise per write; else the pass that reads
+  const { inBatch } = batchTargets(ctx);
+  for (const fk of foreignKeys) {
+    const value = draft[fk.name];
+    const ids = idsOf(value);
+    const kept = ctx.op === 'update' ? idsOf(ctx.previous?.[fk.name]) : [];
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (kept.includes(id)) continue;
+      const target: Target | undefined = inBatch.get(id) ?? ctx.pending?.(id) ?? cache?.fresh(id);
+      if (!target) return checkWithReads(draft, ctx, foreignKeys, cache);
+      refuseTarget(fk, target, id, Array.isArray(value) ? `${fk.name}[${i}]` : fk.name);
+    }
+  }
+}
+
+async function checkWithReads(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): Promise<void> {
   const { inBatch } = batchTargets(ctx);
   let fetched: Map<string, Target> | null = null;
   for (const fk of foreignKeys) {

@@ -21,13 +21,21 @@ export const validationPlugin = definePlugin({
   setup({ hooks, stack }) {
     // foreign-key targets found stored, kept while this stack would see them change (./target-cache.ts)
     const targets = new TargetCache(stack);
-    hooks.beforeValidate.tapPromise({ name: 'validation', stage: DEFAULTS_STAGE }, async (draft, ctx) => prepareDraft(draft, ctx.classModel, ctx.op));
+    // synchronous taps where no I/O is needed: a promise less per write and hook (tapable calls them directly)
+    hooks.beforeValidate.tap({ name: 'validation', stage: DEFAULTS_STAGE }, (draft, ctx) => prepareDraft(draft, ctx.classModel, ctx.op));
 
-    hooks.validate.tapPromise('validation', async (draft, ctx) => {
-      if (ctx.op === 'delete') return; // deleting never depends on the document being valid
-      const validator = compileClass(ctx.classModel, stack.attributeTypes);
-      checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields, (field) => ctx.origin === 'replication' || sameValue(draft[field], ctx.previous?.[field]));
-      await checkForeignKeys(draft, ctx, validator.foreignKeys, targets);
+    hooks.validate.tapAsync('validation', (draft, ctx, done) => {
+      if (ctx.op === 'delete') return done(); // deleting never depends on the document being valid
+      let reading: void | Promise<void>;
+      try {
+        const validator = compileClass(ctx.classModel, stack.attributeTypes);
+        checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields, (field) => ctx.origin === 'replication' || sameValue(draft[field], ctx.previous?.[field]));
+        reading = checkForeignKeys(draft, ctx, validator.foreignKeys, targets);
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (!reading) return done();
+      reading.then(() => done(), (err: Error) => done(err));
     });
 
     // classObj.schemaZOD, once per class model (a changed class is a new model object)
