@@ -91,9 +91,18 @@ export class ClassCache {
   }
 
   private isFresh(entry: Entry): boolean {
-    // while the feed runs, an entry read after it started is invalidated exactly by it
-    if (this.feed.running && entry.checkedAt > this.feed.startedAt) return true;
-    return this.clock.now() - entry.checkedAt < VERIFY_AFTER_MS;
+    return this.trusts(entry.checkedAt);
+  }
+
+  /**
+   * Whether something read at `checkedAt` (the stack's clock) may still be trusted by this
+   * cache's rule: while the feed runs, a read after it started is invalidated exactly by it;
+   * otherwise for VERIFY_AFTER_MS. Other caches of stored documents follow the same rule
+   * (the validation plugin's foreign-key targets).
+   */
+  trusts(checkedAt: number): boolean {
+    if (this.feed.running && checkedAt > this.feed.startedAt) return true;
+    return this.clock.now() - checkedAt < VERIFY_AFTER_MS;
   }
 
   private async read(name: string): Promise<ClassModel | null> {

@@ -8,7 +8,6 @@ export { reactionWrite } from './reaction-write.js';
 export { tapWhen, planFor, type TapWhen, type WritePlan } from '../kernel/write-plan.js';
 export { classNameOf, createDraft, decodeNaturalKey, deleteDraft, isPlainObject, naturalDocId, naturalIdOf, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 export { KEYS } from '../kernel/container.js';
-export { VERIFY_AFTER_MS } from '../engine/class-cache.js';
 export { registerErrors } from '../contracts/errors.js';
 export { claimFor, isNaturalClaim, keyIdOf, primaryKeyValues, type KeyClaim } from '../engine/indexes/primary-keys.js';
 export { checkFindOptions } from '../engine/queries/reads.js';

@@ -1,5 +1,4 @@
 import type { ClientStack, Doc } from '../../index.js';
-import { VERIFY_AFTER_MS } from '../../kit/index.js';
 
 /** What a foreign-key check needs of a stored target: its class and whether it is active. */
 export type StoredTarget = Pick<Doc, '_id' | '~class' | 'active'>;
@@ -45,10 +44,8 @@ export class TargetCache {
   fresh(id: string): StoredTarget | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
-    const { changes, clock } = this.stack;
-    // while the feed runs, an entry read after it started is invalidated exactly by it
-    if (changes.running && entry.checkedAt > changes.startedAt) return entry.target;
-    if (clock.now() - entry.checkedAt < VERIFY_AFTER_MS) return entry.target;
+    // the class cache's rule: exact while the feed runs, else trusted for VERIFY_AFTER_MS
+    if (this.stack.classCache.trusts(entry.checkedAt)) return entry.target;
     this.entries.delete(id);
     return undefined;
   }

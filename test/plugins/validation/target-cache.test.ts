@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { Class, createStack, type ClientStack } from '../../../index.js';
-import { VERIFY_AFTER_MS } from '../../../kit/index.js';
+import { VERIFY_AFTER_MS } from '../../../engine/class-cache.js';
 import { browser } from '../../../plugins.config.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { memoryStack, refusal, track, uniqueName } from '../../helpers/stack.js';
