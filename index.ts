@@ -4,7 +4,8 @@
  * `docstack/presets`, plugin helpers at `docstack/plugin-kit` (test/package/exports.test.ts lists
  * each entry's names).
  */
-export { createStack, getApi, ClientStack, type ConflictCase, type ConflictEvent, type ConflictFailedEvent, type ConflictHandler, type ConflictResolvedEvent, type DocConflict, type StackOptions, type StackWith, type WriteOptions } from './engine/client-stack.js';
+export { ClientStack, type ConflictCase, type ConflictEvent, type ConflictFailedEvent, type ConflictHandler, type ConflictResolvedEvent, type DocConflict, type StackOptions, type WriteOptions } from './engine/client-stack.js';
+export { createStack, getApi, type StackWith } from './engine/create-stack.js';
 export type { HeldEntry, IngestOptions, IngestResult } from './engine/ingest/ingest.js';
 export type { HeldReason } from './engine/ingest/ingest-held.js';
 export type { DocChangeEvent, WriteExtras, WriteRequest } from './kernel/pipeline.js';

@@ -1,5 +1,5 @@
 import { withPlugin, withoutPlugins } from './kernel/plugin.js';
-import type { StackWith } from './engine/client-stack.js';
+import type { StackWith } from './engine/create-stack.js';
 import { authorityPlugin } from './plugins/authority/index.js';
 import { domainsPlugin } from './plugins/domains/index.js';
 import { encryptionPlugin } from './plugins/encryption/index.js';

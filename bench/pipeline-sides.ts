@@ -91,11 +91,12 @@ export interface Engine {
  * `live`: an application listening to the Item class (a `change` listener), which keeps the
  * stack's change feed running.
  */
-export async function openEngine(place: Place, live = false): Promise<Engine> {
-  const stack = await createStack({ name: freshName('engine'), adapter: place.adapter, dataDir: place.dir, plugins: browser });
+/** `plugins` and `schema`: another preset or Item schema (bench/serial-layers takes the write apart with them). */
+export async function openEngine(place: Place, live = false, { plugins = browser, schema = ITEM_SCHEMA }: { plugins?: readonly unknown[]; schema?: Record<string, unknown> } = {}): Promise<Engine> {
+  const stack = await createStack({ name: freshName('engine'), adapter: place.adapter, dataDir: place.dir, plugins: plugins as typeof browser });
   const settle = watchFeed(stack);
   await Class.create(stack, 'Category', 'class', 'bench categories', { name: { type: 'string', mandatory: true } });
-  const items = await Class.create(stack, 'Item', 'class', 'bench items', ITEM_SCHEMA);
+  const items = await Class.create(stack, 'Item', 'class', 'bench items', schema as typeof ITEM_SCHEMA);
   if (live) items.on('change', () => undefined);
   await stack.createDocs(Array.from({ length: CATEGORIES }, (_, i) => ({ '~class': 'Category', _id: categoryId(i + 1), name: `Category ${i + 1}` })));
   await settle();

@@ -14,12 +14,12 @@
  *
  * `npx tsx bench/run.ts serial-layers --rounds=3`
  */
-import { Class, createStack, type ClientStack } from '../index.js';
+import type { ClientStack } from '../index.js';
 import { browser } from '../plugins.config.js';
 import { validationPlugin } from '../plugins/validation/index.js';
 import { comparison, interleaved, record, summarize, type BenchOptions, type BenchReport, type Comparison } from './harness.js';
-import { CATEGORIES, categoryId, ITEM_SCHEMA } from './items.js';
-import { dropRaw, engineInputs, itemAttributeList, openRaw, rawDocs, type Place, type RawDb } from './pipeline-sides.js';
+import { ITEM_SCHEMA } from './items.js';
+import { dropRaw, engineInputs, itemAttributeList, openEngine, openRaw, rawDocs, type Place, type RawDb } from './pipeline-sides.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +33,7 @@ const NO_FK = Object.fromEntries(Object.entries(ITEM_SCHEMA).filter(([name]) => 
 type Writer = (i: number) => Promise<unknown>;
 
 async function engineSide(place: Place, plugins: readonly unknown[], withKey: boolean): Promise<{ write: Writer; stack: ClientStack }> {
-  const stack = await createStack({ name: `serial-layers-${process.pid}-${Math.random().toString(36).slice(2)}`, adapter: place.adapter, dataDir: place.dir, plugins: plugins as never });
-  await Class.create(stack, 'Category', 'class', '', { name: { type: 'string' } });
-  await Class.create(stack, 'Item', 'class', '', (withKey ? ITEM_SCHEMA : NO_FK) as never);
-  await stack.createDocs(Array.from({ length: CATEGORIES }, (_, i) => ({ '~class': 'Category', _id: categoryId(i + 1), name: `Category ${i + 1}` })));
+  const { stack } = await openEngine(place, false, { plugins, schema: withKey ? ITEM_SCHEMA : NO_FK });
   const inputs = engineInputs(itemAttributeList(WARM + SERIAL * 8, 0, 29)).map((input) => {
     if (withKey) return input;
     const { category: _category, ...rest } = input;

@@ -7,7 +7,6 @@ import { writeLockFor } from '../storage/write-lock.js';
 import { KEYS } from '../kernel/container.js';
 import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
-import type { MistypedEntries, Plugin, PluginEntry, PluginMembers } from '../kernel/plugin.js';
 import { StackCore, type StackOptions, type WriteOptions } from '../kernel/stack.js';
 import { ClassCache } from './class-cache.js';
 import { listConflicts, resolveConflict, userClassNames } from './conflicts/api.js';
@@ -197,12 +196,17 @@ export class ClientStack extends StackCore {
   }
 
   async updateDoc<T extends object = Record<string, unknown>>(id: string, changes: Partial<NoInfer<T>>, options: WriteOptions = {}): Promise<DocOf<T>> {
+    return (await this.writeUpdate(id, options, () => requireObject(changes, 'The changes'))) as DocOf<T>;
+  }
+
+  /** An update of an active document whose changes are made from it (updateDoc, the attachment calls). */
+  private async writeUpdate(id: string, options: WriteOptions, changesOf: (previous: Doc, model: ClassModel) => Record<string, unknown> | Promise<Record<string, unknown>>): Promise<Doc> {
     this.assertOpen();
     const previous = await this.requireActive(id);
     const model = await this.requireClass(previous['~class']);
-    const draft = updateDraft(previous, requireObject(changes, 'The changes'), nowIso(this.clock), this.systemFields);
+    const draft = updateDraft(previous, await changesOf(previous, model), nowIso(this.clock), this.systemFields);
     const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
-    return updated as DocOf<T>;
+    return updated;
   }
 
   /** Soft delete: the document stays, with `active: false`, and reads skip it by default. */
@@ -276,11 +280,7 @@ export class ClientStack extends StackCore {
   }
 
   private async writeAttachments(id: string, options: WriteOptions, change: (previous: Doc, model: ClassModel) => Promise<Record<string, unknown>>): Promise<Doc> {
-    this.assertOpen();
-    const previous = await this.requireActive(id);
-    const model = await this.requireClass(previous['~class']);
-    const draft = updateDraft(previous, { _attachments: await change(previous, model) }, nowIso(this.clock), this.systemFields);
-    await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
+    await this.writeUpdate(id, options, async (previous, model) => ({ _attachments: await change(previous, model) }));
     // read back: the stored stubs (digest, length), not the data the write carried
     return (await this.getDocument(id, { includeInactive: true }))!;
   }
@@ -395,30 +395,4 @@ export class ClientStack extends StackCore {
     this.liveClasses.clear();
     this.classCache.close();
   }
-}
-
-/** A stack opened with the plugins P: ClientStack plus the members those plugins add. */
-export type StackWith<P extends readonly PluginEntry[]> = ClientStack & PluginMembers<P>;
-
-/**
- * Opens a stack: storage, plugins (in requirement order), system patches, then onOpen taps.
- * Its type carries the members of the plugins given (`stack.sync` only with the sync plugin).
- */
-export async function createStack<const P extends readonly PluginEntry[] = []>(
-  options: Omit<StackOptions, 'plugins'> & { plugins?: P },
-  // a preset entry whose options do not fit its plugin makes this parameter required: a compile error naming the entry
-  ..._mistyped: [MistypedEntries<P>] extends [never] ? [] : [mistypedEntry: MistypedEntries<P>]
-): Promise<StackWith<P>> {
-  if (!options || typeof options !== 'object') {
-    throw KERNEL_ERRORS.stackOptionsInvalid('createStack needs an options object with name and adapter.');
-  }
-  return (await ClientStack.create(options.name, options)) as StackWith<P>;
-}
-
-/**
- * The API of a plugin on a stack, typed by the plugin object; undefined when the stack does not
- * load a plugin of that name. `getApi(stack, jobsPlugin)?.run('nightly')`.
- */
-export function getApi<Api>(stack: ClientStack, plugin: Plugin<any, Api, any>): Api | undefined {
-  return stack.apiOf(plugin.name) as Api | undefined;
 }

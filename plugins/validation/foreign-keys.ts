@@ -87,9 +87,30 @@ async function readTargets(ctx: WriteContext, list: string[], targets: Map<strin
  */
 export function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): void | Promise<void> {
   if (foreignKeys.length === 0) return;
-  // without I/O while every target is in the batch, pending or known to the cache (a serial
-  // writer's usual case): no promise per write; else the pass that reads
+  // the batch, then what the write sees as pending (a transaction's earlier writes), then what
+  // the cache knows: without I/O or a promise in a serial writer's usual case; else the reads
   const { inBatch } = batchTargets(ctx);
+  if (firstUnknown(draft, ctx, foreignKeys, (id) => inBatch.get(id) || ctx.pending?.(id) || cache?.fresh(id)) !== undefined) {
+    return checkWithReads(draft, ctx, foreignKeys, cache);
+  }
+}
+
+/** The check with the store's answers: one read per class of the batch (fetchTargets), a get for any other id. */
+async function checkWithReads(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): Promise<void> {
+  const { inBatch } = batchTargets(ctx);
+  const fetched = await fetchTargets(ctx, foreignKeys, cache);
+  const known = (id: string) => inBatch.get(id) || ctx.pending?.(id) || (fetched.has(id) ? fetched.get(id)! : undefined);
+  for (let id = firstUnknown(draft, ctx, foreignKeys, known); id !== undefined; id = firstUnknown(draft, ctx, foreignKeys, known)) {
+    fetched.set(id, await getTarget(ctx.stack, id));
+  }
+}
+
+/**
+ * Checks the ids the draft's foreign keys introduce, in order, against `known` (null: known
+ * missing); returns the first id it does not know yet (undefined: all checked), throwing for the
+ * first that names no active document of the attribute's target class.
+ */
+function firstUnknown(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], known: (id: string) => Target | undefined): string | undefined {
   for (const fk of foreignKeys) {
     const value = draft[fk.name];
     const ids = idsOf(value);
@@ -97,33 +118,12 @@ export function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: Att
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
       if (kept.includes(id)) continue;
-      const target: Target | undefined = inBatch.get(id) ?? ctx.pending?.(id) ?? cache?.fresh(id);
-      if (!target) return checkWithReads(draft, ctx, foreignKeys, cache);
+      const target = known(id);
+      if (target === undefined) return id;
       refuseTarget(fk, target, id, Array.isArray(value) ? `${fk.name}[${i}]` : fk.name);
     }
   }
-}
-
-async function checkWithReads(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): Promise<void> {
-  const { inBatch } = batchTargets(ctx);
-  let fetched: Map<string, Target> | null = null;
-  for (const fk of foreignKeys) {
-    const value = draft[fk.name];
-    const ids = idsOf(value);
-    const kept = new Set(ctx.op === 'update' ? idsOf(ctx.previous?.[fk.name]) : []);
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      if (kept.has(id)) continue;
-      const path = Array.isArray(value) ? `${fk.name}[${i}]` : fk.name;
-      // the batch, then what the write sees as pending (a transaction's earlier writes), then the store
-      let target: Target | undefined = inBatch.get(id) ?? ctx.pending?.(id);
-      if (!target) {
-        fetched ??= await fetchTargets(ctx, foreignKeys, cache);
-        target = fetched.has(id) ? fetched.get(id)! : await getTarget(ctx.stack, id);
-      }
-      refuseTarget(fk, target, id, path);
-    }
-  }
+  return undefined;
 }
 
 function refuseTarget(fk: AttributeModel, target: Target, id: string, path: string): void {

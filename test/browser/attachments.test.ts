@@ -6,22 +6,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ADMIN, testNode } from '../server/node-helpers.js';
+import { seededBytes } from './seeded-bytes.js';
 import { useHarness } from './use-harness.js';
 
 const harness = useHarness();
 
-/** The page's seededBytes (test/browser/page.ts), in Node. */
-function seededBytes(bytes: number, seed: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < bytes; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 255;
-  }
-  return out;
-}
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const PHOTO = 5 * 1024 * 1024;
 

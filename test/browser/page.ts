@@ -7,6 +7,7 @@
 import { Class, createStack, type BrowserStack, type LiveQuery, type SyncHandle } from 'docstack/browser';
 import indexeddbNext from 'pouchdb-adapter-indexeddb';
 import { eventually } from '../scenarios/check.js';
+import { seededBytes } from './seeded-bytes.js';
 import { model, raceCheck, raceClass, raceWrites, readBack, scenarioPlugins, type ModelFacts } from '../scenarios/scenarios.js';
 
 const stacks = new Map<string, BrowserStack>();
@@ -20,19 +21,6 @@ async function open(name: string): Promise<BrowserStack> {
     stacks.set(name, stack);
   }
   return stack;
-}
-
-/** `bytes` pseudo-random bytes from a seed (xorshift32): test/browser/attachments.test.ts makes the same in Node. */
-function seededBytes(bytes: number, seed: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(bytes);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < bytes; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 255;
-  }
-  return out;
 }
 
 async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
