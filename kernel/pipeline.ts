@@ -8,6 +8,7 @@ import { isPromiseLike } from '../storage/settle.js';
 import { CommitGroup } from './commit-group.js';
 import { storeUnit, type UnitDeps } from './unit-of-work.js';
 import { planFor, type WritePlan } from './write-plan.js';
+import { runSeries, runWaterfall } from './planned-calls.js';
 
 export interface WriteRequest {
   op: WriteOp;
@@ -100,7 +101,12 @@ export class WritePipeline {
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
       const beforeWrite = requests[i].classModel.simple ? null : plans[i].beforeWrite;
-      stored.push(beforeWrite ? await beforeWrite.promise({ ...drafts[i] }, contexts[i]) : drafts[i]);
+      if (!beforeWrite) {
+        stored.push(drafts[i]);
+        continue;
+      }
+      const written = runWaterfall(beforeWrite, { ...drafts[i] }, contexts[i]);
+      stored.push(isPromiseLike(written) ? await written : written);
     }
 
     for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
@@ -117,7 +123,8 @@ export class WritePipeline {
         continue;
       }
       const result = { ...drafts[i], _rev: stored[i]._rev } as Doc;
-      results.push(afterRead ? await afterRead.promise(result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result);
+      const read = afterRead ? runWaterfall(afterRead, result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result;
+      results.push(isPromiseLike(read) ? await read : read);
     }
     for (let i = 0; i < stored.length; i++) {
       this.deps.announce({
@@ -129,7 +136,11 @@ export class WritePipeline {
         doc: results[i],
       });
     }
-    for (let i = 0; i < stored.length; i++) await plans[i].afterWrite?.promise([stored[i]], contexts[i]);
+    for (let i = 0; i < stored.length; i++) {
+      const afterWrite = plans[i].afterWrite;
+      const after = afterWrite ? runSeries(afterWrite, [stored[i]], contexts[i]) : undefined;
+      if (isPromiseLike(after)) await after;
+    }
     return results;
   }
 
@@ -145,14 +156,22 @@ export class WritePipeline {
   private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
     const { hooks, stack } = this.deps;
     const plans: WritePlan[] = [];
-    const checked = new Map<ClassModel, WritePlan>(); // one capability check and one plan lookup per class per call
+    // one capability check and one plan lookup per class per call (a map only once a second class appears)
+    let checked: Map<ClassModel, WritePlan> | undefined;
+    let lastModel: ClassModel | undefined;
+    let lastPlan: WritePlan | undefined;
     for (const { classModel } of requests) {
-      let plan = checked.get(classModel);
-      if (!plan) {
-        for (const part of this.parts) part.admit?.(classModel);
-        checked.set(classModel, (plan = planFor(hooks, classModel, origin)));
+      if (classModel !== lastModel) {
+        let plan = checked?.get(classModel);
+        if (!plan) {
+          for (const part of this.parts) part.admit?.(classModel);
+          plan = planFor(hooks, classModel, origin);
+          if (lastModel) (checked ??= new Map([[lastModel, lastPlan!]])).set(classModel, plan);
+        }
+        lastModel = classModel;
+        lastPlan = plan;
       }
-      plans.push(plan);
+      plans.push(lastPlan!);
     }
     const drafts = requests.map((r) => r.draft);
     const batch: WriteBatch = { drafts, scratch: new Map(), ...(extras.siblings ? { siblings: extras.siblings } : {}) };
@@ -172,11 +191,14 @@ export class WritePipeline {
     // All drafts pass beforeValidate before any is validated, so validators see final siblings.
     for (let i = 0; i < drafts.length; i++) {
       const beforeValidate = plans[i].beforeValidate;
-      if (piped(i) && beforeValidate) drafts[i] = await beforeValidate.promise(drafts[i], contexts[i]);
+      if (!piped(i) || !beforeValidate) continue;
+      const draft = runWaterfall(beforeValidate, drafts[i], contexts[i]);
+      drafts[i] = isPromiseLike(draft) ? await draft : draft;
     }
     for (let i = 0; i < drafts.length; i++) {
       const validate = plans[i].validate;
-      if (piped(i) && validate) await validate.promise(drafts[i], contexts[i]);
+      const checking = piped(i) && validate ? runSeries(validate, drafts[i], contexts[i]) : undefined;
+      if (isPromiseLike(checking)) await checking;
     }
     const items: UnitItem[] = requests.map((r, i) => ({ doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] }));
     const work: UnitOfWork = { items, origin, dryRun };

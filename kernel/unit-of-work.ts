@@ -53,10 +53,10 @@ export interface Unit {
  * is tried again with new shares. Small writes that meet at the lock share one call
  * (kernel/commit-group.ts); a write with a guard is always stored alone.
  */
-export async function storeUnit(deps: UnitDeps, unit: Unit): Promise<void> {
+export function storeUnit(deps: UnitDeps, unit: Unit): Promise<void> {
   // a write that finds the lock free stores at once, alone (a serial writer never waits on the group)
   if (deps.group && deps.lock.busy() && !unit.guard && unit.renew && unit.items.length < WRITE_CHUNK) return deps.group.submit(unit);
-  await deps.lock(() => storeLocked(deps, unit));
+  return deps.lock(() => storeLocked(deps, unit));
 }
 
 /**
@@ -71,6 +71,13 @@ export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): 
   // how many times refused creates may be settled and the write tried again (each retry revives at least one)
   let retries = items.length;
   let pending = first;
+  // the usual write: one attempt, stored — no closure, no feed hand-over (only a large write takes the feed)
+  if (!pending && !deps.feed?.takesOver(items.length)) {
+    const preparing = prepareShares(shares);
+    if (isPromiseLike(preparing)) await preparing;
+    pending = await storeChunks(deps, items, shares);
+    if (!pending.failure) return finishShares(shares);
+  }
   const run = async (): Promise<WrittenChange[]> => {
     for (;;) {
       let attempt = pending;
@@ -99,6 +106,11 @@ export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): 
   else await run();
   const lost = failure as Error | DocFailure | null; // set inside run (TypeScript cannot see it)
   if (lost) throw lost instanceof Error ? lost : failureError(items, lost);
+  return finishShares(shares);
+}
+
+/** Each share's `done`, in order, once the write is stored. */
+async function finishShares(shares: readonly WriteShare[]): Promise<void> {
   for (const share of shares) {
     const finishing = share.done?.();
     if (isPromiseLike(finishing)) await finishing;
@@ -133,8 +145,11 @@ async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: r
     const pending = shareDocs(shares, start, end, attempt);
     const added = isPromiseLike(pending) ? await pending : pending;
     if (!added) break;
-    const locals = added.flat().map((doc) => ({ ...doc }));
-    const results = (await deps.db.bulkDocs([...locals, ...items.slice(start, end).map((i) => i.doc)] as never[])) as StoredResult[];
+    // the shares' documents copied (PouchDB adds `_rev` to what it is given), then the items'
+    const docs: object[] = [];
+    for (const list of added) for (const doc of list) docs.push({ ...doc });
+    for (let i = start; i < end; i++) docs.push(items[i].doc);
+    const results = (await deps.db.bulkDocs(docs as never[])) as StoredResult[];
     absorb(attempt, items, shares, added, results, start);
   }
   return attempt;
@@ -170,13 +185,16 @@ function checkShareDocs(shares: readonly WriteShare[], added: UnitDoc[][], attem
  */
 export function absorb(attempt: Attempt, items: readonly UnitItem[], shares: readonly WriteShare[], added: UnitDoc[][], results: readonly StoredResult[], start: number): void {
   let offset = 0;
-  shares.forEach((share, k) => {
-    const own = results.slice(offset, offset + added[k].length);
-    offset += added[k].length;
-    const error = added[k].length > 0 ? share.stored?.(own) : undefined;
+  for (let k = 0; k < shares.length; k++) {
+    const count = added[k].length;
+    if (count === 0) continue; // most shares add nothing to most calls
+    const share = shares[k];
+    const own = results.slice(offset, offset + count);
+    offset += count;
+    const error = share.stored?.(own);
     if (error) attempt.failure ??= error;
     if (!share.undo) own.forEach((r, j) => !failed(r) && attempt.created.push({ _id: added[k][j]._id, _rev: r.rev, _deleted: true }));
-  });
+  }
   for (let i = offset; i < results.length; i++) {
     const index = start + i - offset;
     const result = results[i];

@@ -25,22 +25,43 @@ export { storeKeyOf };
 
 export function writeLockFor(db: Database): WriteLock {
   const key = storeKeyOf(db);
-  const lock = async <T>(section: () => Promise<T>): Promise<T> => {
-    const queue = queues.get(key) ?? { busy: false, waiting: [] };
-    queues.set(key, queue);
-    // uncontended (a serial writer): no promise chain at all; else wait for the turn handed over
-    if (queue.busy) await new Promise<void>((resume) => queue.waiting.push(resume));
+  // Not an async function: a serial writer's uncontended section costs one `then`, no await chain
+  // (the lock runs once per write, so its promises show in every write's cost).
+  const lock = <T>(section: () => Promise<T>): Promise<T> => {
+    let queue = queues.get(key);
+    if (!queue) queues.set(key, (queue = { busy: false, waiting: [] }));
+    if (!queue.busy) return enter(queue, section);
+    // wait for the turn the section before hands over (busy stays set across the hand-over)
+    const waitingOn = queue;
+    return new Promise<void>((resume) => waitingOn.waiting.push(resume)).then(() => enter(waitingOn, section));
+  };
+  const enter = <T>(queue: Queue, section: () => Promise<T>): Promise<T> => {
     queue.busy = true;
+    let running: Promise<T>;
     try {
-      return await section();
-    } finally {
-      const next = queue.waiting.shift();
-      if (next) next();
-      else {
-        queue.busy = false;
-        // the last section out removes the queue, so a closed store leaves nothing behind
-        if (queues.get(key) === queue) queues.delete(key);
-      }
+      running = section();
+    } catch (err) {
+      leave(queue);
+      return Promise.reject(err);
+    }
+    return Promise.resolve(running).then(
+      (value) => {
+        leave(queue);
+        return value;
+      },
+      (err: unknown) => {
+        leave(queue);
+        throw err;
+      },
+    );
+  };
+  const leave = (queue: Queue): void => {
+    const next = queue.waiting.shift();
+    if (next) next();
+    else {
+      queue.busy = false;
+      // the last section out removes the queue, so a closed store leaves nothing behind
+      if (queues.get(key) === queue) queues.delete(key);
     }
   };
   return Object.assign(lock, { busy: () => queues.get(key)?.busy === true });

@@ -124,7 +124,19 @@ export class ClassCounts {
    * bulkDocs): only for classes whose counter does not list this writer yet. Nothing changes here;
    * `written` records the call.
    */
-  async entries(deltas: ReadonlyMap<string, number>): Promise<CountDoc[]> {
+  entries(deltas: ReadonlyMap<string, number>): CountDoc[] | Promise<CountDoc[]> {
+    // every counter already known (any write after the first): answered at once, no promise
+    const docs: CountDoc[] = [];
+    for (const [className, delta] of deltas) {
+      if (delta === 0) continue;
+      const counter = this.store.counters.get(className);
+      if (!counter) return this.entriesLoaded(deltas);
+      if (!counter.marked || !counter.synced) docs.push(this.docOf(className, counter, delta, true));
+    }
+    return docs;
+  }
+
+  private async entriesLoaded(deltas: ReadonlyMap<string, number>): Promise<CountDoc[]> {
     const docs: CountDoc[] = [];
     for (const [className, delta] of deltas) {
       if (delta === 0) continue;
@@ -159,15 +171,32 @@ export class ClassCounts {
    * revisions settled once stored, an undone write), then persists every count a crash would
    * lose (not marked dirty), in a call of its own. Inside the write lock.
    */
-  async apply(deltas: ReadonlyMap<string, number> = new Map()): Promise<void> {
+  apply(deltas?: ReadonlyMap<string, number>): void | Promise<void> {
+    // the usual write: counters known, each marked dirty already — nothing to read, nothing to store, no promise
+    if (deltas) {
+      for (const [className, delta] of deltas) {
+        if (delta !== 0 && !this.store.counters.has(className)) return this.applyLoaded(deltas);
+      }
+      for (const [className, delta] of deltas) if (delta !== 0) this.store.counters.get(className)!.pending += delta;
+    }
+    return this.persistUnsafe();
+  }
+
+  private async applyLoaded(deltas: ReadonlyMap<string, number>): Promise<void> {
     for (const [className, delta] of deltas) {
       if (delta === 0) continue;
       const [counter, scanned] = await this.load(className);
       // a count built by a scan now already counts the stored documents
       if (!scanned) counter.pending += delta;
     }
-    const unsafe = [...this.store.counters].filter(([, c]) => !c.synced || (c.pending !== 0 && !c.marked)).map(([name]) => name);
-    if (unsafe.length > 0) await this.flush(unsafe);
+    await this.persistUnsafe();
+  }
+
+  /** Persists every count a crash would lose (not marked dirty), in a call of its own; then the flush timer. */
+  private persistUnsafe(): void | Promise<void> {
+    let unsafe: string[] | undefined;
+    for (const [name, c] of this.store.counters) if (!c.synced || (c.pending !== 0 && !c.marked)) (unsafe ??= []).push(name);
+    if (unsafe) return this.flush(unsafe).then(() => this.schedule());
     this.schedule();
   }
 
@@ -219,7 +248,7 @@ export class ClassCounts {
   /** A flush FLUSH_AFTER_MS from now, unless one is due already or nothing waits for one. */
   private schedule(): void {
     const store = this.store;
-    if (store.timer || ![...store.counters.values()].some((c) => c.pending !== 0 || c.marked || !c.synced)) return;
+    if (store.timer || !this.anyUnflushed()) return;
     store.timer = setTimeout(() => {
       store.timer = undefined;
       const host = store.users[0];
@@ -227,6 +256,11 @@ export class ClassCounts {
       if (host) void host.lock(() => host.flush()).catch(() => undefined);
     }, FLUSH_AFTER_MS);
     (store.timer as { unref?: () => void }).unref?.();
+  }
+
+  private anyUnflushed(): boolean {
+    for (const c of this.store.counters.values()) if (c.pending !== 0 || c.marked || !c.synced) return true;
+    return false;
   }
 
   private docOf(className: string, counter: Counter, delta: number, mark: boolean): CountDoc {

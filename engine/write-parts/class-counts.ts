@@ -1,8 +1,10 @@
-import type { WritePart } from '../../contracts/unit-of-work.js';
+import type { UnitDoc, WritePart } from '../../contracts/unit-of-work.js';
+import { isPromiseLike } from '../../storage/settle.js';
 import { addDelta, counts, type ClassCounts, type CountDoc } from '../indexes/class-counts.js';
 
-/** a − b, per class (the zero entries left out) */
-function minus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): Map<string, number> {
+/** a − b, per class (the zero entries left out); `b` none: `a` itself */
+function minus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number> | undefined): ReadonlyMap<string, number> {
+  if (!b) return a;
   const out = new Map<string, number>();
   for (const name of new Set([...a.keys(), ...b.keys()])) {
     const d = (a.get(name) ?? 0) - (b.get(name) ?? 0);
@@ -16,7 +18,8 @@ function minus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): 
  * (ClassCounts): a chunk's bulkDocs carries a class's counter document only when the counter does
  * not list this writer as dirty yet — most calls carry none. A chunk that carried one adds its
  * deltas when stored; the others' are added once the whole write is stored, and an undone write
- * takes back what was added.
+ * takes back what was added. A write whose counters are known reads nothing and returns no
+ * promise from any step (a serial writer makes one such write per document).
  */
 export function classCountsPart(classCounts: ClassCounts): WritePart {
   return {
@@ -24,28 +27,33 @@ export function classCountsPart(classCounts: ClassCounts): WritePart {
     begin(work) {
       if (work.dryRun) return undefined;
       const total = new Map<string, number>();
-      const counted = new Map<string, number>(); // deltas added to the counts so far
+      let counted: Map<string, number> | undefined; // deltas added to the counts so far (by chunks that carried a counter)
       let carried: CountDoc[] = [];
       let deltas = new Map<string, number>();
+      const copies = (docs: CountDoc[]): UnitDoc[] => {
+        carried = docs;
+        return docs.length === 0 ? [] : docs.map((c) => ({ ...c }));
+      };
       return {
-        async docs(start, end) {
+        docs(start, end) {
           deltas = new Map();
           for (let i = start; i < end; i++) {
             const item = work.items[i];
             addDelta(deltas, item.classModel.name, counts(item.previous), counts(item.doc));
           }
           for (const [name, d] of deltas) total.set(name, (total.get(name) ?? 0) + d);
-          carried = await classCounts.entries(deltas);
-          return carried.map((c) => ({ ...c }));
+          const entries = classCounts.entries(deltas);
+          return isPromiseLike(entries) ? Promise.resolve(entries).then(copies) : copies(entries);
         },
         // called only for a chunk that carried counter documents
         stored(results) {
           classCounts.written(deltas, carried, results.map((r) => (r.error ? null : r.rev!)));
+          counted ??= new Map();
           for (const [name, d] of deltas) counted.set(name, (counted.get(name) ?? 0) + d);
           return undefined;
         },
         async undo() {
-          await classCounts.apply(minus(new Map(), counted));
+          if (counted) await classCounts.apply(minus(new Map(), counted));
           return [];
         },
         done: () => classCounts.apply(minus(total, counted)),

@@ -31,6 +31,7 @@ export function refuseKeyChanges(items: readonly UnitItem[]): void {
  * (DS_UNIQUE_VIOLATION, as before natural ids), not a storage conflict on the id.
  */
 export function refuseDuplicateCreates(items: readonly UnitItem[]): void {
+  if (items.length < 2) return; // one document has nothing to meet
   const created = new Set<string>();
   for (const item of items) {
     if (item.op !== 'create') continue;

@@ -37,8 +37,9 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
           refuseDuplicateCreates(items);
           const plan = planClaims(items.map((item) => ({ model: item.classModel, next: item.op === 'delete' ? null : item.doc, previous: item.previous })));
           if (plan.duplicates.length > 0) throw plan.duplicates[0].error;
-          const indexOf = new Map(items.map((item, i) => [item.doc._id, i]));
           claims = plan.claims;
+          if (plan.releases.length === 0) return; // the usual create gives no key back
+          const indexOf = new Map(items.map((item, i) => [item.doc._id, i]));
           releases = plan.releases.map((claim) => ({ index: indexOf.get(claim.docId) ?? 0, claim }));
         },
         prepare() {

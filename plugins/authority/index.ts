@@ -113,12 +113,21 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
       return next as Doc;
     });
 
-    hooks.validate.tapPromise({ name: 'authority', stage: 5 }, async (draft, ctx) => {
-      if (ctx.op === 'delete') return;
-      checkPendingField(draft, ctx);
-      refuseBatchDuplicates(draft, ctx);
-      if (ctx.origin !== 'replication' || !authority) return;
-      // a peer's numbers: only ones this node issued, and a document's number never changes
+    // a callback tap: a local write has nothing to wait for here, and answers without a promise
+    hooks.validate.tapAsync({ name: 'authority', stage: 5 }, (draft, ctx, done) => {
+      try {
+        if (ctx.op === 'delete') return done();
+        checkPendingField(draft, ctx);
+        refuseBatchDuplicates(draft, ctx);
+        if (ctx.origin !== 'replication' || !authority) return done();
+      } catch (err) {
+        return done(err as Error);
+      }
+      checkPeerNumbers(draft, ctx).then(() => done(), (err: Error) => done(err));
+    });
+
+    // a peer's numbers: only ones this node issued, and a document's number never changes
+    const checkPeerNumbers = async (draft: Doc, ctx: WriteContext): Promise<void> => {
       for (const attribute of sequenceAttributes(ctx.classModel)) {
         const value = draft[attribute.name];
         if (value === undefined) continue;
@@ -128,7 +137,7 @@ export const authorityPlugin = definePlugin<AuthorityOptions | undefined, Author
           throw AUTHORITY_ERRORS.sequenceUnissued(`${String(value)} was never issued by sequence "${String(attribute.sequence)}".`, { path: attribute.name });
         }
       }
-    });
+    };
 
     // this stack's own writes claim their unique values (and numbers) before they are stored
     hooks.beforeWrite.tapPromise(tapWhen('authority', claiming, -50), async (doc, ctx) => {

@@ -7,7 +7,7 @@ import { referenceType } from './reference-type.js';
 import { domainErrorList } from './errors.js';
 import { reconcileDocument } from './reconcile.js';
 import { DomainRegistry } from './registry.js';
-import { definePlugin } from '../../index.js';
+import { definePlugin, type Doc, type WriteContext } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
 
 
@@ -27,7 +27,13 @@ export const domainsPlugin = definePlugin({
     defineAttribute(referenceType(registry));
     hooks.validate.tapPromise(tapWhen('domains', (model) => referencesOf(model).length > 0, STAGE), (draft, ctx) => validateReferences(registry, draft, ctx));
     hooks.admit.tapPromise('domains', (item) => admitRelation(stack, registry, item));
-    hooks.afterWrite.tapPromise({ name: 'domains', stage: STAGE }, async (docs, ctx) => {
+    // a callback tap: a local create or update of a class without reference attributes has no
+    // relation to follow, and answers without a promise (the usual write)
+    hooks.afterWrite.tapAsync({ name: 'domains', stage: STAGE }, (docs, ctx, done) => {
+      if (ctx.origin !== 'replication' && ctx.op !== 'delete' && referencesOf(ctx.classModel).length === 0) return done();
+      followWrite(docs, ctx).then(() => done(), (err: Error) => done(err));
+    });
+    const followWrite = async (docs: Doc[], ctx: WriteContext): Promise<void> => {
       // a peer's document arrives with its relations: they are the peer's to write, not ours;
       // replicas settle them by the document's winning revision (./reconcile.ts)
       if (ctx.origin === 'replication') {
@@ -35,7 +41,7 @@ export const domainsPlugin = definePlugin({
         return;
       }
       for (const doc of docs) await followReferences(registry, doc, ctx);
-    });
+    };
     hooks.onClose.tap('domains', () => registry.close());
     return registry;
   },

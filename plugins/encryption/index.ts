@@ -74,20 +74,26 @@ export const encryptionPlugin = definePlugin({
     // the write plan leaves these taps out for a class without encrypted attributes
     const sealedClasses = (model: ClassModel) => encryptedAttributes(model).length > 0;
     hooks.beforeValidate.tapPromise(tapWhen('encryption', sealedClasses, OPEN_STAGE), (draft, ctx) => sealer.openDraft(draft, ctx));
-    hooks.validate.tapPromise({ name: 'encryption', stage: 20 }, async (draft, ctx) => {
+    // a callback tap: a document with no scope and no encrypted attribute answers without a promise
+    hooks.validate.tapAsync({ name: 'encryption', stage: 20 }, (draft, ctx, done) => {
       // a replica stores what its peers wrote, even under scopes whose keyring entry has not arrived yet
-      if (ctx.op === 'delete' || ctx.origin === 'replication') return;
+      if (ctx.op === 'delete' || ctx.origin === 'replication') return done();
       const named = draft['~scope'];
-      if (named === undefined && !Object.values(ctx.classModel.schema).some(isEncrypted)) return;
-      const scope = scopeOf(draft, ctx.classModel);
-      if (named !== undefined || keyring.unlocked) {
-        if (!(await keyring.knowsScope(scope))) {
-          throw ENCRYPTION_ERRORS.encryptionScopeUnknown(`The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
-            path: '~scope',
-            details: { scope },
-          });
-        }
+      if (named === undefined && !sealedClasses(ctx.classModel)) return done();
+      if (named === undefined && !keyring.unlocked) return done();
+      let scope: string;
+      try {
+        scope = scopeOf(draft, ctx.classModel);
+      } catch (err) {
+        return done(err as Error);
       }
+      keyring.knowsScope(scope).then((known) => {
+        if (known) return done();
+        done(ENCRYPTION_ERRORS.encryptionScopeUnknown(`The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
+          path: '~scope',
+          details: { scope },
+        }));
+      }, (err: Error) => done(err));
     });
     hooks.beforeWrite.tapPromise(tapWhen('encryption', sealedClasses, 0), (doc, ctx) => sealer.sealDraft(doc, ctx));
     // an encrypted attachment attribute's file is sealed too (./attachments.ts); opened on getAttachment

@@ -89,10 +89,29 @@ export function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: Att
   if (foreignKeys.length === 0) return;
   // the batch, then what the write sees as pending (a transaction's earlier writes), then what
   // the cache knows: without I/O or a promise in a serial writer's usual case; else the reads
-  const { inBatch } = batchTargets(ctx);
+  const inBatch = smallBatch(ctx) ?? batchTargets(ctx).inBatch;
   if (firstUnknown(draft, ctx, foreignKeys, (id) => inBatch.get(id) || ctx.pending?.(id) || cache?.fresh(id)) !== undefined) {
     return checkWithReads(draft, ctx, foreignKeys, cache);
   }
+}
+
+const SMALL_BATCH = 4;
+
+/**
+ * batchTargets' `inBatch` for a batch of a few drafts and no siblings, looked up in the drafts
+ * themselves: a serial writer's one-document batch builds no map and leaves nothing in scratch.
+ */
+function smallBatch(ctx: WriteContext): Pick<Map<string, Doc>, 'get'> | undefined {
+  const { drafts, siblings } = ctx.batch;
+  if (siblings || drafts.length > SMALL_BATCH) return undefined;
+  const deletesCount = ctx.origin !== 'replication';
+  return {
+    get(id) {
+      // the last draft of an id wins, as the map's last set does
+      for (let i = drafts.length - 1; i >= 0; i--) if (drafts[i]._id === id && (deletesCount || drafts[i].active !== false)) return drafts[i];
+      return undefined;
+    },
+  };
 }
 
 /** The check with the store's answers: one read per class of the batch (fetchTargets), a get for any other id. */
@@ -113,6 +132,13 @@ async function checkWithReads(draft: Doc, ctx: WriteContext, foreignKeys: Attrib
 function firstUnknown(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], known: (id: string) => Target | undefined): string | undefined {
   for (const fk of foreignKeys) {
     const value = draft[fk.name];
+    if (typeof value === 'string' && ctx.op !== 'update') {
+      // the usual reference: one id, on a create (no arrays built)
+      const target = known(value);
+      if (target === undefined) return value;
+      refuseTarget(fk, target, value, fk.name);
+      continue;
+    }
     const ids = idsOf(value);
     const kept = ctx.op === 'update' ? idsOf(ctx.previous?.[fk.name]) : [];
     for (let i = 0; i < ids.length; i++) {
