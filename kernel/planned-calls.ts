@@ -27,83 +27,51 @@ interface TapableHook {
   promise(...args: unknown[]): Promise<unknown>;
 }
 
-/** The taps to call directly, or null when tapable must run the hook (interceptors, `context`). */
-function directTaps(hook: object): TapRecord[] | null {
-  const { taps, interceptors } = hook as TapableHook;
-  if (interceptors.length > 0) return null;
-  for (const tap of taps) if (tap.context) return null;
-  return taps;
-}
-
-/** A `tapAsync` tap: its result now if it called back at once, else a promise of it. */
-function callBack(tap: TapRecord, a: unknown, b: unknown): { now: true; value: unknown } | Promise<unknown> {
-  let answered = false;
-  let error: unknown;
-  let value: unknown;
-  let settle: ((err: unknown, result: unknown) => void) | undefined;
-  tap.fn(a, b, (err: unknown, result: unknown) => {
-    if (answered) return;
-    answered = true;
-    error = err;
-    value = result;
-    settle?.(err, result);
-  });
-  if (answered) {
-    if (error) throw error;
-    return { now: true, value };
-  }
-  return new Promise((resolve, reject) => {
-    settle = (err, result) => (err ? reject(err) : resolve(result));
-  });
-}
-
-/** A `tapPromise` tap's promise (tapable refuses a tap that returns none; so does this). */
-function promised(tap: TapRecord, a: unknown, b: unknown): PromiseLike<unknown> {
-  const answer = tap.fn(a, b);
-  if (!isPromiseLike(answer)) throw new Error(`Tap function (tapPromise) did not return promise (returned ${String(answer)})`);
-  return answer;
-}
-
 /** AsyncSeriesWaterfallHook: each tap gets the value the one before it returned (undefined keeps it). */
 export function runWaterfall<T, C>(hook: object, value: T, ctx: C): T | Promise<T> {
-  const taps = directTaps(hook);
-  if (!taps) return (hook as TapableHook).promise(value, ctx) as Promise<T>;
-  return waterfallFrom(taps, 0, value, ctx);
-}
-
-function waterfallFrom<T, C>(taps: readonly TapRecord[], from: number, value: T, ctx: C): T | Promise<T> {
-  for (let i = from; i < taps.length; i++) {
-    const tap = taps[i];
-    let answer: unknown;
-    if (tap.type === 'sync') answer = tap.fn(value, ctx);
-    else {
-      const pending = tap.type === 'promise' ? promised(tap, value, ctx) : callBack(tap, value, ctx);
-      if (isPromiseLike(pending)) {
-        const kept = value;
-        return Promise.resolve(pending).then((result) => waterfallFrom(taps, i + 1, result !== undefined ? (result as T) : kept, ctx));
-      }
-      answer = pending.value;
-    }
-    if (answer !== undefined) value = answer as T;
-  }
-  return value;
+  return run(hook as TapableHook, value, ctx, true) as T | Promise<T>;
 }
 
 /** AsyncSeriesHook: each tap in turn, answers ignored. */
 export function runSeries<A, C>(hook: object, arg: A, ctx: C): void | Promise<void> {
-  const taps = directTaps(hook);
-  if (!taps) return (hook as TapableHook).promise(arg, ctx) as Promise<void>;
-  return seriesFrom(taps, 0, arg, ctx);
+  return run(hook as TapableHook, arg, ctx, false) as void | Promise<void>;
 }
 
-function seriesFrom<A, C>(taps: readonly TapRecord[], from: number, arg: A, ctx: C): void | Promise<void> {
-  for (let i = from; i < taps.length; i++) {
-    const tap = taps[i];
-    if (tap.type === 'sync') {
-      tap.fn(arg, ctx);
-      continue;
+function run(hook: TapableHook, value: unknown, ctx: unknown, waterfall: boolean): unknown {
+  // tapable runs a hook with interceptors, or a tap that asks for its `context`
+  if (hook.interceptors.length > 0 || hook.taps.some((tap) => tap.context)) return hook.promise(value, ctx);
+  return from(hook.taps, 0, value, ctx, waterfall);
+}
+
+function from(taps: readonly TapRecord[], start: number, value: unknown, ctx: unknown, waterfall: boolean): unknown {
+  for (let i = start; i < taps.length; i++) {
+    const { type, fn } = taps[i];
+    let answer: unknown;
+    if (type === 'sync') answer = fn(value, ctx);
+    else if (type === 'promise') {
+      const pending = fn(value, ctx);
+      if (!isPromiseLike(pending)) throw new Error(`Tap function (tapPromise) did not return promise (returned ${String(pending)})`);
+      return next(pending, taps, i, value, ctx, waterfall);
+    } else {
+      // a callback tap: its answer now if it called back at once, else a promise of it
+      let called = false;
+      let error: unknown;
+      let settle: ((err: unknown, result: unknown) => void) | undefined;
+      fn(value, ctx, (err: unknown, result: unknown) => {
+        if (called) return;
+        called = true;
+        error = err;
+        answer = result;
+        settle?.(err, result);
+      });
+      if (!called) return next(new Promise((resolve, reject) => (settle = (err, result) => (err ? reject(err) : resolve(result)))), taps, i, value, ctx, waterfall);
+      if (error) throw error;
     }
-    const pending = tap.type === 'promise' ? promised(tap, arg, ctx) : callBack(tap, arg, ctx);
-    if (isPromiseLike(pending)) return Promise.resolve(pending).then(() => seriesFrom(taps, i + 1, arg, ctx));
+    if (waterfall && answer !== undefined) value = answer;
   }
+  return waterfall ? value : undefined;
+}
+
+function next(pending: PromiseLike<unknown>, taps: readonly TapRecord[], i: number, value: unknown, ctx: unknown, waterfall: boolean): Promise<unknown> {
+  return Promise.resolve(pending).then((answer) => from(taps, i + 1, waterfall && answer !== undefined ? answer : value, ctx, waterfall));
 }

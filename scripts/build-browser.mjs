@@ -53,6 +53,9 @@ const withoutSql = {
  * api.slim.ts, which refuse stack.ingest, stack.conflicts and resolveConflict with DS_NOT_IN_BUILD;
  * engine/conflicts/denials.ts for denials.slim.ts (no sync plugin: nothing denied), and
  * kernel/commit-group.ts for commit-group.slim.ts (each write stored alone: no group commit),
+ * kernel/planned-calls.ts for planned-calls.slim.ts (planned hooks through tapable's promise()),
+ * vuvuzela (pouchdb-json's fallback for JSON nested too deep for the stack) for a stand-in that
+ * refuses such a document (scripts/vuvuzela.slim.mjs),
  * engine/purge.ts and storage/replication.ts for stand-ins refusing with DS_NOT_IN_BUILD (purges
  * serve the ephemeral and retention plugins, the replication surface the sync plugin and the node),
  * engine/live/live-hub.ts for live-hub.slim.ts (stack.live refused with DS_NOT_IN_BUILD: live
@@ -72,6 +75,8 @@ const withoutIngest = {
     build.onResolve({ filter: /\/live\/live-hub\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/live-hub\.js$/, 'live-hub.slim.ts')) }));
     build.onResolve({ filter: /\/attachments\/(?:api|check)\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/commit-group\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/commit-group\.js$/, 'commit-group.slim.ts')) }));
+    build.onResolve({ filter: /^\.\/planned-calls\.js$/ }, (args) => ({ path: join(args.resolveDir, 'planned-calls.slim.ts') }));
+    build.onResolve({ filter: /^vuvuzela$/ }, () => ({ path: join(root, 'scripts', 'vuvuzela.slim.mjs') }));
     build.onResolve({ filter: /^\.\/(?:target-cache|fast-checks)\.js$/ }, (args) => (args.resolveDir.endsWith(join('plugins', 'validation')) ? { path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) } : undefined));
   },
 };

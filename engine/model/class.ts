@@ -245,20 +245,27 @@ export class Class extends EventEmitter {
    */
   getByPrimaryKeys<T extends object = Record<string, unknown>>(params: Partial<NoInfer<T>>): Promise<DocOf<T> | null>;
   async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
-    const keyAttributes = primaryKeyAttributes(this.current);
+    const model = this.current;
+    const keyAttributes = primaryKeyAttributes(model);
     if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
-    const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
-    if (missing.length > 0) throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
-    const values = primaryKeyValues(this.current, params)!;
-    const keyId = keyIdOf(this.name, values);
-    const holds = (doc: Doc | null) => !!doc && doc['~class'] === this.name && claimFor(this.current, doc)?.keyId === keyId;
-    const natural = naturalIdOf(this.current, params);
+    if (keyAttributes.some((a) => params?.[a.name] === undefined || params[a.name] === null)) {
+      const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
+      throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+    }
+    const values = primaryKeyValues(model, params)!;
+    // the key's id is worked out only when a value differs from what was asked (a lookup by key
+    // usually finds its document by the natural id, with every key value the very one given)
+    let keyId: string | undefined;
+    const keyIdNow = () => (keyId ??= keyIdOf(this.name, values));
+    const holds = (doc: Doc | null) =>
+      !!doc && doc['~class'] === this.name && (keyAttributes.every((a) => doc[a.name] === params[a.name]) || claimFor(model, doc)?.keyId === keyIdNow());
+    const natural = naturalIdOf(model, params);
     if (natural) {
       const doc = await this.stack.getDocument(natural);
       if (holds(doc)) return doc;
     }
     // the owner this stack last saw, read and checked: one read instead of two while it holds
-    const hinted = this.stack.primaryKeys.hint(keyId);
+    const hinted = this.stack.primaryKeys.hint(keyIdNow());
     if (hinted && hinted !== natural) {
       const doc = await this.stack.getDocument(hinted);
       if (holds(doc)) return doc;
