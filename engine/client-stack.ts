@@ -181,15 +181,21 @@ export class ClientStack extends StackCore {
     const now = nowIso(this.clock);
     const requests: WriteRequest[] = [];
     const chosenIds: string[] = [];
-    const models = new Map<string, ClassModel>(); // one class lookup per class per call
+    let models: Map<string, ClassModel> | undefined; // one class lookup per class per call (a map once a second class appears)
+    let lastName: string | undefined;
+    let model: ClassModel | undefined;
     for (const input of docs) {
       const doc = requireObject(input, 'A document');
       const className = classNameOf(doc);
-      let model = models.get(className);
-      if (!model) models.set(className, (model = this.freshClass(className) ?? (await this.requireClass(className))));
-      const draft = createDraft(doc, model, undefined, now, this.systemFields);
+      if (className !== lastName) {
+        if (lastName !== undefined) (models ??= new Map([[lastName, model!]]));
+        model = models?.get(className) ?? this.freshClass(className) ?? (await this.requireClass(className));
+        models?.set(className, model);
+        lastName = className;
+      }
+      const draft = createDraft(doc, model!, undefined, now, this.systemFields);
       if (doc._id !== undefined) chosenIds.push(draft._id);
-      requests.push({ op: 'create', draft, classModel: model });
+      requests.push({ op: 'create', draft, classModel: model! });
     }
     if (chosenIds.length > 0) await refuseTakenIds(this.#db, chosenIds);
     return (await this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options))) as DocOf<T>[];

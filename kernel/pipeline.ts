@@ -48,6 +48,21 @@ export function extrasOf(options: WriteExtras): WriteExtras {
   return { session, transaction, depth };
 }
 
+/** WriteBatch with its scratch map made on first use: most writes' taps never touch it. */
+class Batch implements WriteBatch {
+  #scratch: Map<string, unknown> | undefined;
+  readonly siblings?: readonly Doc[];
+  constructor(
+    readonly drafts: Doc[],
+    siblings: readonly Doc[] | undefined,
+  ) {
+    if (siblings) this.siblings = siblings;
+  }
+  get scratch(): Map<string, unknown> {
+    return (this.#scratch ??= new Map());
+  }
+}
+
 /** The `change` event of a stack: one per document this stack stored. */
 export interface DocChangeEvent {
   op: WriteOp;
@@ -174,7 +189,7 @@ export class WritePipeline {
       plans.push(lastPlan!);
     }
     const drafts = requests.map((r) => r.draft);
-    const batch: WriteBatch = { drafts, scratch: new Map(), ...(extras.siblings ? { siblings: extras.siblings } : {}) };
+    const batch: WriteBatch = new Batch(drafts, extras.siblings);
     const depth = extras.depth ?? 0;
     // built field by field (no spread of temporary objects): a large batch makes one per document
     const contexts: WriteContext[] = new Array(requests.length);

@@ -26,7 +26,7 @@ export interface ClaimPlan {
  */
 export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
   const plan: ClaimPlan = { claims: [], releases: [], duplicates: [] };
-  const inBatch = new Map<string, string>();
+  const inBatch = entries.length > 1 ? new Map<string, string>() : undefined; // one entry meets no other
   entries.forEach((entry, index) => {
     if (!entry || entry.model.simple) return;
     const live = entry.next && !(entry.next as { _deleted?: boolean })._deleted && entry.next.active !== false;
@@ -34,12 +34,12 @@ export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
     // an inactive document holds no key: reviving it (a create over it, an ingested undelete) claims again
     const prev = entry.previous && entry.previous.active !== false ? claimFor(entry.model, entry.previous) : null;
     if (next && next.keyId !== prev?.keyId) {
-      const first = inBatch.get(next.keyId);
+      const first = inBatch?.get(next.keyId);
       if (first !== undefined && first !== next.docId) {
         plan.duplicates.push({ index, claim: next, first, error: batchDuplicate(next, first) });
         return;
       }
-      inBatch.set(next.keyId, next.docId);
+      inBatch?.set(next.keyId, next.docId);
       plan.claims.push({ index, claim: next });
     }
     if (prev && prev.keyId !== next?.keyId) plan.releases.push(prev);

@@ -26,10 +26,11 @@ export function classCountsPart(classCounts: ClassCounts): WritePart {
     name: 'class-counts',
     begin(work) {
       if (work.dryRun) return undefined;
-      const total = new Map<string, number>();
+      let total: Map<string, number> | undefined; // every chunk's deltas: the first chunk's own map until a second chunk comes
       let counted: Map<string, number> | undefined; // deltas added to the counts so far (by chunks that carried a counter)
       let carried: CountDoc[] = [];
-      let deltas = new Map<string, number>();
+      let deltas: Map<string, number> = new Map(); // this chunk's (set by docs before anything reads it)
+      let first: Map<string, number> | undefined;
       const copies = (docs: CountDoc[]): UnitDoc[] => {
         carried = docs;
         return docs.length === 0 ? [] : docs.map((c) => ({ ...c }));
@@ -41,7 +42,12 @@ export function classCountsPart(classCounts: ClassCounts): WritePart {
             const item = work.items[i];
             addDelta(deltas, item.classModel.name, counts(item.previous), counts(item.doc));
           }
-          for (const [name, d] of deltas) total.set(name, (total.get(name) ?? 0) + d);
+          if (!total) total = deltas;
+          else {
+            if (total === first) total = new Map(total);
+            for (const [name, d] of deltas) total.set(name, (total.get(name) ?? 0) + d);
+          }
+          first ??= deltas;
           const entries = classCounts.entries(deltas);
           return isPromiseLike(entries) ? Promise.resolve(entries).then(copies) : copies(entries);
         },
@@ -56,7 +62,7 @@ export function classCountsPart(classCounts: ClassCounts): WritePart {
           if (counted) await classCounts.apply(minus(new Map(), counted));
           return [];
         },
-        done: () => classCounts.apply(minus(total, counted)),
+        done: () => classCounts.apply(minus(total ?? new Map(), counted)),
       };
     },
   };

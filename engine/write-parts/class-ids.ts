@@ -28,17 +28,20 @@ export function classIdsPart(db: Database, classOf: (name: string) => Promise<Cl
   return {
     name: 'class-ids',
     begin(work) {
-      const outside = new Map<string, string[]>();
+      let outside: Map<string, string[]> | undefined; // made only for a write that has such an id
       for (const { op, doc, classModel } of work.items) {
-        if (op === 'create' && !doc._id.startsWith(`${classModel.name}-`)) outside.set(classModel.name, [...(outside.get(classModel.name) ?? []), doc._id]);
+        if (op === 'create' && !(doc._id.startsWith(classModel.name) && doc._id[classModel.name.length] === '-')) {
+          outside ??= new Map();
+          outside.set(classModel.name, [...(outside.get(classModel.name) ?? []), doc._id]);
+        }
       }
-      return outside.size === 0
+      return !outside
         ? undefined
         : {
             // inside the write lock, before anything is stored (a dry run does not list)
             async prepare() {
-              for (const [className, ids] of outside) for (const id of ids) await refuseOtherClassId(id, className, classOf);
-              await editOutsideIds(db, outside, true);
+              for (const [className, ids] of outside!) for (const id of ids) await refuseOtherClassId(id, className, classOf);
+              await editOutsideIds(db, outside!, true);
             },
           };
     },

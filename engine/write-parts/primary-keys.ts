@@ -17,7 +17,7 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
     begin(work) {
       let claims: { index: number; claim: KeyClaim }[] = [];
       let releases: { index: number; claim: KeyClaim }[] = [];
-      const byItem = new Map<number, KeyEntryWrite[]>();
+      let byItem: Map<number, KeyEntryWrite[]> | undefined; // key entries to write, by item (most writes have none)
       let chunk: KeyEntryWrite[] = [];
       const written: { write: KeyEntryWrite; rev: string }[] = [];
       const prepareKeys = async () => {
@@ -28,7 +28,7 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
         });
         const keys = await index.prepare(fresh, releases);
         if (keys.conflicts.length > 0) throw uniqueViolation(keys.conflicts[0].claim, keys.conflicts[0].owner);
-        for (const write of keys.writes) byItem.set(write.index, [...(byItem.get(write.index) ?? []), write]);
+        for (const write of keys.writes) (byItem ??= new Map()).set(write.index, [...(byItem.get(write.index) ?? []), write]);
       };
       return {
         checked() {
@@ -48,7 +48,8 @@ export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
         },
         docs(start, end) {
           chunk = [];
-          if (byItem.size > 0) for (let i = start; i < end; i++) chunk.push(...(byItem.get(i) ?? []));
+          if (!byItem) return [];
+          for (let i = start; i < end; i++) chunk.push(...(byItem.get(i) ?? []));
           return chunk.map((write) => write.entry as unknown as UnitDoc);
         },
         stored(results) {
