@@ -109,11 +109,11 @@ export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): 
   return finishShares(shares);
 }
 
-/** Each share's `done`, in order, once the write is stored. */
-async function finishShares(shares: readonly WriteShare[]): Promise<void> {
-  for (const share of shares) {
-    const finishing = share.done?.();
-    if (isPromiseLike(finishing)) await finishing;
+/** Each share's `done`, in order, once the write is stored; a promise only once one `done` returns one. */
+function finishShares(shares: readonly WriteShare[], from = 0): void | Promise<void> {
+  for (let k = from; k < shares.length; k++) {
+    const finishing = shares[k].done?.();
+    if (isPromiseLike(finishing)) return Promise.resolve(finishing).then(() => finishShares(shares, k + 1));
   }
 }
 

@@ -1,4 +1,4 @@
-import type { UnitDoc, WritePart } from '../../contracts/unit-of-work.js';
+import type { StoredResult, UnitDoc, UnitOfWork, WritePart, WriteShare } from '../../contracts/unit-of-work.js';
 import { isPromiseLike } from '../../storage/settle.js';
 import { addDelta, counts, type ClassCounts, type CountDoc } from '../indexes/class-counts.js';
 
@@ -22,48 +22,63 @@ function minus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number> | 
  * promise from any step (a serial writer makes one such write per document).
  */
 export function classCountsPart(classCounts: ClassCounts): WritePart {
-  return {
-    name: 'class-counts',
-    begin(work) {
-      if (work.dryRun) return undefined;
-      let total: Map<string, number> | undefined; // every chunk's deltas: the first chunk's own map until a second chunk comes
-      let counted: Map<string, number> | undefined; // deltas added to the counts so far (by chunks that carried a counter)
-      let carried: CountDoc[] = [];
-      let deltas: Map<string, number> = new Map(); // this chunk's (set by docs before anything reads it)
-      let first: Map<string, number> | undefined;
-      const copies = (docs: CountDoc[]): UnitDoc[] => {
-        carried = docs;
-        return docs.length === 0 ? [] : docs.map((c) => ({ ...c }));
-      };
-      return {
-        docs(start, end) {
-          deltas = new Map();
-          for (let i = start; i < end; i++) {
-            const item = work.items[i];
-            addDelta(deltas, item.classModel.name, counts(item.previous), counts(item.doc));
-          }
-          if (!total) total = deltas;
-          else {
-            if (total === first) total = new Map(total);
-            for (const [name, d] of deltas) total.set(name, (total.get(name) ?? 0) + d);
-          }
-          first ??= deltas;
-          const entries = classCounts.entries(deltas);
-          return isPromiseLike(entries) ? Promise.resolve(entries).then(copies) : copies(entries);
-        },
-        // called only for a chunk that carried counter documents
-        stored(results) {
-          classCounts.written(deltas, carried, results.map((r) => (r.error ? null : r.rev!)));
-          counted ??= new Map();
-          for (const [name, d] of deltas) counted.set(name, (counted.get(name) ?? 0) + d);
-          return undefined;
-        },
-        async undo() {
-          if (counted) await classCounts.apply(minus(new Map(), counted));
-          return [];
-        },
-        done: () => classCounts.apply(minus(total ?? new Map(), counted)),
-      };
-    },
-  };
+  return { name: 'class-counts', begin: (work) => (work.dryRun ? undefined : new CountsShare(classCounts, work)) };
+}
+
+/** never changed: docs() sets a chunk's own map before stored() reads one */
+const NO_DELTAS = new Map<string, number>();
+
+/** One write's share: a class, not closures — every write makes one. */
+class CountsShare implements WriteShare {
+  /** every chunk's deltas: the first chunk's own map until a second chunk comes */
+  private total: Map<string, number> | undefined;
+  private first: Map<string, number> | undefined;
+  /** deltas added to the counts so far (by chunks that carried a counter) */
+  private counted: Map<string, number> | undefined;
+  private carried: CountDoc[] = [];
+  /** this chunk's (set by docs before anything reads it) */
+  private deltas: Map<string, number> = NO_DELTAS;
+
+  constructor(
+    private readonly classCounts: ClassCounts,
+    private readonly work: UnitOfWork,
+  ) {}
+
+  docs(start: number, end: number): UnitDoc[] | Promise<UnitDoc[]> {
+    const deltas = (this.deltas = new Map());
+    for (let i = start; i < end; i++) {
+      const item = this.work.items[i];
+      addDelta(deltas, item.classModel.name, counts(item.previous), counts(item.doc));
+    }
+    if (!this.total) this.total = deltas;
+    else {
+      if (this.total === this.first) this.total = new Map(this.total);
+      for (const [name, d] of deltas) this.total.set(name, (this.total.get(name) ?? 0) + d);
+    }
+    this.first ??= deltas;
+    const entries = this.classCounts.entries(deltas);
+    return isPromiseLike(entries) ? Promise.resolve(entries).then((docs) => this.copies(docs)) : this.copies(entries);
+  }
+
+  private copies(docs: CountDoc[]): UnitDoc[] {
+    this.carried = docs;
+    return docs.length === 0 ? [] : docs.map((c) => ({ ...c }));
+  }
+
+  // called only for a chunk that carried counter documents
+  stored(results: readonly StoredResult[]): undefined {
+    this.classCounts.written(this.deltas, this.carried, results.map((r) => (r.error ? null : r.rev!)));
+    const counted = (this.counted ??= new Map());
+    for (const [name, d] of this.deltas) counted.set(name, (counted.get(name) ?? 0) + d);
+    return undefined;
+  }
+
+  async undo(): Promise<UnitDoc[]> {
+    if (this.counted) await this.classCounts.apply(minus(new Map(), this.counted));
+    return [];
+  }
+
+  done(): void | Promise<void> {
+    return this.classCounts.apply(minus(this.total ?? new Map(), this.counted));
+  }
 }
