@@ -48,6 +48,25 @@ export function extrasOf(options: WriteExtras): WriteExtras {
   return { session, transaction, depth };
 }
 
+/** A write between its hooks: what prepare() built, then checked. */
+interface Checking {
+  requests: WriteRequest[];
+  origin: WriteOrigin;
+  dryRun: boolean;
+  plans: WritePlan[];
+  drafts: Doc[];
+  contexts: WriteContext[];
+}
+
+interface Prepared {
+  drafts: Doc[];
+  contexts: WriteContext[];
+  plans: WritePlan[];
+  items: UnitItem[];
+  shares: WriteShare[];
+  work: UnitOfWork;
+}
+
 /** WriteBatch with its scratch map made on first use: most writes' taps never touch it. */
 class Batch implements WriteBatch {
   #scratch: Map<string, unknown> | undefined;
@@ -110,7 +129,8 @@ export class WritePipeline {
   }
 
   async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
-    const { drafts, contexts, plans, items, shares, work } = await this.prepare(requests, origin, extras, false);
+    const prepared = this.prepare(requests, origin, extras, false);
+    const { drafts, contexts, plans, items, shares, work } = isPromiseLike(prepared) ? await prepared : prepared;
 
     // a copy only for a class whose beforeWrite taps (encryption) may change what is stored
     const stored: Doc[] = [];
@@ -167,8 +187,11 @@ export class WritePipeline {
     return (await this.prepare(requests.map((r) => ({ ...r, draft: { ...r.draft } })), origin, extras, true)).drafts;
   }
 
-  /** beforeValidate and validate for every draft, then each write part's share and its check. */
-  private async prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean) {
+  /**
+   * beforeValidate and validate for every draft, then each write part's share and its check;
+   * a promise only once a hook or a part answers with one (a serial write usually has none).
+   */
+  private prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean): Prepared | Promise<Prepared> {
     const { hooks, stack } = this.deps;
     const plans: WritePlan[] = [];
     // one capability check and one plan lookup per class per call (a map only once a second class appears)
@@ -202,24 +225,41 @@ export class WritePipeline {
       if (extras.pending) context.pending = extras.pending;
       contexts[index] = context;
     }
-    const piped = (i: number) => !requests[i].classModel.simple;
-    // All drafts pass beforeValidate before any is validated, so validators see final siblings.
-    for (let i = 0; i < drafts.length; i++) {
-      const beforeValidate = plans[i].beforeValidate;
-      if (!piped(i) || !beforeValidate) continue;
-      const draft = runWaterfall(beforeValidate, drafts[i], contexts[i]);
-      drafts[i] = isPromiseLike(draft) ? await draft : draft;
+    return this.checkDrafts({ requests, origin, dryRun, plans, drafts, contexts }, 0, 0);
+  }
+
+  /**
+   * Stage 0: beforeValidate over every draft; stage 1: validate over every draft (all drafts pass
+   * beforeValidate before any is validated, so validators see final siblings); then the parts'
+   * shares. Runs on synchronously until a hook answers with a promise, then goes on from there.
+   */
+  private checkDrafts(p: Checking, stage: 0 | 1, from: number): Prepared | Promise<Prepared> {
+    const { requests, plans, drafts, contexts } = p;
+    if (stage === 0) {
+      for (let i = from; i < drafts.length; i++) {
+        const beforeValidate = plans[i].beforeValidate;
+        if (requests[i].classModel.simple || !beforeValidate) continue;
+        const draft = runWaterfall(beforeValidate, drafts[i], contexts[i]);
+        if (isPromiseLike(draft)) {
+          return Promise.resolve(draft).then((done) => {
+            drafts[i] = done;
+            return this.checkDrafts(p, 0, i + 1);
+          });
+        }
+        drafts[i] = draft;
+      }
+      from = 0;
     }
-    for (let i = 0; i < drafts.length; i++) {
+    for (let i = from; i < drafts.length; i++) {
       const validate = plans[i].validate;
-      const checking = piped(i) && validate ? runSeries(validate, drafts[i], contexts[i]) : undefined;
-      if (isPromiseLike(checking)) await checking;
+      const checking = !requests[i].classModel.simple && validate ? runSeries(validate, drafts[i], contexts[i]) : undefined;
+      if (isPromiseLike(checking)) return Promise.resolve(checking).then(() => this.checkDrafts(p, 1, i + 1));
     }
     const items: UnitItem[] = requests.map((r, i) => ({ doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] }));
-    const work: UnitOfWork = { items, origin, dryRun };
+    const work: UnitOfWork = { items, origin: p.origin, dryRun: p.dryRun };
     const begun = this.begin(work);
-    const shares = isPromiseLike(begun) ? await begun : begun;
-    return { drafts, contexts, plans, items, shares, work };
+    const prepared = (shares: WriteShare[]): Prepared => ({ drafts, contexts, plans, items, shares, work });
+    return isPromiseLike(begun) ? Promise.resolve(begun).then(prepared) : prepared(begun);
   }
 
   /** Each write part's share of a write, checked (waiting only on a check that returns a promise). */

@@ -82,11 +82,13 @@ export class ClassNamesIndex {
    * Inside the write lock, once a pipeline write stored all of its documents: they move the
    * names (no storage call), and every PERSIST_EVERY of them the checkpoint is stored.
    */
-  async written(docs: readonly WrittenDoc[]): Promise<void> {
-    const state = await this.#load();
+  written(docs: readonly WrittenDoc[]): void | Promise<void> {
+    // loaded (every write after the first): counted at once, no promise unless the checkpoint is due
+    const state = this.#state;
+    if (!state) return this.#load().then(() => this.written(docs));
     for (const doc of docs) if (isClassDocId(doc._id)) apply(state, doc._id, doc);
     state.pending += docs.length;
-    if (state.pending >= PERSIST_EVERY) await this.persist();
+    if (state.pending >= PERSIST_EVERY) return this.persist();
   }
 
   /**
