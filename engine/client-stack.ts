@@ -4,8 +4,9 @@ import { CLASS_META, SELF_META, type ClassModel, type Doc, type DocOf, type NewD
 import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
 import { closesOf, type Database } from '../storage/database.js';
 import { writeLockFor } from '../storage/write-lock.js';
+import { classNamesOf, createRequests, type CreateRequests } from './create-requests.js';
 import { KEYS } from '../kernel/container.js';
-import { classNameOf, createDraft, deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
+import { deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
 import { StackCore, type StackOptions, type WriteOptions } from '../kernel/stack.js';
 import { ClassCache } from './class-cache.js';
@@ -49,6 +50,9 @@ declare module '../contracts/stack-port.js' {
  * A document database on one PouchDB store: the plugin kernel (hooks, container) and the
  * document pipeline. Open it with `createStack` (or `ClientStack.create`); close it with `close`.
  */
+/** A one-document write's answer: its one document. */
+const firstOf = (docs: Doc[]): Doc => docs[0];
+
 export class ClientStack extends StackCore {
   readonly classCache: ClassCache;
   readonly primaryKeys: PrimaryKeyIndex;
@@ -169,36 +173,41 @@ export class ClientStack extends StackCore {
    */
   createDoc<C extends MappedClass<DocstackClasses>>(doc: NewDocOf<AttributesOf<DocstackClasses, C>> & { '~class': C }, options?: WriteOptions & { id?: string }): Promise<DocOf<AttributesOf<DocstackClasses, C>>>;
   createDoc<T extends object = Record<string, unknown>, C extends string = string>(doc: NewDocOf<T> & { '~class': UnmappedClass<DocstackClasses, C> }, options?: WriteOptions & { id?: string }): Promise<DocOf<T>>;
-  async createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
-    const [created] = await this.createDocs([options.id === undefined ? doc : { ...doc, _id: options.id }], options);
-    return created;
+  createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
+    return this.createMany([options.id === undefined ? doc : { ...doc, _id: options.id }], options).then(firstOf);
   }
 
   /** All or nothing: every document is validated before any is stored. */
-  async createDocs<T extends object = Record<string, unknown>>(docs: NewDocOf<T>[], options: WriteOptions = {}): Promise<DocOf<T>[]> {
-    this.assertOpen();
-    if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('createDocs takes an array of documents.');
-    const now = nowIso(this.clock);
-    const requests: WriteRequest[] = [];
-    const chosenIds: string[] = [];
-    let models: Map<string, ClassModel> | undefined; // one class lookup per class per call (a map once a second class appears)
-    let lastName: string | undefined;
-    let model: ClassModel | undefined;
-    for (const input of docs) {
-      const doc = requireObject(input, 'A document');
-      const className = classNameOf(doc);
-      if (className !== lastName) {
-        if (lastName !== undefined) (models ??= new Map([[lastName, model!]]));
-        model = models?.get(className) ?? this.freshClass(className) ?? (await this.requireClass(className));
-        models?.set(className, model);
-        lastName = className;
-      }
-      const draft = createDraft(doc, model!, undefined, now, this.systemFields);
-      if (doc._id !== undefined) chosenIds.push(draft._id);
-      requests.push({ op: 'create', draft, classModel: model! });
+  createDocs<T extends object = Record<string, unknown>>(docs: NewDocOf<T>[], options: WriteOptions = {}): Promise<DocOf<T>[]> {
+    return this.createMany(docs, options) as Promise<DocOf<T>[]>;
+  }
+
+  /**
+   * createDoc and createDocs: no async frame of its own while every class is known fresh (the
+   * usual write: the pipeline's promise is the caller's), createManyReading else. A refusal is
+   * always a rejected promise, never a throw.
+   */
+  private createMany(docs: unknown, options: WriteOptions): Promise<Doc[]> {
+    try {
+      this.assertOpen();
+      if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('createDocs takes an array of documents.');
+      const built = createRequests(docs, nowIso(this.clock), (name) => this.freshClass(name), this.systemFields);
+      return built ? this.storeCreates(built, options) : this.createManyReading(docs, options);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    if (chosenIds.length > 0) await refuseTakenIds(this.#db, chosenIds);
-    return (await this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options))) as DocOf<T>[];
+  }
+
+  /** createMany when a class must be read first (not cached, or not fresh): each class of the call once. */
+  private async createManyReading(docs: unknown[], options: WriteOptions): Promise<Doc[]> {
+    const models = new Map<string, ClassModel>();
+    for (const name of classNamesOf(docs)) models.set(name, this.freshClass(name) ?? (await this.requireClass(name)));
+    return this.storeCreates(createRequests(docs, nowIso(this.clock), (name) => models.get(name), this.systemFields)!, options);
+  }
+
+  private storeCreates({ requests, chosenIds }: CreateRequests, options: WriteOptions): Promise<Doc[]> {
+    const write = () => this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
+    return chosenIds.length > 0 ? refuseTakenIds(this.#db, chosenIds).then(write) : write();
   }
 
   async updateDoc<T extends object = Record<string, unknown>>(id: string, changes: Partial<NoInfer<T>>, options: WriteOptions = {}): Promise<DocOf<T>> {
