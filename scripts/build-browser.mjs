@@ -54,8 +54,7 @@ const withoutSql = {
  * engine/conflicts/denials.ts for denials.slim.ts (no sync plugin: nothing denied), and
  * kernel/commit-group.ts for commit-group.slim.ts (each write stored alone: no group commit),
  * kernel/planned-calls.ts for planned-calls.slim.ts (planned hooks through tapable's promise()),
- * vuvuzela (pouchdb-json's fallback for JSON nested too deep for the stack) for a stand-in that
- * refuses such a document (scripts/vuvuzela.slim.mjs),
+ * pouchdb-changes-filter for a no-op plugin (scripts/changes-filter.slim.mjs: no filtered feed there),
  * engine/purge.ts and storage/replication.ts for stand-ins refusing with DS_NOT_IN_BUILD (purges
  * serve the ephemeral and retention plugins, the replication surface the sync plugin and the node),
  * engine/live/live-hub.ts for live-hub.slim.ts (stack.live refused with DS_NOT_IN_BUILD: live
@@ -76,7 +75,7 @@ const withoutIngest = {
     build.onResolve({ filter: /\/attachments\/(?:api|check)\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/commit-group\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/commit-group\.js$/, 'commit-group.slim.ts')) }));
     build.onResolve({ filter: /^\.\/planned-calls\.js$/ }, (args) => ({ path: join(args.resolveDir, 'planned-calls.slim.ts') }));
-    build.onResolve({ filter: /^vuvuzela$/ }, () => ({ path: join(root, 'scripts', 'vuvuzela.slim.mjs') }));
+    build.onResolve({ filter: /^pouchdb-changes-filter$/ }, () => ({ path: join(root, 'scripts', 'changes-filter.slim.mjs') }));
     build.onResolve({ filter: /^\.\/(?:target-cache|fast-checks)\.js$/ }, (args) => (args.resolveDir.endsWith(join('plugins', 'validation')) ? { path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) } : undefined));
   },
 };
@@ -97,6 +96,18 @@ const usedTapableHooks = {
       loader: 'js',
       resolveDir: args.pluginData.resolveDir,
     }));
+  },
+};
+
+/**
+ * Both browser files: pouchdb-json's vuvuzela (a second JSON parser, 1.6 kB minified, used only
+ * when JSON.parse / JSON.stringify overflow the stack on a document nested thousands of levels
+ * deep) resolves to scripts/vuvuzela.browser.mjs, which refuses such a document with a RangeError.
+ */
+const noDeepJsonFallback = {
+  name: 'docstack-no-vuvuzela',
+  setup(build) {
+    build.onResolve({ filter: /^vuvuzela$/ }, () => ({ path: join(root, 'scripts', 'vuvuzela.browser.mjs') }));
   },
 };
 
@@ -178,7 +189,7 @@ export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), min
     logLevel: 'silent',
     // the `events` npm package stands in for Node's (pouchdb-utils, the stack's EventEmitter)
     define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
-    plugins: [browserAdapters, usedTapableHooks, uuidV4Only, builtinsLeftExternal, ...(b.cutSql ? [withoutSql] : []), ...(b.slim ? [withoutIngest] : [])],
+    plugins: [browserAdapters, usedTapableHooks, uuidV4Only, noDeepJsonFallback, builtinsLeftExternal, ...(b.cutSql ? [withoutSql] : []), ...(b.slim ? [withoutIngest] : [])],
   })));
   const result = { metafile: { inputs: Object.assign({}, ...results.map((r) => r.metafile.inputs)), outputs: Object.assign({}, ...results.map((r) => r.metafile.outputs)) } };
   const problems = [];

@@ -97,6 +97,12 @@ describe('the slim preset (the engine and the validation plugin) in a browser bu
     expect(kept.filter((i) => /^engine\/conflicts\/(list|resolve|merge|auto)\.ts$/.test(i))).toEqual([]);
     // nor purges, the replication surface, denials or group commit (stand-ins, tested above)
     expect(kept.filter((i) => /^(engine\/purge|storage\/replication|engine\/conflicts\/denials|kernel\/commit-group)\.ts$/.test(i))).toEqual([]);
+    // nor the planned hooks' direct runner (tapable's promise() instead), PouchDB's filtered
+    // changes (no feed there is filtered) or vuvuzela (both browser files: deep JSON refused)
+    expect(kept).toContain('kernel/planned-calls.slim.ts');
+    expect(kept).toContain('scripts/changes-filter.slim.mjs');
+    expect(kept).toContain('scripts/vuvuzela.browser.mjs');
+    expect(kept.filter((i) => /^kernel\/planned-calls\.ts$|node_modules\/(pouchdb-changes-filter|vuvuzela)\//.test(i))).toEqual([]);
     // nor live queries (stack.live refused there: they would take it past its budget)
     expect(kept).toContain('engine/live/live-hub.slim.ts');
     expect(kept.filter((i) => /^engine\/live\/live-(hub|query|order)\.ts$/.test(i))).toEqual([]);
