@@ -47,15 +47,18 @@ function escapeIdPart(text: string): string {
   return out;
 }
 
-/** escapeIdPart for ASCII text, by character code: the same output without encoding to bytes. */
+/** Characters an id part keeps as they are (escapeIdPart writes the others `_XX`). */
+const UNSAFE_ASCII = /[^A-Za-z0-9-]/g;
+
+/**
+ * escapeIdPart for ASCII text: one replace (a key's JSON always has its quotes to escape), not a
+ * string grown character by character — that made ≈ 1.4 kB of garbage per natural id.
+ */
 function escapeAscii(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const kept = (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45;
-    out += kept ? text[i] : `_${code < 16 ? '0' : ''}${code.toString(16).toUpperCase()}`;
-  }
-  return out;
+  return text.replace(UNSAFE_ASCII, (c) => {
+    const code = c.charCodeAt(0);
+    return `_${code < 16 ? '0' : ''}${code.toString(16).toUpperCase()}`;
+  });
 }
 
 /**

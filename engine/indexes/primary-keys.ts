@@ -251,6 +251,16 @@ export class PrimaryKeyIndex {
     return true;
   }
 
+  /**
+   * preparesNothing once the classes' counts of entries are read (a stack's first write of a
+   * class does not know them yet): true when that read is all a large first batch needed.
+   */
+  async preparesNothingCounted(claims: readonly { claim: KeyClaim }[], releases: readonly unknown[]): Promise<boolean> {
+    if (releases.length > 0 || !claims.every(({ claim }) => isNaturalClaim(claim))) return false;
+    for (const className of new Set(claims.map(({ claim }) => claim.className))) if ((await this.holders.count(className)) !== 0) return false;
+    return true;
+  }
+
   async prepare(claims: readonly { index: number; claim: KeyClaim; fresh?: boolean; holder?: string }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {
     const prepared: PreparedKeys = { writes: [], conflicts: [] };
     if (claims.length === 0 && releases.length === 0) return prepared;

@@ -47,6 +47,7 @@ class KeysShare implements WriteShare {
   }
 
   private async prepareKeys(): Promise<void> {
+    if (await this.index.preparesNothingCounted(this.claims, this.releases)) return;
     const fresh = this.claims.map((c) => {
       const { op, previous, context } = this.work.items[c.index];
       const holder = typeof context.transaction === 'string' ? context.transaction : undefined;
