@@ -238,10 +238,15 @@ export class ClientStack extends StackCore {
   }
 
   /** One document by id, or null (also for an inactive one, unless includeInactive). */
-  async getDocument<T extends object = Record<string, unknown>>(id: string, options: GetOptions = {}): Promise<DocOf<T> | null> {
-    this.assertOpen();
-    if (typeof id !== 'string' || id === '') return null;
-    return (await readDocument(this, id, options)) as DocOf<T> | null;
+  getDocument<T extends object = Record<string, unknown>>(id: string, options: GetOptions = {}): Promise<DocOf<T> | null> {
+    // no async frame (a lookup's cost is its promises); a closed stack still answers by rejecting
+    try {
+      this.assertOpen();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (typeof id !== 'string' || id === '') return Promise.resolve(null);
+    return readDocument(this, id, options) as Promise<DocOf<T> | null>;
   }
 
   /** Documents of a class matching a Mango selector, in `_id` order. */

@@ -244,37 +244,48 @@ export class Class extends EventEmitter {
    * the key index, for documents with other ids (random ids of older stores, an explicit `_id`).
    */
   getByPrimaryKeys<T extends object = Record<string, unknown>>(params: Partial<NoInfer<T>>): Promise<DocOf<T> | null>;
-  async getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
-    const model = this.current;
-    const keyAttributes = primaryKeyAttributes(model);
-    if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
-    if (keyAttributes.some((a) => params?.[a.name] === undefined || params[a.name] === null)) {
-      const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
-      throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+  getByPrimaryKeys(params: Record<string, unknown>): Promise<Doc | null> {
+    // no async frame while the natural id answers (the usual lookup): one read, its promise the caller's
+    try {
+      const model = this.current;
+      const keyAttributes = primaryKeyAttributes(model);
+      if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
+      if (keyAttributes.some((a) => params?.[a.name] === undefined || params[a.name] === null)) {
+        const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
+        throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+      }
+      const natural = naturalIdOf(model, params);
+      if (!natural) return this.byKeyIndex(model, params, undefined);
+      return this.stack.getDocument(natural).then((doc) => (this.holdsKey(model, params, doc) ? doc : this.byKeyIndex(model, params, natural)));
+    } catch (err) {
+      return Promise.reject(err);
     }
+  }
+
+  /**
+   * Does this stored document hold the key the params give? Every key value the very one asked
+   * (the usual answer) or, for values that differ as objects, the same key id.
+   */
+  private holdsKey(model: ClassModel, params: Record<string, unknown>, doc: Doc | null): doc is Doc {
+    if (!doc || doc['~class'] !== this.name) return false;
+    if (primaryKeyAttributes(model).every((a) => doc[a.name] === params[a.name])) return true;
+    return claimFor(model, doc)?.keyId === keyIdOf(this.name, primaryKeyValues(model, params)!);
+  }
+
+  /** getByPrimaryKeys past the natural id: the owner this stack last saw (one read while it holds), then the key index. */
+  private async byKeyIndex(model: ClassModel, params: Record<string, unknown>, natural: string | undefined): Promise<Doc | null> {
     const values = primaryKeyValues(model, params)!;
-    // the key's id is worked out only when a value differs from what was asked (a lookup by key
-    // usually finds its document by the natural id, with every key value the very one given)
-    let keyId: string | undefined;
-    const keyIdNow = () => (keyId ??= keyIdOf(this.name, values));
-    const holds = (doc: Doc | null) =>
-      !!doc && doc['~class'] === this.name && (keyAttributes.every((a) => doc[a.name] === params[a.name]) || claimFor(model, doc)?.keyId === keyIdNow());
-    const natural = naturalIdOf(model, params);
-    if (natural) {
-      const doc = await this.stack.getDocument(natural);
-      if (holds(doc)) return doc;
-    }
-    // the owner this stack last saw, read and checked: one read instead of two while it holds
-    const hinted = this.stack.primaryKeys.hint(keyIdNow());
+    const keyId = keyIdOf(this.name, values);
+    const hinted = this.stack.primaryKeys.hint(keyId);
     if (hinted && hinted !== natural) {
       const doc = await this.stack.getDocument(hinted);
-      if (holds(doc)) return doc;
+      if (this.holdsKey(model, params, doc)) return doc;
     }
     const id = await this.stack.primaryKeys.lookup(this.name, values, natural !== undefined);
     if (!id || id === hinted || id === natural) return null;
     const doc = await this.stack.getDocument(id);
     // an entry left stale by a crash never answers for another key
-    return holds(doc) ? doc : null;
+    return this.holdsKey(model, params, doc) ? doc : null;
   }
 
   getCards<T extends object = Record<string, unknown>>(selector?: Selector, fields?: string[], skip?: number, limit?: number): Promise<DocOf<T>[]>;

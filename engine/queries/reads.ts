@@ -1,6 +1,7 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
 import type { KernelHooks } from '../../kernel/hooks.js';
 import { planFor } from '../../kernel/write-plan.js';
+import { runWaterfall } from '../../kernel/planned-calls.js';
 import { CLASS_META, SELF_META, type ClassModel, type Doc } from '../../contracts/model.js';
 import { hasFlatAttributes, toClassDocument } from '../model/attribute-shape.js';
 import type { FindOptions, GetOptions } from '../../contracts/queries.js';
@@ -119,20 +120,33 @@ async function* candidatePages(stack: StackPort, db: Database, hooks: KernelHook
   for (let start = 0; start < docs.length; start += SCAN_PAGE) yield docs.slice(start, start + SCAN_PAGE);
 }
 
-/** One document by id, as a read answers it: null when missing, inactive (unless asked), or hidden; afterRead applied. */
-export async function readDocument(stack: StackPort, id: string, options: GetOptions): Promise<Doc | null> {
-  const stored = await stack.storage.get(id);
+/**
+ * One document by id, as a read answers it: null when missing, inactive (unless asked), or hidden;
+ * afterRead applied. No async frame of its own: a primary-key lookup is this read, so each promise
+ * it adds over PouchDB's get shows in every lookup's cost.
+ */
+export function readDocument(stack: StackPort, id: string, options: GetOptions): Promise<Doc | null> {
+  return stack.storage.get(id).then((stored) => shapeRead(stack, stored, options));
+}
+
+function shapeRead(stack: StackPort, stored: Doc | null, options: GetOptions): Doc | null | Promise<Doc | null> {
   if (!stored || (stored.active === false && !options.includeInactive)) return null;
   // a class document reads in the stored attribute shape, whichever shape a peer wrote it in
   const isFlatClass = (stored['~class'] === CLASS_META || stored['~class'] === SELF_META) && hasFlatAttributes(stored);
   const doc = isFlatClass ? (toClassDocument(stored as unknown as ClassModel) as unknown as Doc) : stored;
   const className = doc['~class'];
-  const classModel = typeof className === 'string' ? (stack.classCache.fresh(className) ?? (await stack.classCache.get(className)) ?? undefined) : undefined;
-  const ctx = { stack, ...(classModel ? { classModel } : {}) };
+  if (typeof className !== 'string') return finishRead(stack, doc, undefined);
+  const fresh = stack.classCache.fresh(className);
+  if (fresh) return finishRead(stack, doc, fresh);
+  return stack.classCache.get(className).then((model) => finishRead(stack, doc, model ?? undefined));
+}
+
+function finishRead(stack: StackPort, doc: Doc, classModel: ClassModel | undefined): Doc | null | Promise<Doc | null> {
+  const ctx = classModel ? { stack, classModel } : { stack };
   if (stack.hooks.hidden.call(doc, ctx)) return null;
   // a class's plan leaves out afterRead taps with no work for it (no encrypted attribute: no decryption)
   const afterRead = classModel ? planFor(stack.hooks, classModel, 'local').afterRead : stack.hooks.afterRead;
-  return afterRead ? afterRead.promise(doc, ctx) : doc;
+  return afterRead ? runWaterfall(afterRead, doc, ctx) : doc;
 }
 
 /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
