@@ -74,7 +74,7 @@ const withoutIngest = {
     build.onResolve({ filter: /\/live\/live-hub\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/live-hub\.js$/, 'live-hub.slim.ts')) }));
     build.onResolve({ filter: /\/attachments\/(?:api|check)\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/commit-group\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/commit-group\.js$/, 'commit-group.slim.ts')) }));
-    build.onResolve({ filter: /^\.\/planned-calls\.js$/ }, (args) => ({ path: join(args.resolveDir, 'planned-calls.slim.ts') }));
+    build.onResolve({ filter: /(?:^\.|\/kernel)\/planned-calls\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/planned-calls\.js$/, 'planned-calls.slim.ts')) }));
     build.onResolve({ filter: /^pouchdb-changes-filter$/ }, () => ({ path: join(root, 'scripts', 'changes-filter.slim.mjs') }));
     build.onResolve({ filter: /^\.\/(?:target-cache|fast-checks)\.js$/ }, (args) => (args.resolveDir.endsWith(join('plugins', 'validation')) ? { path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) } : undefined));
   },
