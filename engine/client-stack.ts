@@ -4,7 +4,7 @@ import { CLASS_META, SELF_META, type ClassModel, type Doc, type DocOf, type NewD
 import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
 import { closesOf, type Database } from '../storage/database.js';
 import { writeLockFor } from '../storage/write-lock.js';
-import { classNamesOf, createRequests, type CreateRequests } from './create-requests.js';
+import { createDocuments, firstOf, type CreateDeps } from './create-requests.js';
 import { KEYS } from '../kernel/container.js';
 import { deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
@@ -28,7 +28,7 @@ import { kernelAttributeTypes } from './model/builtin-types.js';
 import { Class } from './model/class.js';
 import { purgeDocuments, type StoreDeps } from './purge.js';
 import { countDocuments } from './queries/count.js';
-import { findClassDocuments, readDocument, refuseTakenIds, scanClass } from './queries/reads.js';
+import { findClassDocuments, readDocument, refuseTakenIds, requireActive, scanClass } from './queries/reads.js';
 import { SYSTEM_PATCHES } from './system-patches/index.js';
 import { capabilitiesPart } from './write-parts/capabilities.js';
 import { classCountsPart } from './write-parts/class-counts.js';
@@ -50,9 +50,6 @@ declare module '../contracts/stack-port.js' {
  * A document database on one PouchDB store: the plugin kernel (hooks, container) and the
  * document pipeline. Open it with `createStack` (or `ClientStack.create`); close it with `close`.
  */
-/** A one-document write's answer: its one document. */
-const firstOf = (docs: Doc[]): Doc => docs[0];
-
 export class ClientStack extends StackCore {
   readonly classCache: ClassCache;
   readonly primaryKeys: PrimaryKeyIndex;
@@ -174,41 +171,30 @@ export class ClientStack extends StackCore {
   createDoc<C extends MappedClass<DocstackClasses>>(doc: NewDocOf<AttributesOf<DocstackClasses, C>> & { '~class': C }, options?: WriteOptions & { id?: string }): Promise<DocOf<AttributesOf<DocstackClasses, C>>>;
   createDoc<T extends object = Record<string, unknown>, C extends string = string>(doc: NewDocOf<T> & { '~class': UnmappedClass<DocstackClasses, C> }, options?: WriteOptions & { id?: string }): Promise<DocOf<T>>;
   createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
-    return this.createMany([options.id === undefined ? doc : { ...doc, _id: options.id }], options).then(firstOf);
+    return this.createDocs([options.id === undefined ? doc : { ...doc, _id: options.id }], options).then(firstOf);
   }
 
-  /** All or nothing: every document is validated before any is stored. */
+  /** All or nothing: every document is validated before any is stored (engine/create-requests.ts; a refusal rejects, never throws). */
   createDocs<T extends object = Record<string, unknown>>(docs: NewDocOf<T>[], options: WriteOptions = {}): Promise<DocOf<T>[]> {
-    return this.createMany(docs, options) as Promise<DocOf<T>[]>;
-  }
-
-  /**
-   * createDoc and createDocs: no async frame of its own while every class is known fresh (the
-   * usual write: the pipeline's promise is the caller's), createManyReading else. A refusal is
-   * always a rejected promise, never a throw.
-   */
-  private createMany(docs: unknown, options: WriteOptions): Promise<Doc[]> {
     try {
       this.assertOpen();
       if (!Array.isArray(docs)) throw KERNEL_ERRORS.docInvalid('createDocs takes an array of documents.');
-      const built = createRequests(docs, nowIso(this.clock), (name) => this.freshClass(name), this.systemFields);
-      return built ? this.storeCreates(built, options) : this.createManyReading(docs, options);
+      return createDocuments(docs, this.creates, options) as Promise<DocOf<T>[]>;
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  /** createMany when a class must be read first (not cached, or not fresh): each class of the call once. */
-  private async createManyReading(docs: unknown[], options: WriteOptions): Promise<Doc[]> {
-    const models = new Map<string, ClassModel>();
-    for (const name of classNamesOf(docs)) models.set(name, this.freshClass(name) ?? (await this.requireClass(name)));
-    return this.storeCreates(createRequests(docs, nowIso(this.clock), (name) => models.get(name), this.systemFields)!, options);
-  }
-
-  private storeCreates({ requests, chosenIds }: CreateRequests, options: WriteOptions): Promise<Doc[]> {
-    const write = () => this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
-    return chosenIds.length > 0 ? refuseTakenIds(this.#db, chosenIds).then(write) : write();
-  }
+  private readonly creates: CreateDeps<WriteOptions> = {
+    fresh: (name) => this.freshClass(name),
+    read: (name) => this.requireClass(name),
+    now: () => nowIso(this.clock),
+    systemFields: () => this.systemFields,
+    store: ({ requests, chosenIds }, options) => {
+      const write = () => this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
+      return chosenIds.length > 0 ? refuseTakenIds(this.#db, chosenIds).then(write) : write();
+    },
+  };
 
   async updateDoc<T extends object = Record<string, unknown>>(id: string, changes: Partial<NoInfer<T>>, options: WriteOptions = {}): Promise<DocOf<T>> {
     return (await this.writeUpdate(id, options, () => requireObject(changes, 'The changes'))) as DocOf<T>;
@@ -217,7 +203,7 @@ export class ClientStack extends StackCore {
   /** An update of an active document whose changes are made from it (updateDoc, the attachment calls). */
   private async writeUpdate(id: string, options: WriteOptions, changesOf: (previous: Doc, model: ClassModel) => Record<string, unknown> | Promise<Record<string, unknown>>): Promise<Doc> {
     this.assertOpen();
-    const previous = await this.requireActive(id);
+    const previous = await requireActive(this.storage, id);
     const model = await this.requireClass(previous['~class']);
     const draft = updateDraft(previous, await changesOf(previous, model), nowIso(this.clock), this.systemFields);
     const [updated] = await this.pipeline.write([{ op: 'update', draft, previous, classModel: model }], options.origin ?? 'local', extrasOf(options));
@@ -227,7 +213,7 @@ export class ClientStack extends StackCore {
   /** Soft delete: the document stays, with `active: false`, and reads skip it by default. */
   async deleteDocument(id: string, options: WriteOptions = {}): Promise<Doc> {
     this.assertOpen();
-    const previous = await this.requireActive(id);
+    const previous = await requireActive(this.storage, id);
     const model = await this.requireClass(previous['~class']);
     const [deleted] = await this.pipeline.write(
       [{ op: 'delete', draft: deleteDraft(previous, nowIso(this.clock)), previous, classModel: model }],
@@ -303,14 +289,6 @@ export class ClientStack extends StackCore {
     await this.writeUpdate(id, options, async (previous, model) => ({ _attachments: await change(previous, model) }));
     // read back: the stored stubs (digest, length), not the data the write carried
     return (await this.getDocument(id, { includeInactive: true }))!;
-  }
-
-  private async requireActive(id: string): Promise<Doc> {
-    const previous = typeof id === 'string' && id !== '' ? await this.storage.get(id) : null;
-    if (!previous || previous.active === false || typeof previous['~class'] !== 'string') {
-      throw KERNEL_ERRORS.docNotFound(`There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
-    }
-    return previous;
   }
 
   // ---- conflicts (docs/conflicts.md) -----------------------------------------------------

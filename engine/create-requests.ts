@@ -1,4 +1,4 @@
-import type { ClassModel } from '../contracts/model.js';
+import type { ClassModel, Doc } from '../contracts/model.js';
 import { classNameOf, createDraft, requireObject } from '../kernel/drafts.js';
 import type { WriteRequest } from '../kernel/pipeline.js';
 
@@ -39,4 +39,36 @@ export function classNamesOf(docs: readonly unknown[]): string[] {
   const names = new Set<string>();
   for (const input of docs) names.add(classNameOf(requireObject(input, 'A document')));
   return [...names];
+}
+
+/** A one-document write's answer: its one document. */
+export const firstOf = (docs: Doc[]): Doc => docs[0];
+
+/** What createDocuments needs of its stack (made once per stack). */
+export interface CreateDeps<O> {
+  /** the class when the cache holds it fresh (no I/O), else undefined */
+  fresh(name: string): ClassModel | undefined;
+  /** the class, read (DS_CLASS_NOT_FOUND when there is none) */
+  read(name: string): Promise<ClassModel>;
+  now(): string;
+  systemFields(): ReadonlySet<string>;
+  /** the requests written with the caller's options (ids callers chose checked free first) */
+  store(built: CreateRequests, options: O): Promise<Doc[]>;
+}
+
+/**
+ * stack.createDoc / createDocs: no async frame of its own while every class is cached fresh (the
+ * usual write: the pipeline's promise is the caller's); else each class of the call read once,
+ * then the same. Throws synchronously for what it refuses before a class is read: the stack turns
+ * that into a rejected promise.
+ */
+export function createDocuments<O>(docs: readonly unknown[], deps: CreateDeps<O>, options: O): Promise<Doc[]> {
+  const built = createRequests(docs, deps.now(), deps.fresh, deps.systemFields());
+  return built ? deps.store(built, options) : createReading(docs, deps, options);
+}
+
+async function createReading<O>(docs: readonly unknown[], deps: CreateDeps<O>, options: O): Promise<Doc[]> {
+  const models = new Map<string, ClassModel>();
+  for (const name of classNamesOf(docs)) models.set(name, deps.fresh(name) ?? (await deps.read(name)));
+  return deps.store(createRequests(docs, deps.now(), (name) => models.get(name), deps.systemFields())!, options);
 }

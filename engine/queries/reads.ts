@@ -149,6 +149,15 @@ function finishRead(stack: StackPort, doc: Doc, classModel: ClassModel | undefin
   return afterRead ? runWaterfall(afterRead, doc, ctx) : doc;
 }
 
+/** The stored (raw) active document an update or delete starts from; DS_DOC_NOT_FOUND else. */
+export async function requireActive(storage: StackPort['storage'], id: string): Promise<Doc> {
+  const previous = typeof id === 'string' && id !== '' ? await storage.get(id) : null;
+  if (!previous || previous.active === false || typeof previous['~class'] !== 'string') {
+    throw KERNEL_ERRORS.docNotFound(`There is no active document with the id ${JSON.stringify(id)}.`, { details: { id } });
+  }
+  return previous;
+}
+
 /** Class documents cannot be range-scanned (their id is the bare name): list, then filter. */
 export async function findClassDocuments(stack: StackPort, classNames: ClassNamesIndex, selector: Selector | undefined, options: FindOptions): Promise<Doc[]> {
   const docs: Doc[] = [];
