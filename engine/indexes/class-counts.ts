@@ -130,17 +130,7 @@ export class ClassCounts {
     for (const [className, delta] of deltas) {
       if (delta === 0) continue;
       const counter = this.store.counters.get(className);
-      if (!counter) return this.entriesLoaded(deltas);
-      if (!counter.marked || !counter.synced) docs.push(this.docOf(className, counter, delta, true));
-    }
-    return docs;
-  }
-
-  private async entriesLoaded(deltas: ReadonlyMap<string, number>): Promise<CountDoc[]> {
-    const docs: CountDoc[] = [];
-    for (const [className, delta] of deltas) {
-      if (delta === 0) continue;
-      const [counter] = await this.load(className);
+      if (!counter) return this.load(className).then(() => this.entries(deltas));
       if (!counter.marked || !counter.synced) docs.push(this.docOf(className, counter, delta, true));
     }
     return docs;

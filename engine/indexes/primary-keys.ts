@@ -256,9 +256,8 @@ export class PrimaryKeyIndex {
    * class does not know them yet): true when that read is all a large first batch needed.
    */
   async preparesNothingCounted(claims: readonly { claim: KeyClaim }[], releases: readonly unknown[]): Promise<boolean> {
-    if (releases.length > 0 || !claims.every(({ claim }) => isNaturalClaim(claim))) return false;
-    for (const className of new Set(claims.map(({ claim }) => claim.className))) if ((await this.holders.count(className)) !== 0) return false;
-    return true;
+    for (const className of new Set(claims.map(({ claim }) => claim.className))) await this.holders.count(className);
+    return this.preparesNothing(claims, releases);
   }
 
   async prepare(claims: readonly { index: number; claim: KeyClaim; fresh?: boolean; holder?: string }[], releases: readonly { index: number; claim: KeyClaim }[]): Promise<PreparedKeys> {

@@ -11,7 +11,7 @@ import type { StackPort } from '../../contracts/stack-port.js';
 import type { ClassSchema } from '../../contracts/hooks.js';
 import { checkDefaultValue, ruleContext } from './attribute.js';
 import { normalizeAttribute } from './attribute-rules.js';
-import { CLASS_META, DOMAIN_META, primaryKeyAttributes, SELF_META, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc, type DocOf } from '../../contracts/model.js';
+import { CLASS_META, DOMAIN_META, primaryKeyAttributes, SELF_META, type AttributeModel, type ClassModel, type ClassOptions, type ConflictPolicy, type Doc, type DocOf } from '../../contracts/model.js';
 import { checkConflictPolicy } from './conflict-policy.js';
 import { toClassDocument, toClassModel, toFlatAttribute } from './attribute-shape.js';
 
@@ -250,9 +250,10 @@ export class Class extends EventEmitter {
       const model = this.current;
       const keyAttributes = primaryKeyAttributes(model);
       if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
-      if (keyAttributes.some((a) => params?.[a.name] === undefined || params[a.name] === null)) {
-        const missing = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
-        throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${missing.join(', ')}.`, { path: missing.join(',') });
+      const absent = (a: AttributeModel) => params?.[a.name] === undefined || params[a.name] === null;
+      if (keyAttributes.some(absent)) {
+        const names = keyAttributes.filter(absent).map((a) => a.name);
+        throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${names.join(', ')}.`, { path: names.join(',') });
       }
       const natural = naturalIdOf(model, params);
       if (!natural) return this.byKeyIndex(model, params, undefined);

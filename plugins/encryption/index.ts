@@ -81,12 +81,7 @@ export const encryptionPlugin = definePlugin({
       const named = draft['~scope'];
       if (named === undefined && !sealedClasses(ctx.classModel)) return done();
       if (named === undefined && !keyring.unlocked) return done();
-      let scope: string;
-      try {
-        scope = scopeOf(draft, ctx.classModel);
-      } catch (err) {
-        return done(err as Error);
-      }
+      const scope = scopeOf(draft, ctx.classModel);
       keyring.knowsScope(scope).then((known) => {
         if (known) return done();
         done(ENCRYPTION_ERRORS.encryptionScopeUnknown(`The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
