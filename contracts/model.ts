@@ -195,19 +195,14 @@ export interface ClassOptions {
 }
 
 // Class model objects are replaced, never mutated, when their document changes: safe to memoise.
-const allAttributes = new WeakMap<ClassModel, AttributeModel[]>();
 const keyAttributes = new WeakMap<ClassModel, AttributeModel[]>();
-
-/** Attributes of a class, in schema order (listed once per class model: read-only). */
-export function classAttributes(model: ClassModel): readonly AttributeModel[] {
-  let attributes = allAttributes.get(model);
-  if (!attributes) allAttributes.set(model, (attributes = Object.values(model.schema)));
-  return attributes;
-}
 
 /** Attributes of a class that form its natural primary key, in schema order. */
 export function primaryKeyAttributes(model: ClassModel): AttributeModel[] {
   let attributes = keyAttributes.get(model);
-  if (!attributes) keyAttributes.set(model, (attributes = classAttributes(model).filter((a) => a.primaryKey === true)));
+  if (!attributes) {
+    attributes = Object.values(model.schema).filter((a) => a.primaryKey === true);
+    keyAttributes.set(model, attributes);
+  }
   return attributes;
 }

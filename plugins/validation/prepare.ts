@@ -1,5 +1,14 @@
 import { formatDate } from './dates.js';
-import { classAttributes, type ClassModel, type Doc, type WriteOp } from '../../index.js';
+import type { AttributeModel, ClassModel, Doc, WriteOp } from '../../index.js';
+
+/** Each class model's attributes, listed once per model object (a changed class is a new one). */
+const attributeLists = new WeakMap<ClassModel, AttributeModel[]>();
+
+function attributesOf(model: ClassModel): AttributeModel[] {
+  let list = attributeLists.get(model);
+  if (!list) attributeLists.set(model, (list = Object.values(model.schema)));
+  return list;
+}
 
 /**
  * What a create or an update does to a draft before it is checked (the beforeValidate tap, and
@@ -11,7 +20,7 @@ import { classAttributes, type ClassModel, type Doc, type WriteOp } from '../../
 export function prepareDraft(draft: Doc, classModel: ClassModel, op: WriteOp): Doc {
   if (op === 'delete') return draft;
   let next: Record<string, unknown> | undefined;
-  for (const attribute of classAttributes(classModel)) {
+  for (const attribute of attributesOf(classModel)) {
     const { name } = attribute;
     const given = draft[name];
     let value = given;
