@@ -53,6 +53,11 @@ export function followSync(f: Followed): Promise<SyncResult> {
     if (info && 'checkpoint' in info) pending.pushedUpTo(info.checkpoint);
   });
   sync.on('active', () => tracker.setState('active'));
+  // PouchDB's Sync settles its own promise after emitting 'error' (followed below); its cleanup
+  // (removeAllListeners, re-entered through its own removeListener hook) can throw there ("The
+  // listener argument must be of type function", seen once with a node killed mid-sync). The
+  // error is reported already: that throw must not become an unhandled rejection of the process.
+  sync.then(undefined, () => undefined);
 
   // a wrong password stays wrong: a live sync stops instead of logging in again at every retry
   let fatal: DocstackError | null = null;
