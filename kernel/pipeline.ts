@@ -194,20 +194,20 @@ export class WritePipeline {
   private prepare(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, dryRun: boolean): Prepared | Promise<Prepared> {
     const { hooks, stack } = this.deps;
     const plans: WritePlan[] = [];
-    // one capability check and one plan lookup per class per call (a map only once a second class appears)
-    let checked: Map<ClassModel, WritePlan> | undefined;
+    // one capability check per class and one plan lookup per run of one class and op (a set only once a second class appears)
+    let admitted: Set<ClassModel> | undefined;
     let lastModel: ClassModel | undefined;
+    let lastOp: WriteRequest['op'] | undefined;
     let lastPlan: WritePlan | undefined;
-    for (const { classModel } of requests) {
-      if (classModel !== lastModel) {
-        let plan = checked?.get(classModel);
-        if (!plan) {
+    for (const { classModel, op } of requests) {
+      if (classModel !== lastModel || op !== lastOp) {
+        if (classModel !== lastModel && !admitted?.has(classModel)) {
           for (const part of this.parts) part.admit?.(classModel);
-          plan = planFor(hooks, classModel, origin);
-          if (lastModel) (checked ??= new Map([[lastModel, lastPlan!]])).set(classModel, plan);
+          if (lastModel) (admitted ??= new Set([lastModel])).add(classModel);
         }
+        lastPlan = planFor(hooks, classModel, origin, op);
         lastModel = classModel;
-        lastPlan = plan;
+        lastOp = op;
       }
       plans.push(lastPlan!);
     }

@@ -1,13 +1,18 @@
 import type { KernelHooks, WriteOrigin } from './hooks.js';
+import type { WriteOp } from '../contracts/hooks.js';
 import type { ClassModel } from '../contracts/model.js';
 
-/** Which classes (and write origins) a pipeline tap has work for; a tap without one runs for all. */
-export type TapWhen = (model: ClassModel, origin: WriteOrigin) => boolean;
+/**
+ * Which classes, write origins and operations a pipeline tap has work for; a tap without one runs
+ * for all. `op` is undefined where a plan serves every operation (a read's afterRead): a `when`
+ * that looks at it answers true for undefined.
+ */
+export type TapWhen = (model: ClassModel, origin: WriteOrigin, op?: WriteOp) => boolean;
 
 /**
  * Tap options for a pipeline hook (beforeValidate, validate, beforeWrite, afterWrite, afterRead)
  * whose tap has work only for some classes: the pipeline's plan for a class leaves it out for
- * the others (`when` must depend on the class model and origin only, not on the document).
+ * the others (`when` must depend on the class model, origin and operation only, not on the document).
  */
 export function tapWhen(name: string, when: TapWhen, stage?: number): { name: string; stage?: number } {
   return { name, ...(stage !== undefined ? { stage } : {}), when } as { name: string; stage?: number };
@@ -27,30 +32,37 @@ interface TapRecord {
   [option: string]: unknown;
 }
 
-const plans = new WeakMap<ClassModel, Map<WriteOrigin, { version: number; plan: WritePlan }>>();
+type PlanEntry = { version: number; plan: WritePlan };
+/** Per class model object: per origin, the plans for any op (a read's), create, update and delete. */
+const plans = new WeakMap<ClassModel, Map<WriteOrigin, Array<PlanEntry | undefined>>>();
+const OP_SLOT = { create: 1, update: 2, delete: 3 } as const;
 
 /**
- * The write plan of a class revision for an origin, compiled once (per class model object, which
- * the class cache keeps per revision) and again only if plugins tapped meanwhile: a class no
- * plugin has work for runs no hook at all, so its write is one validation and one bulkDocs.
+ * The write plan of a class revision for an origin and operation, compiled once (per class model
+ * object, which the class cache keeps per revision) and again only if plugins tapped meanwhile: a
+ * class no plugin has work for runs no hook at all, so its write is one validation and one
+ * bulkDocs. Without `op`, the plan of every operation (what reads use for afterRead).
  */
-export function planFor(hooks: KernelHooks, model: ClassModel, origin: WriteOrigin): WritePlan {
+export function planFor(hooks: KernelHooks, model: ClassModel, origin: WriteOrigin, op?: WriteOp): WritePlan {
   // taps are only ever added, so their total number changes whenever any planned hook changes
   let version = 0;
   for (const name of PLANNED) version += hooks[name].taps.length;
   let byOrigin = plans.get(model);
   if (!byOrigin) plans.set(model, (byOrigin = new Map()));
-  const known = byOrigin.get(origin);
+  let slots = byOrigin.get(origin);
+  if (!slots) byOrigin.set(origin, (slots = []));
+  const slot = op === undefined ? 0 : OP_SLOT[op];
+  const known = slots[slot];
   if (known && known.version === version) return known.plan;
   const plan = {} as Record<Planned, unknown>;
-  for (const name of PLANNED) plan[name] = filtered(hooks[name], model, origin);
-  byOrigin.set(origin, { version, plan: plan as WritePlan });
+  for (const name of PLANNED) plan[name] = filtered(hooks[name], model, origin, op);
+  slots[slot] = { version, plan: plan as WritePlan };
   return plan as WritePlan;
 }
 
-function filtered<H extends object>(hook: H, model: ClassModel, origin: WriteOrigin): H | null {
+function filtered<H extends object>(hook: H, model: ClassModel, origin: WriteOrigin, op: WriteOp | undefined): H | null {
   const taps = (hook as unknown as { taps: TapRecord[] }).taps;
-  const kept = taps.filter((tap) => !tap.when || tap.when(model, origin));
+  const kept = taps.filter((tap) => !tap.when || tap.when(model, origin, op));
   if (kept.length === 0 && (hook as { interceptors?: unknown[] }).interceptors?.length === 0) return null;
   if (kept.length === taps.length || (hook as { interceptors?: unknown[] }).interceptors?.length) return hook;
   const copy = new (hook.constructor as new (args: string[]) => H)([...((hook as unknown as { _args: string[] })._args ?? [])]);

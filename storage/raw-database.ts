@@ -15,6 +15,11 @@ export function bindRawDatabase(storage: object, db: Database): void {
  * documents, replicating two stores directly) and benchmarks only. Everything else reads and
  * writes through `stack.storage` and the document pipeline.
  */
+/** The raw store under a storage facade, if it is one this kernel bound (engine reads by id: storage/direct-get.ts). */
+export function boundDatabase(storage: object): Database | undefined {
+  return databases.get(storage);
+}
+
 export function rawDatabase(stack: { readonly storage: object }): Database {
   const db = databases.get(stack.storage);
   if (!db) throw new Error('rawDatabase: not a stack opened by this kernel.');

@@ -1,5 +1,6 @@
 import type { Doc } from '../contracts/model.js';
 import type { Database } from './database.js';
+import { readStored } from './direct-get.js';
 
 export const SCAN_PAGE = 500;
 
@@ -23,8 +24,9 @@ export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_
   }
 }
 
-/** The stored document (raw: no afterRead), or null when there is none. One promise over PouchDB's (no async frame: every read makes one). */
+/** The stored document (raw: no afterRead), or null when there is none: one promise (storage/direct-get.ts). */
 export function readRaw<T = Doc>(db: Database, id: string, options: { conflicts?: boolean } = {}): Promise<T | null> {
+  if (!options.conflicts) return readStored<T>(db, id);
   return (db.get(id, options) as unknown as Promise<T>).catch(missingAsNull);
 }
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../contracts/clock.js';
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
-import { naturalDocId } from '../../kernel/drafts.js';
+import { isKeyScalar, naturalDocId, naturalIdOfJson } from '../../kernel/drafts.js';
 import type { Database } from '../../storage/database.js';
 import { readRaw } from '../../storage/raw-reads.js';
 import { KeyHolders } from './key-holders.js';
@@ -63,16 +63,39 @@ export function keyIdOf(className: string, values: readonly unknown[]): string {
   return `${PREFIX}${className}/${JSON.stringify(values)}`;
 }
 
-const plainValue = (v: unknown): boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+const plainValue = isKeyScalar;
+
+/** A class model's key attribute names, one frozen list per model object (every claim names them). */
+const keyNames = new WeakMap<ClassModel, string[]>();
+
+function keyNamesOf(model: ClassModel): string[] {
+  let names = keyNames.get(model);
+  if (!names) keyNames.set(model, (names = Object.freeze(primaryKeyAttributes(model).map((a) => a.name)) as string[]));
+  return names;
+}
 
 export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
+  const attributes = primaryKeyAttributes(model);
+  if (attributes.length === 1) {
+    // the usual key, one attribute: its value's JSON makes both the entry id and the natural id
+    const value = doc[attributes[0].name];
+    if (value === undefined || value === null) return null;
+    const json = JSON.stringify(value) ?? 'null'; // as the value reads inside an array (keyIdOf)
+    return {
+      keyId: `${PREFIX}${model.name}/[${json}]`,
+      docId: doc._id,
+      className: model.name,
+      attributes: keyNamesOf(model),
+      natural: isKeyScalar(value) && naturalIdOfJson(model.name, json) === doc._id,
+    };
+  }
   const values = primaryKeyValues(model, doc);
   if (!values) return null;
   return {
     keyId: keyIdOf(model.name, values),
     docId: doc._id,
     className: model.name,
-    attributes: primaryKeyAttributes(model).map((a) => a.name),
+    attributes: keyNamesOf(model),
     natural: values.every(plainValue) && naturalDocId(model.name, values) === doc._id,
   };
 }

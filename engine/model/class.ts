@@ -5,6 +5,7 @@ import { revNumber } from '../class-cache.js';
 import { whileObserved } from './observed.js';
 import { claimFor, keyIdOf, primaryKeyValues, uniqueViolation } from '../indexes/primary-keys.js';
 import type { Selector } from '../queries/selector.js';
+import { readDocument } from '../queries/reads.js';
 import type { LiveOptions } from '../live/live-order.js';
 import type { LiveHandle } from '../live/live-handle.js';
 import type { StackPort } from '../../contracts/stack-port.js';
@@ -250,14 +251,15 @@ export class Class extends EventEmitter {
       const model = this.current;
       const keyAttributes = primaryKeyAttributes(model);
       if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
-      const absent = (a: AttributeModel) => params?.[a.name] === undefined || params[a.name] === null;
-      if (keyAttributes.some(absent)) {
-        const names = keyAttributes.filter(absent).map((a) => a.name);
+      if (keyAttributes.some((a) => isAbsent(params, a))) {
+        const names = keyAttributes.filter((a) => isAbsent(params, a)).map((a) => a.name);
         throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${names.join(', ')}.`, { path: names.join(',') });
       }
       const natural = naturalIdOf(model, params);
       if (!natural) return this.byKeyIndex(model, params, undefined);
-      return this.stack.getDocument(natural).then((doc) => (this.holdsKey(model, params, doc) ? doc : this.byKeyIndex(model, params, natural)));
+      const found = (doc: Doc | null) => (this.holdsKey(model, params, doc) ? doc : this.byKeyIndex(model, params, natural));
+      // an open stack reads in one promise; else getDocument answers as it does (a closed stack: DS_STACK_CLOSED)
+      return this.stack.isOpen ? readDocument(this.stack, natural, {}, found) : this.stack.getDocument(natural).then(found);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -359,6 +361,10 @@ function buildClassModel(name: string, description: string, options: ClassOption
     // stored only when chosen: a class without it is 'manual', as are older class documents
     ...(options.conflicts !== undefined ? { conflicts: checkConflictPolicy(options.conflicts) } : {}),
   };
+}
+
+function isAbsent(params: Record<string, unknown> | undefined, attribute: AttributeModel): boolean {
+  return params?.[attribute.name] === undefined || params[attribute.name] === null;
 }
 
 async function checkDefaults(stack: StackPort, model: ClassModel): Promise<void> {

@@ -11,6 +11,7 @@ import type { StackPort } from '../../contracts/stack-port.js';
 import type { Database } from '../../storage/database.js';
 import { rangePages, readRaw, SCAN_PAGE } from '../../storage/raw-reads.js';
 import { classPages } from '../../storage/class-ids.js';
+import { getStoredVia } from '../../storage/direct-get.js';
 
 export { rangePages, readRaw };
 
@@ -122,11 +123,25 @@ async function* candidatePages(stack: StackPort, db: Database, hooks: KernelHook
 
 /**
  * One document by id, as a read answers it: null when missing, inactive (unless asked), or hidden;
- * afterRead applied. No async frame of its own: a primary-key lookup is this read, so each promise
- * it adds over PouchDB's get shows in every lookup's cost.
+ * afterRead applied. One promise for the whole read (storage/direct-get.ts): a primary-key lookup
+ * is this read, so each promise it adds over PouchDB's get shows in every lookup's cost. `next`
+ * carries on inside that promise (getByPrimaryKeys checks the key there).
  */
-export function readDocument(stack: StackPort, id: string, options: GetOptions): Promise<Doc | null> {
-  return stack.storage.get(id).then((stored) => shapeRead(stack, stored, options));
+export function readDocument(stack: StackPort, id: string, options: GetOptions): Promise<Doc | null>;
+export function readDocument<R>(stack: StackPort, id: string, options: GetOptions, next: (doc: Doc | null) => R | Promise<R>): Promise<R>;
+export function readDocument<R>(stack: StackPort, id: string, options: GetOptions, next?: (doc: Doc | null) => R | Promise<R>): Promise<R | Doc | null> {
+  return new Promise((resolve, reject) =>
+    getStoredVia(stack.storage, id, (err, stored) => {
+      if (err) return reject(err);
+      try {
+        const doc = shapeRead(stack, stored, options);
+        if (!next) return resolve(doc);
+        resolve(doc instanceof Promise ? doc.then(next) : next(doc));
+      } catch (thrown) {
+        reject(thrown);
+      }
+    }),
+  );
 }
 
 function shapeRead(stack: StackPort, stored: Doc | null, options: GetOptions): Doc | null | Promise<Doc | null> {

@@ -7,7 +7,7 @@ import { referenceType } from './reference-type.js';
 import { domainErrorList } from './errors.js';
 import { reconcileDocument } from './reconcile.js';
 import { DomainRegistry } from './registry.js';
-import { definePlugin, type Doc, type WriteContext } from '../../index.js';
+import { definePlugin, type ClassModel, type Doc, type WriteContext, type WriteOp, type WriteOrigin } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
 
 
@@ -27,9 +27,11 @@ export const domainsPlugin = definePlugin({
     defineAttribute(referenceType(registry));
     hooks.validate.tapPromise(tapWhen('domains', (model) => referencesOf(model).length > 0, STAGE), (draft, ctx) => validateReferences(registry, draft, ctx));
     hooks.admit.tapPromise('domains', (item) => admitRelation(stack, registry, item));
-    // a callback tap: a local create or update of a class without reference attributes has no
-    // relation to follow, and answers without a promise (the usual write)
-    hooks.afterWrite.tapAsync({ name: 'domains', stage: STAGE }, (docs, ctx, done) => {
+    // a local create or update of a class without reference attributes has no relation to
+    // follow: its plan leaves this tap out (and the answer's copy an afterWrite tap costs); a
+    // delete may end relations of any class (its document may be a relation's target)
+    const follows = (model: ClassModel, origin: WriteOrigin, op?: WriteOp) => origin === 'replication' || (op !== 'create' && op !== 'update') || referencesOf(model).length > 0;
+    hooks.afterWrite.tapAsync(tapWhen('domains', follows, STAGE), (docs, ctx, done) => {
       if (ctx.origin !== 'replication' && ctx.op !== 'delete' && referencesOf(ctx.classModel).length === 0) return done();
       followWrite(docs, ctx).then(() => done(), (err: Error) => done(err));
     });

@@ -72,8 +72,9 @@ export const transactionsPlugin = definePlugin({
       if (body?.txs && typeof body.txs === 'object') await arrivals.settleFromPeer(body.txs as Record<string, { seq?: unknown; missing?: unknown }>, step.to);
     });
     // a revision written outside the transaction that wrote the stored one is not that
-    // transaction's: it keeps only what it owes (so peers count it as an overtaken member)
-    hooks.beforeWrite.tap(tapWhen('transactions', (_model, origin) => origin === 'local', 500), (doc, ctx) => {
+    // transaction's: it keeps only what it owes (so peers count it as an overtaken member). A
+    // create has no stored revision: its plan leaves this tap out (and the copy a beforeWrite costs)
+    hooks.beforeWrite.tap(tapWhen('transactions', (_model, origin, op) => origin === 'local' && op !== 'create', 500), (doc, ctx) => {
       if (ctx.transaction !== undefined || !ctx.previous || typeof stampOf(doc)?.id !== 'string') return doc;
       const { '~tx': _stamp, ...rest } = doc;
       const stamp = plainStamp(ctx.previous, doc._id);

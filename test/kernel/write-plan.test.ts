@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class, createStack, definePlugin } from '../../index.js';
-import { tapWhen } from '../../kernel/write-plan.js';
-import { track, uniqueName } from '../helpers/stack.js';
+import { planFor, tapWhen } from '../../kernel/write-plan.js';
+import { memoryStack, track, uniqueName } from '../helpers/stack.js';
 
 describe('the write plan: taps declare which classes they have work for', () => {
   it('runs a tap with `when` only for the classes (and origins) it names; a tap without one for all', async () => {
@@ -38,5 +38,34 @@ describe('the write plan: taps declare which classes they have work for', () => 
     await Attribute.create(things, 'code', 'string');
     await stack.createDoc({ '~class': 'Thing', label: 'y', code: 'c1' });
     expect(seen).toEqual(['c1']);
+  });
+
+  it('a tap may name the operations it has work for: a create, an update and a delete each get their plan', async () => {
+    const stack = track(await createStack({ name: uniqueName('plan-op'), adapter: 'memory', plugins: [] }));
+    const seen: string[] = [];
+    stack.hooks.afterWrite.tapPromise(tapWhen('changes-only', (_model, _origin, op) => op !== 'create'), async ([doc], ctx) => void seen.push(`${ctx.op} ${doc.label}`));
+    const things = await Class.create(stack, 'Thing', 'class', '', { label: { type: 'string' } });
+    const made = await stack.createDoc({ '~class': 'Thing', label: 'a' });
+    await stack.updateDoc(made._id, { label: 'b' });
+    await stack.deleteDocument(made._id);
+    expect(seen).toEqual(['update b', 'delete b']);
+    // a plan without an op (a read's) keeps the tap: its `when` answers for every op
+    expect(planFor(stack.hooks, things.model, 'local').afterWrite).not.toBeNull();
+    expect(planFor(stack.hooks, things.model, 'local', 'create').afterWrite).toBeNull();
+  });
+
+  it('the browser preset plans no beforeWrite and no afterWrite for a create of a class without references (no copies of the document)', async () => {
+    const stack = await memoryStack();
+    const notes = await Class.create(stack, 'Note', 'class', '', { title: { type: 'string', primaryKey: true } });
+    const model = notes.model;
+    expect(planFor(stack.hooks, model, 'local', 'create').beforeWrite).toBeNull();
+    expect(planFor(stack.hooks, model, 'local', 'create').afterWrite).toBeNull();
+    // an update keeps the transactions plugin's beforeWrite; a delete the domains plugin's afterWrite (a relation's target)
+    expect(planFor(stack.hooks, model, 'local', 'update').beforeWrite).not.toBeNull();
+    expect(planFor(stack.hooks, model, 'local', 'delete').afterWrite).not.toBeNull();
+    expect(planFor(stack.hooks, model, 'replication', 'create').afterWrite).not.toBeNull();
+    // what the create answers is the stored document, read back the same
+    const note = await stack.createDoc({ '~class': 'Note', title: 'n' });
+    expect(await stack.getDocument(note._id)).toEqual(note);
   });
 });

@@ -1,0 +1,92 @@
+import type { Doc } from '../contracts/model.js';
+import type { Database } from './database.js';
+import { boundDatabase } from './raw-database.js';
+
+/** The parts of a PouchDB object a direct read relies on (pouchdb-core 9's own fields). */
+interface PouchInternals {
+  adapter?: string;
+  _closed?: boolean;
+  _destroyed?: boolean;
+  taskqueue?: { isReady?: boolean };
+  constructor: { listeners?(event: string): unknown[] };
+  _get?(id: string, opts: object, done: (err: unknown, result?: { doc: Doc }) => void): void;
+}
+
+/** Adapters whose `_get` answers the winning revision as pouchdb-core's `get` expects it. */
+const LOCAL_ADAPTERS = new Set(['memory', 'leveldb', 'idb', 'indexeddb']);
+
+/**
+ * The stored document (raw) by id, or null when it is missing or deleted — answered by callback.
+ *
+ * Why not `db.get`: every read by id of the engine (a lookup, an update's previous document)
+ * pays pouchdb-core's public wrapper — a deep clone of its arguments, a promise, and a callback
+ * that a caller wanting a promise of its own wraps once more. On a local adapter, this asks the
+ * adapter's `_get` directly and does what `get` does for a plain read (no `rev`, no options):
+ * the adapter already answers 404 for a missing or deleted winner; attachments come as stubs.
+ * A store not ready, closed, logging its calls (`debug` listeners), a remote one, or a `_local`
+ * id takes the public `get`, so nothing is lost where the direct call does not fit.
+ */
+export function getStored(db: Database, id: string, done: (err: unknown, doc: Doc | null) => void): void {
+  const pouch = db as unknown as PouchInternals;
+  if (typeof pouch._get !== 'function' || typeof id !== 'string' || id.startsWith('_local/') || !directFits(db)) {
+    db.get(id).then(
+      (doc) => done(null, doc as unknown as Doc),
+      (err: unknown) => (isMissing(err) ? done(null, null) : done(err, null)),
+    );
+    return;
+  }
+  try {
+    pouch._get!(id, {}, (err, result) => {
+      if (err) return isMissing(err) ? done(null, null) : done(err, null);
+      const doc = result!.doc;
+      markStubs(doc);
+      done(null, doc);
+    });
+  } catch (err) {
+    done(err, null);
+  }
+}
+
+/** getStored as a promise (one promise for the read: its caller's). */
+export function readStored<T = Doc>(db: Database, id: string): Promise<T | null> {
+  return new Promise((resolve, reject) => getStored(db, id, (err, doc) => (err ? reject(err) : resolve(doc as T | null))));
+}
+
+/**
+ * getStored over a stack's storage facade (its bound store); a facade this kernel did not bind
+ * (a test's stand-in) answers through its own `get`.
+ */
+export function getStoredVia(storage: { get(id: string): Promise<object | null> }, id: string, done: (err: unknown, doc: Doc | null) => void): void {
+  const db = boundDatabase(storage);
+  if (db) return getStored(db, id, done);
+  storage.get(id).then(
+    (doc) => done(null, doc as Doc | null),
+    (err: unknown) => done(err, null),
+  );
+}
+
+/**
+ * Can the engine call this store's adapter directly (storage/direct-get.ts, direct-bulk.ts)? A
+ * local adapter, open and ready, not logging its calls (pouchdb-core's `debug` event).
+ */
+export function directFits(db: Database): boolean {
+  const pouch = db as unknown as PouchInternals;
+  return (
+    LOCAL_ADAPTERS.has(pouch.adapter ?? '') &&
+    pouch._closed !== true &&
+    pouch._destroyed !== true &&
+    pouch.taskqueue?.isReady === true &&
+    (pouch.constructor.listeners?.('debug').length ?? 0) === 0
+  );
+}
+
+/** As pouchdb-core's get without `attachments`: each attachment a stub. */
+function markStubs(doc: Doc): void {
+  const attachments = doc._attachments as Record<string, { stub?: boolean }> | undefined;
+  if (!attachments) return;
+  for (const name of Object.keys(attachments)) attachments[name].stub = true;
+}
+
+function isMissing(err: unknown): boolean {
+  return (err as { status?: number } | null)?.status === 404;
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { KERNEL_ERRORS, type ClassModel, type Doc } from '../../index.js';
+import { createDraft, decodeNaturalKey, naturalDocId, naturalIdOf } from '../../kernel/drafts.js';
+import { claimFor, keyIdOf } from '../../engine/indexes/primary-keys.js';
+import { DocstackError } from '../../contracts/errors.js';
+
+/**
+ * The write path's per-document shortcuts answer exactly what their general form answers:
+ * createDraft's one-pass scan of the input (only a key that may be protected runs the full
+ * check), and the one-attribute key's claim and natural id (one JSON text for both).
+ */
+
+const model = (name: string, keys: string[], simple = false): ClassModel =>
+  ({
+    name,
+    simple,
+    schema: Object.fromEntries([...keys.map((k) => [k, { name: k, type: 'string', primaryKey: true }]), ['label', { name: 'label', type: 'string' }]]),
+  }) as unknown as ClassModel;
+
+const refusedPath = (run: () => unknown): string | undefined => {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(DocstackError);
+    expect((err as DocstackError).code).toBe(KERNEL_ERRORS.docProtectedField('x').code);
+    return (err as DocstackError).path;
+  }
+  return undefined;
+};
+
+describe('createDraft: what a new document may not set', () => {
+  const item = model('Item', ['code']);
+  const plugins = new Set(['~owner']);
+  const draft = (input: Record<string, unknown>) => createDraft({ '~class': 'Item', code: 'a', ...input }, item, undefined, '2026-01-01T00:00:00.000Z', plugins);
+
+  it('refuses each engine field and each plugin field, naming it', () => {
+    for (const field of ['_rev', '_deleted', '~createTimestamp', '~updateTimestamp', '~tx', '~owner']) {
+      expect(refusedPath(() => draft({ [field]: 'x' })), field).toBe(field);
+    }
+    expect(refusedPath(() => draft({ active: false }))).toBe('active');
+    // two at once: the engine's order names the first (as before the one-pass scan)
+    expect(refusedPath(() => draft({ '~owner': 'x', _rev: '1-a' }))).toBe('_rev');
+  });
+
+  it('keeps what a new document may hold: _id, ~class, active: true, _attachments, other ~ fields of no one', () => {
+    const doc = draft({ _id: 'Item-x', active: true, _attachments: {}, label: 'l' });
+    expect(doc).toEqual({ _id: 'Item-x', '~class': 'Item', code: 'a', _attachments: {}, label: 'l', '~createTimestamp': '2026-01-01T00:00:00.000Z', active: true });
+    expect(Object.keys(doc)[0]).toBe('_id');
+    expect(draft({ label: 'k' })._id).toBe(naturalDocId('Item', ['a']));
+  });
+});
+
+describe('a one-attribute key: the claim and the natural id from one JSON text', () => {
+  const one = model('Item', ['code']);
+  const two = model('Pair', ['a', 'b']);
+
+  it('names the same entry and natural id as the general form, for every kind of key value', () => {
+    for (const value of ['plain', 'with "quotes" / é ✓', '', 42, -0, 1.5e300, true, false, { nested: [1, 'x'] }, [1, 2]]) {
+      const natural = typeof value === 'object' ? undefined : naturalDocId('Item', [value]);
+      expect(naturalIdOf(one, { code: value }), JSON.stringify(value)).toBe(natural);
+      for (const id of [natural ?? 'Item-random', 'Item-other']) {
+        const claim = claimFor(one, { _id: id, code: value } as unknown as Doc)!;
+        expect(claim.keyId).toBe(keyIdOf('Item', [value]));
+        expect(claim.natural).toBe(natural !== undefined && id === natural);
+        expect(claim.attributes).toEqual(['code']);
+      }
+    }
+    expect(claimFor(one, { _id: 'Item-x', code: null } as unknown as Doc)).toBeNull();
+    expect(claimFor(one, { _id: 'Item-x' } as unknown as Doc)).toBeNull();
+    expect(naturalIdOf(one, { code: Number.NaN })).toBeUndefined();
+    expect(naturalIdOf(model('Simple', ['code'], true), { code: 'a' })).toBeUndefined();
+  });
+
+  it('a key of two attributes keeps the general form', () => {
+    const id = naturalDocId('Pair', ['x', 1]);
+    expect(naturalIdOf(two, { a: 'x', b: 1 })).toBe(id);
+    expect(claimFor(two, { _id: id, a: 'x', b: 1 } as unknown as Doc)).toMatchObject({ keyId: keyIdOf('Pair', ['x', 1]), natural: true, attributes: ['a', 'b'] });
+  });
+
+  it("a claim's attribute list cannot be changed through one claim (it is the model's, shared)", () => {
+    const claim = claimFor(one, { _id: 'Item-x', code: 'x' } as unknown as Doc)!;
+    expect(() => claim.attributes.push('other')).toThrow(TypeError);
+    expect(claimFor(one, { _id: 'Item-y', code: 'y' } as unknown as Doc)!.attributes).toEqual(['code']);
+  });
+});
+
+describe('natural ids escape every character an id part does not keep', () => {
+  it('writes `_XX` for each ASCII character but letters, digits and "-", and reads every one back', () => {
+    expect(naturalDocId('Item', ['a-Z 9/\u0001'])).toBe('Item-_22a-Z_209_2F_5Cu0001_22');
+    expect(naturalDocId('Item', ['\u0001'])).toBe('Item-_22_5Cu0001_22'); // JSON writes a control character as \u…
+    expect(naturalDocId('Item', ['ok'])).toBe('Item-_22ok_22');
+    expect(naturalDocId('Item', [42])).toBe('Item-42');
+    const every = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).join('');
+    const id = naturalDocId('Item', [every, 'é✓']);
+    expect(id).toMatch(/^Item-(?:[A-Za-z0-9-]|_[0-9A-F]{2})*\.(?:[A-Za-z0-9-]|_[0-9A-F]{2})*$/);
+    expect(decodeNaturalKey('Item', id)).toEqual([every, 'é✓']);
+  });
+});
