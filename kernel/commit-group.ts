@@ -1,6 +1,5 @@
 import type { StoredResult, UnitDoc } from '../contracts/unit-of-work.js';
 import { absorb, newAttempt, prepareShares, shareDocs, storeLocked, WRITE_CHUNK, type Attempt, type Unit, type UnitDeps } from './unit-of-work.js';
-import { storeDocs } from '../storage/direct-bulk.js';
 
 interface Waiting {
   unit: Unit;
@@ -100,12 +99,12 @@ export class CommitGroup {
     if (ready.length === 0) return;
     const docs: object[] = [];
     for (const { waiting, added } of ready) {
-      for (const list of added) for (const doc of list) docs.push(doc); // storeDocs stores copies
+      for (const list of added) for (const doc of list) docs.push({ ...doc });
       for (const item of waiting.unit.items) docs.push(item.doc);
     }
     let results: StoredResult[];
     try {
-      results = (await storeDocs(this.deps.db, docs)) as StoredResult[];
+      results = (await this.deps.db.bulkDocs(docs as never[])) as StoredResult[];
     } catch (err) {
       // the call itself failed (storage closed, quota): nothing of it is known stored
       for (const { waiting } of ready) waiting.reject(err);

@@ -47,26 +47,18 @@ function escapeIdPart(text: string): string {
   return out;
 }
 
-/** `_XX` for each ASCII code (escapeIdPart's escape of a character an id part does not keep). */
-const ASCII_ESCAPES = Array.from({ length: 128 }, (_, code) => `_${code.toString(16).toUpperCase().padStart(2, '0')}`);
+/** Characters an id part keeps as they are (escapeIdPart writes the others `_XX`). */
+const UNSAFE_ASCII = /[^A-Za-z0-9-]/g;
 
 /**
- * escapeIdPart for ASCII text: the kept runs sliced out between escapes (a key's JSON always has
- * its quotes to escape). Neither a string grown character by character (≈ 1.4 kB of garbage per
- * natural id) nor a replace with a callback (≈ 4× this loop's time): every write and every
- * lookup of a keyed class escapes its key, a create twice (its id, then its claim's check).
+ * escapeIdPart for ASCII text: one replace (a key's JSON always has its quotes to escape), not a
+ * string grown character by character — that made ≈ 1.4 kB of garbage per natural id.
  */
 function escapeAscii(text: string): string {
-  let out = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // kept: a-z, A-Z, 0-9 and "-"
-    if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 45) continue;
-    out += text.slice(from, i) + ASCII_ESCAPES[code];
-    from = i + 1;
-  }
-  return from === 0 ? text : out + text.slice(from);
+  return text.replace(UNSAFE_ASCII, (c) => {
+    const code = c.charCodeAt(0);
+    return `_${code < 16 ? '0' : ''}${code.toString(16).toUpperCase()}`;
+  });
 }
 
 /**
@@ -159,43 +151,9 @@ const NONE: ReadonlySet<string> = new Set();
 
 /**
  * The draft of a new document: the caller's attributes plus the system fields. `pluginFields`:
- * the stack's plugin-owned `~` fields (stack.systemFields, each starting with `~`), which a caller
- * may not set either.
+ * the stack's plugin-owned `~` fields (stack.systemFields), which a caller may not set either.
  */
 export function createDraft(input: Record<string, unknown>, model: ClassModel, givenId: string | undefined, now: string, pluginFields: ReadonlySet<string> = NONE): Doc {
-  const keys = Object.keys(input);
-  // one pass over the input's own keys; only a field that may be protected runs the full check
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k];
-    const first = key.charCodeAt(0);
-    if (((first === 95 /* _ */ || first === 126) /* ~ */ && key !== '_id' && key !== '~class') || key === 'active') {
-      refuseProtected(input, pluginFields);
-      break;
-    }
-  }
-  // an explicit id wins; then the key's natural id (one document per key on every device); else random
-  const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? naturalIdOf(model, input) ?? newDocId(model.name);
-  checkDocId(id, model.name);
-  // one object built in the stored order (_id, ~class, the attributes, the stamps): no rest copy per document
-  const doc: Record<string, unknown> = { _id: id, '~class': model.name };
-  for (const key of keys) {
-    if (key === '_id' || key === '~class' || key === 'active') continue;
-    // an own "__proto__" (parsed JSON) stays a field, as a spread would keep it: never the prototype
-    if (key === '__proto__') Object.defineProperty(doc, key, { value: input[key], enumerable: true, writable: true, configurable: true });
-    else doc[key] = input[key];
-  }
-  doc['~createTimestamp'] = now;
-  doc.active = true;
-  return doc as Doc;
-}
-
-/** Is the id in the class's range (`<Class>-…`)? Without building that prefix per call. */
-function inRangeOf(id: string, className: string): boolean {
-  return id.length > className.length && id.charCodeAt(className.length) === 45 /* - */ && id.startsWith(className);
-}
-
-/** What a new document may not set: the engine's fields, the plugins' (`pluginFields`), `active` other than true. */
-function refuseProtected(input: Record<string, unknown>, pluginFields: ReadonlySet<string>): void {
   for (const fields of [CREATE_PROTECTED, pluginFields]) {
     for (const field of fields) {
       if (Object.hasOwn(input, field)) {
@@ -206,6 +164,20 @@ function refuseProtected(input: Record<string, unknown>, pluginFields: ReadonlyS
   if (Object.hasOwn(input, 'active') && input.active !== true) {
     throw KERNEL_ERRORS.docProtectedField('A new document is active; delete it to deactivate it.', { path: 'active' });
   }
+  // an explicit id wins; then the key's natural id (one document per key on every device); else random
+  const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? naturalIdOf(model, input) ?? newDocId(model.name);
+  checkDocId(id, model.name);
+  // one object built in the stored order (_id, ~class, the attributes, the stamps): no rest copy per document
+  const doc: Record<string, unknown> = { _id: id, '~class': model.name };
+  for (const key of Object.keys(input)) {
+    if (key === '_id' || key === '~class' || key === 'active') continue;
+    // an own "__proto__" (parsed JSON) stays a field, as a spread would keep it: never the prototype
+    if (key === '__proto__') Object.defineProperty(doc, key, { value: input[key], enumerable: true, writable: true, configurable: true });
+    else doc[key] = input[key];
+  }
+  doc['~createTimestamp'] = now;
+  doc.active = true;
+  return doc as Doc;
 }
 
 /**
@@ -223,7 +195,7 @@ export function checkDocId(id: unknown, className: string): void {
     throw KERNEL_ERRORS.docIdInvalid(`An id is a non-empty string (got ${JSON.stringify(id)}).`, { path: '_id', details: { id } });
   }
   // an engine class's documents keep their range: a node tells them apart by id alone (`~…`: internal)
-  if (!inRangeOf(id, className) && (/^[_~]|^domain-|^[^-]*$/.test(id) || isEngineClassName(className))) {
+  if (!id.startsWith(`${className}-`) && (/^[_~]|^domain-|^[^-]*$/.test(id) || isEngineClassName(className))) {
     throw KERNEL_ERRORS.docIdReserved(`${JSON.stringify(id)} is a system id (see docs/data-model.md, "Ids").`, { path: '_id', details: { id } });
   }
 }

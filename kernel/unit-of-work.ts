@@ -4,7 +4,6 @@ import type { StoredResult, UnitDoc, UnitItem, WriteShare } from '../contracts/u
 import type { ChangeFeed, WrittenChange } from '../storage/change-feed.js';
 import type { Database } from '../storage/database.js';
 import { isPromiseLike } from '../storage/settle.js';
-import { storeDocs } from '../storage/direct-bulk.js';
 import type { WriteLock } from '../storage/write-lock.js';
 
 /**
@@ -81,7 +80,7 @@ export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): 
       pending = newAttempt();
       const listed = shareDocs(shares, 0, items.length, pending);
       const added = isPromiseLike(listed) ? await listed : listed;
-      if (added) absorb(pending, items, shares, added, (await storeDocs(deps.db, callDocs(added, items, 0, items.length))) as StoredResult[], 0);
+      if (added) absorb(pending, items, shares, added, (await deps.db.bulkDocs(callDocs(added, items, 0, items.length) as never[])) as StoredResult[], 0);
     } else pending = await storeChunks(deps, items, shares);
     if (!pending.failure) return finishShares(shares);
   }
@@ -152,16 +151,16 @@ async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: r
     const pending = shareDocs(shares, start, end, attempt);
     const added = isPromiseLike(pending) ? await pending : pending;
     if (!added) break;
-    const results = (await storeDocs(deps.db, callDocs(added, items, start, end))) as StoredResult[];
+    const results = (await deps.db.bulkDocs(callDocs(added, items, start, end) as never[])) as StoredResult[];
     absorb(attempt, items, shares, added, results, start);
   }
   return attempt;
 }
 
-/** One bulkDocs call's documents: the shares', then items [start, end) (storeDocs stores copies: none of these is changed). */
+/** One bulkDocs call's documents: the shares' copied (PouchDB adds `_rev` to what it is given), then items [start, end). */
 function callDocs(added: readonly UnitDoc[][], items: readonly UnitItem[], start: number, end: number): object[] {
   const docs: object[] = [];
-  for (const list of added) for (const doc of list) docs.push(doc);
+  for (const list of added) for (const doc of list) docs.push({ ...doc });
   for (let i = start; i < end; i++) docs.push(items[i].doc);
   return docs;
 }

@@ -32,10 +32,8 @@ interface TapRecord {
   [option: string]: unknown;
 }
 
-type PlanEntry = { version: number; plan: WritePlan };
-/** Per class model object: per origin, the plans for any op (a read's), create, update and delete. */
-const plans = new WeakMap<ClassModel, Map<WriteOrigin, Array<PlanEntry | undefined>>>();
-const OP_SLOT = { create: 1, update: 2, delete: 3 } as const;
+/** Per class model object: per origin and op (`local`, `localcreate`…), the plan and the hooks' tap count it was made at. */
+const plans = new WeakMap<ClassModel, Map<string, { version: number; plan: WritePlan }>>();
 
 /**
  * The write plan of a class revision for an origin and operation, compiled once (per class model
@@ -49,14 +47,12 @@ export function planFor(hooks: KernelHooks, model: ClassModel, origin: WriteOrig
   for (const name of PLANNED) version += hooks[name].taps.length;
   let byOrigin = plans.get(model);
   if (!byOrigin) plans.set(model, (byOrigin = new Map()));
-  let slots = byOrigin.get(origin);
-  if (!slots) byOrigin.set(origin, (slots = []));
-  const slot = op === undefined ? 0 : OP_SLOT[op];
-  const known = slots[slot];
+  const key = op ? origin + op : origin;
+  const known = byOrigin.get(key);
   if (known && known.version === version) return known.plan;
   const plan = {} as Record<Planned, unknown>;
   for (const name of PLANNED) plan[name] = filtered(hooks[name], model, origin, op);
-  slots[slot] = { version, plan: plan as WritePlan };
+  byOrigin.set(key, { version, plan: plan as WritePlan });
   return plan as WritePlan;
 }
 

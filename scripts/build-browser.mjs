@@ -58,7 +58,8 @@ const withoutSql = {
  * engine/purge.ts and storage/replication.ts for stand-ins refusing with DS_NOT_IN_BUILD (purges
  * serve the ephemeral and retention plugins, the replication surface the sync plugin and the node),
  * engine/live/live-hub.ts for live-hub.slim.ts (stack.live refused with DS_NOT_IN_BUILD: live
- * queries would take the slim file past its budget), and engine/attachments/api.ts and check.ts
+ * queries would take the slim file past its budget) and live-handle.ts for a LiveHandle whose
+ * constructor says so (no handle is made there), and engine/attachments/api.ts and check.ts
  * for stand-ins refusing files with DS_NOT_IN_BUILD (their checks, bytes and base64 weigh 1.5 kB
  * gzipped; docs/attachments.md); plugins/validation/target-cache.ts and fast-checks.ts for
  * stand-ins without the cache or the plain checks (every target read, every value checked by zod:
@@ -71,12 +72,25 @@ const withoutIngest = {
     build.onResolve({ filter: /\/conflicts\/api\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/api\.js$/, 'api.slim.ts')) }));
     build.onResolve({ filter: /\/conflicts\/denials\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/denials\.js$/, 'denials.slim.ts')) }));
     build.onResolve({ filter: /\/engine\/purge\.js$|^\.\/purge\.js$|\/storage\/replication\.js$|^\.\/replication\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
-    build.onResolve({ filter: /\/live\/live-hub\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/live-hub\.js$/, 'live-hub.slim.ts')) }));
+    build.onResolve({ filter: /\/live\/live-(?:hub|handle)\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/attachments\/(?:api|check)\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
     build.onResolve({ filter: /\/commit-group\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/commit-group\.js$/, 'commit-group.slim.ts')) }));
     build.onResolve({ filter: /(?:^\.|\/kernel)\/planned-calls\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/planned-calls\.js$/, 'planned-calls.slim.ts')) }));
     build.onResolve({ filter: /^pouchdb-changes-filter$/ }, () => ({ path: join(root, 'scripts', 'changes-filter.slim.mjs') }));
     build.onResolve({ filter: /^\.\/(?:target-cache|fast-checks)\.js$/ }, (args) => (args.resolveDir.endsWith(join('plugins', 'validation')) ? { path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) } : undefined));
+  },
+};
+
+/**
+ * Reads by id in every browser file go through PouchDB's public `get` (storage/direct-get.slim.ts
+ * for storage/direct-get.ts): Node reads through the adapter's `_get` (issue 29's lookups, one
+ * promise and no argument clone less), which would take docstack.js 0.17 kB gzipped past its
+ * budget; in a page a lookup's time is IndexedDB's transaction, not that wrapper.
+ */
+const publicReads = {
+  name: 'docstack-public-reads',
+  setup(build) {
+    build.onResolve({ filter: /(?:^\.|\/storage)\/direct-get\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace(/\.js$/, '.slim.ts')) }));
   },
 };
 
@@ -189,7 +203,7 @@ export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), min
     logLevel: 'silent',
     // the `events` npm package stands in for Node's (pouchdb-utils, the stack's EventEmitter)
     define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
-    plugins: [browserAdapters, usedTapableHooks, uuidV4Only, noDeepJsonFallback, builtinsLeftExternal, ...(b.cutSql ? [withoutSql] : []), ...(b.slim ? [withoutIngest] : [])],
+    plugins: [browserAdapters, publicReads, usedTapableHooks, uuidV4Only, noDeepJsonFallback, builtinsLeftExternal, ...(b.cutSql ? [withoutSql] : []), ...(b.slim ? [withoutIngest] : [])],
   })));
   const result = { metafile: { inputs: Object.assign({}, ...results.map((r) => r.metafile.inputs)), outputs: Object.assign({}, ...results.map((r) => r.metafile.outputs)) } };
   const problems = [];

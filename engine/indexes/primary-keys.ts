@@ -63,8 +63,6 @@ export function keyIdOf(className: string, values: readonly unknown[]): string {
   return `${PREFIX}${className}/${JSON.stringify(values)}`;
 }
 
-const plainValue = isKeyScalar;
-
 /** A class model's key attribute names, one frozen list per model object (every claim names them). */
 const keyNames = new WeakMap<ClassModel, string[]>();
 
@@ -76,28 +74,22 @@ function keyNamesOf(model: ClassModel): string[] {
 
 export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
   const attributes = primaryKeyAttributes(model);
+  let keyId: string;
+  let natural: boolean;
   if (attributes.length === 1) {
     // the usual key, one attribute: its value's JSON makes both the entry id and the natural id
     const value = doc[attributes[0].name];
     if (value === undefined || value === null) return null;
     const json = JSON.stringify(value) ?? 'null'; // as the value reads inside an array (keyIdOf)
-    return {
-      keyId: `${PREFIX}${model.name}/[${json}]`,
-      docId: doc._id,
-      className: model.name,
-      attributes: keyNamesOf(model),
-      natural: isKeyScalar(value) && naturalIdOfJson(model.name, json) === doc._id,
-    };
+    keyId = `${PREFIX}${model.name}/[${json}]`;
+    natural = isKeyScalar(value) && naturalIdOfJson(model.name, json) === doc._id;
+  } else {
+    const values = primaryKeyValues(model, doc);
+    if (!values) return null;
+    keyId = keyIdOf(model.name, values);
+    natural = values.every(isKeyScalar) && naturalDocId(model.name, values) === doc._id;
   }
-  const values = primaryKeyValues(model, doc);
-  if (!values) return null;
-  return {
-    keyId: keyIdOf(model.name, values),
-    docId: doc._id,
-    className: model.name,
-    attributes: keyNamesOf(model),
-    natural: values.every(plainValue) && naturalDocId(model.name, values) === doc._id,
-  };
+  return { keyId, docId: doc._id, className: model.name, attributes: keyNamesOf(model), natural };
 }
 
 /** The key values of a claim (the entry id's JSON). */
@@ -108,7 +100,7 @@ function claimValues(claim: { keyId: string; className: string }): unknown[] {
 /** The natural id of a claim's key (as createDraft derives it), or undefined when the key has none. */
 export function naturalIdOfClaim(claim: { keyId: string; className: string }): string | undefined {
   const values = claimValues(claim);
-  return values.every(plainValue) ? naturalDocId(claim.className, values) : undefined;
+  return values.every(isKeyScalar) ? naturalDocId(claim.className, values) : undefined;
 }
 
 /** Is the claim's document under its key's natural id (then the document is the claim: no entry)? */

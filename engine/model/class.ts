@@ -251,8 +251,9 @@ export class Class extends EventEmitter {
       const model = this.current;
       const keyAttributes = primaryKeyAttributes(model);
       if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
-      if (keyAttributes.some((a) => isAbsent(params, a))) {
-        const names = keyAttributes.filter((a) => isAbsent(params, a)).map((a) => a.name);
+      const absent = (a: AttributeModel) => params?.[a.name] === undefined || params[a.name] === null;
+      if (keyAttributes.some(absent)) {
+        const names = keyAttributes.filter(absent).map((a) => a.name);
         throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${names.join(', ')}.`, { path: names.join(',') });
       }
       const natural = naturalIdOf(model, params);
@@ -361,10 +362,6 @@ function buildClassModel(name: string, description: string, options: ClassOption
     // stored only when chosen: a class without it is 'manual', as are older class documents
     ...(options.conflicts !== undefined ? { conflicts: checkConflictPolicy(options.conflicts) } : {}),
   };
-}
-
-function isAbsent(params: Record<string, unknown> | undefined, attribute: AttributeModel): boolean {
-  return params?.[attribute.name] === undefined || params[attribute.name] === null;
 }
 
 async function checkDefaults(stack: StackPort, model: ClassModel): Promise<void> {

@@ -5,9 +5,9 @@ import { claimFor, keyIdOf } from '../../engine/indexes/primary-keys.js';
 import { DocstackError } from '../../contracts/errors.js';
 
 /**
- * The write path's per-document shortcuts answer exactly what their general form answers:
- * createDraft's one-pass scan of the input (only a key that may be protected runs the full
- * check), and the one-attribute key's claim and natural id (one JSON text for both).
+ * The write path's per-document shortcuts answer exactly what their general form answers: the
+ * one-attribute key's claim and natural id (one JSON text for both); and what createDraft
+ * refuses, and how a natural id escapes its key, pinned as the shortcuts rely on them.
  */
 
 const model = (name: string, keys: string[], simple = false): ClassModel =>
@@ -38,7 +38,7 @@ describe('createDraft: what a new document may not set', () => {
       expect(refusedPath(() => draft({ [field]: 'x' })), field).toBe(field);
     }
     expect(refusedPath(() => draft({ active: false }))).toBe('active');
-    // two at once: the engine's order names the first (as before the one-pass scan)
+    // two at once: the engine's fields are checked first, in their order
     expect(refusedPath(() => draft({ '~owner': 'x', _rev: '1-a' }))).toBe('_rev');
   });
 
