@@ -128,10 +128,22 @@ export class WritePipeline {
     this.parts.push(part);
   }
 
-  async write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
-    const prepared = this.prepare(requests, origin, extras, false);
-    const { drafts, contexts, plans, items, shares, work } = isPromiseLike(prepared) ? await prepared : prepared;
+  /**
+   * Writes the requests (all or nothing). No async frame on the usual write: prepared without a
+   * promise, stored, then answered inside the store's `then`, so a serial write pays for the
+   * promises it waits on and no more (an async frame here cost one per write).
+   */
+  write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
+    try {
+      const prepared = this.prepare(requests, origin, extras, false);
+      return isPromiseLike(prepared) ? Promise.resolve(prepared).then((p) => this.store(requests, origin, extras, p)) : this.store(requests, origin, extras, prepared);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
 
+  private store(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, prepared: Prepared): Promise<Doc[]> {
+    const { drafts, contexts, plans, items, shares, work } = prepared;
     // a copy only for a class whose beforeWrite taps (encryption) may change what is stored
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
@@ -141,15 +153,43 @@ export class WritePipeline {
         continue;
       }
       const written = runWaterfall(beforeWrite, { ...drafts[i] }, contexts[i]);
-      stored.push(isPromiseLike(written) ? await written : written);
+      if (isPromiseLike(written)) return this.storeWaiting(requests, origin, extras, prepared, stored, written);
+      stored.push(written);
     }
-
     for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
     // a create refused by storage and revived by a part (a soft-deleted natural id) is tried again with new shares
-    await storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) });
+    return storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) }).then(() => this.answer(requests, origin, prepared, stored));
+  }
 
-    // what a write returns reads like any read (a value the write kept sealed reads as a marker);
-    // a copy: the stored object stays what afterWrite taps see (no copy when nothing taps either)
+  /** store, once a beforeWrite tap answered with a promise: the rest of the drafts in turn. */
+  private async storeWaiting(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, prepared: Prepared, stored: Doc[], pending: PromiseLike<Doc>): Promise<Doc[]> {
+    stored.push(await pending);
+    for (let i = stored.length; i < requests.length; i++) {
+      const beforeWrite = requests[i].classModel.simple ? null : prepared.plans[i].beforeWrite;
+      stored.push(beforeWrite ? await runWaterfall(beforeWrite, { ...prepared.drafts[i] }, prepared.contexts[i]) : prepared.drafts[i]);
+    }
+    const { items, shares, work } = prepared;
+    for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
+    await storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) });
+    return this.answer(requests, origin, prepared, stored);
+  }
+
+  /**
+   * What a stored write answers, its change events and its afterWrite taps. What a write returns
+   * reads like any read (a value the write kept sealed reads as a marker); a copy: the stored
+   * object stays what afterWrite taps see. A write no tap sees (the usual create) answers the
+   * stored documents themselves, without a promise.
+   */
+  private answer(requests: WriteRequest[], origin: WriteOrigin, prepared: Prepared, stored: Doc[]): Doc[] | Promise<Doc[]> {
+    const { drafts, plans } = prepared;
+    for (let i = 0; i < drafts.length; i++) {
+      if ((!requests[i].classModel.simple && plans[i].afterRead) || plans[i].afterWrite || stored[i] !== drafts[i]) return this.answerTapped(requests, origin, prepared, stored);
+    }
+    this.announce(requests, origin, prepared.contexts, stored, stored);
+    return stored;
+  }
+
+  private async answerTapped(requests: WriteRequest[], origin: WriteOrigin, { drafts, contexts, plans }: Prepared, stored: Doc[]): Promise<Doc[]> {
     const results: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
       const afterRead = requests[i].classModel.simple ? null : plans[i].afterRead;
@@ -161,22 +201,20 @@ export class WritePipeline {
       const read = afterRead ? runWaterfall(afterRead, result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result;
       results.push(isPromiseLike(read) ? await read : read);
     }
-    for (let i = 0; i < stored.length; i++) {
-      this.deps.announce({
-        op: contexts[i].op,
-        id: stored[i]._id,
-        rev: stored[i]._rev,
-        className: requests[i].classModel.name,
-        origin,
-        doc: results[i],
-      });
-    }
+    this.announce(requests, origin, contexts, stored, results);
     for (let i = 0; i < stored.length; i++) {
       const afterWrite = plans[i].afterWrite;
       const after = afterWrite ? runSeries(afterWrite, [stored[i]], contexts[i]) : undefined;
       if (isPromiseLike(after)) await after;
     }
     return results;
+  }
+
+  /** Each stored document's `change` event, with what the write answers for it. */
+  private announce(requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], stored: Doc[], results: Doc[]): void {
+    for (let i = 0; i < stored.length; i++) {
+      this.deps.announce({ op: contexts[i].op, id: stored[i]._id, rev: stored[i]._rev, className: requests[i].classModel.name, origin, doc: results[i] });
+    }
   }
 
   /**

@@ -61,9 +61,41 @@ export function storeUnit(deps: UnitDeps, unit: Unit): Promise<void> {
 
 /**
  * storeUnit's work, the store's write lock held. `first`: the outcome of a first attempt already
- * made (a group's shared call, its shares prepared): only its failure is settled here.
+ * made (a group's shared call, its shares prepared): only its failure is settled here. The usual
+ * write (one chunk, no guard, no feed hand-over) is one bulkDocs call and a `then`: no async
+ * frame, whose promise every serial write would pay for; anything else goes to storeSettling.
  */
-export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): Promise<void> {
+export function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): Promise<void> {
+  const { items, shares } = unit;
+  if (first || unit.guard || items.length > WRITE_CHUNK || deps.feed?.takesOver(items.length)) return storeSettling(deps, unit, first);
+  try {
+    const preparing = prepareShares(shares);
+    return isPromiseLike(preparing) ? Promise.resolve(preparing).then(() => storeOnce(deps, unit)) : storeOnce(deps, unit);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** One call for the whole write, its shares prepared: stored, or its failure settled by storeSettling. */
+function storeOnce(deps: UnitDeps, unit: Unit): Promise<void> {
+  const attempt = newAttempt();
+  const listed = shareDocs(unit.shares, 0, unit.items.length, attempt);
+  const store = (added: UnitDoc[][] | null): Promise<void> => {
+    if (!added) return storeSettling(deps, unit, attempt);
+    return deps.db.bulkDocs(callDocs(added, unit.items, 0, unit.items.length) as never[]).then((results) => {
+      absorb(attempt, unit.items, unit.shares, added, results as StoredResult[], 0);
+      return attempt.failure ? storeSettling(deps, unit, attempt) : finishShares(unit.shares);
+    });
+  };
+  return isPromiseLike(listed) ? Promise.resolve(listed).then(store) : store(listed);
+}
+
+/**
+ * A write's attempts until one is stored or the write fails: `first`, when given, is the
+ * outcome of an attempt already made; what failed is undone, creates storage refused as taken
+ * may be revived by a share and the write tried again (renew), else the failure is thrown.
+ */
+async function storeSettling(deps: UnitDeps, unit: Unit, first?: Attempt): Promise<void> {
   const { items, guard, renew } = unit;
   let shares = unit.shares;
   if (guard && !first) await guard();
@@ -71,19 +103,6 @@ export async function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): 
   // how many times refused creates may be settled and the write tried again (each retry revives at least one)
   let retries = items.length;
   let pending = first;
-  // the usual write: one attempt, stored — no closure, no feed hand-over (only a large write takes the feed)
-  if (!pending && !deps.feed?.takesOver(items.length)) {
-    const preparing = prepareShares(shares);
-    if (isPromiseLike(preparing)) await preparing;
-    if (items.length <= WRITE_CHUNK) {
-      // one call (storeChunks' work for a single chunk, inline: an async frame less per write)
-      pending = newAttempt();
-      const listed = shareDocs(shares, 0, items.length, pending);
-      const added = isPromiseLike(listed) ? await listed : listed;
-      if (added) absorb(pending, items, shares, added, (await deps.db.bulkDocs(callDocs(added, items, 0, items.length) as never[])) as StoredResult[], 0);
-    } else pending = await storeChunks(deps, items, shares);
-    if (!pending.failure) return finishShares(shares);
-  }
   const run = async (): Promise<WrittenChange[]> => {
     for (;;) {
       let attempt = pending;
