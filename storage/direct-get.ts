@@ -8,7 +8,7 @@ interface PouchInternals {
   _closed?: boolean;
   _destroyed?: boolean;
   taskqueue?: { isReady?: boolean };
-  constructor: { listeners?(event: string): unknown[] };
+  constructor: { listenerCount?(event: string): number };
   _get(id: string, opts: object, done: (err: unknown, result?: { doc: Doc }) => void): void;
 }
 
@@ -65,7 +65,7 @@ function directFits(db: Database): boolean {
     pouch._closed !== true &&
     pouch._destroyed !== true &&
     pouch.taskqueue?.isReady === true &&
-    (pouch.constructor.listeners?.('debug').length ?? 0) === 0
+    (pouch.constructor.listenerCount?.('debug') ?? 0) === 0
   );
 }
 
