@@ -72,8 +72,9 @@ export function naturalIdOf(model: ClassModel, doc: Record<string, unknown>): st
   if (attributes.length === 0) return undefined;
   // text, numbers and booleans only: a value validation may still convert (a Date, say) would
   // name the document by a key it does not store; such a document keeps a random id
-  if (attributes.length === 1) {
-    // the usual key, one attribute: no arrays (every lookup and every write works this id out)
+  if (attributes.length === 1 && !globalThis.docstackBrowserBuild) {
+    // the usual key, one attribute: no arrays (every lookup and every write works this id out;
+    // Node only: the browser files have no bytes for it, types/build-flags.d.ts)
     const value = doc[attributes[0].name];
     return isKeyScalar(value) ? naturalIdOfJson(model.name, JSON.stringify(value)) : undefined;
   }

@@ -129,21 +129,30 @@ export class WritePipeline {
   }
 
   /**
-   * Writes the requests (all or nothing). No async frame on the usual write: prepared without a
-   * promise, stored, then answered inside the store's `then`, so a serial write pays for the
-   * promises it waits on and no more (an async frame here cost one per write).
+   * Writes the requests (all or nothing). The usual write — prepared without a promise, seen by no
+   * beforeWrite, afterRead or afterWrite tap — has no async frame: it answers its stored drafts in
+   * a `then` on the store, so a serial write pays for the promises it waits on and no more.
    */
   write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
     try {
       const prepared = this.prepare(requests, origin, extras, false);
-      return isPromiseLike(prepared) ? Promise.resolve(prepared).then((p) => this.store(requests, origin, extras, p)) : this.store(requests, origin, extras, prepared);
+      if (globalThis.docstackBrowserBuild || isPromiseLike(prepared) || prepared.plans.some((plan, i) => (!requests[i].classModel.simple && (plan.beforeWrite || plan.afterRead)) || plan.afterWrite)) {
+        return this.writeTapped(requests, origin, extras, prepared);
+      }
+      const { drafts, contexts, items, shares, work } = prepared;
+      return storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) }).then(() => {
+        this.announce(requests, origin, contexts, drafts, drafts);
+        return drafts;
+      });
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  private store(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, prepared: Prepared): Promise<Doc[]> {
-    const { drafts, contexts, plans, items, shares, work } = prepared;
+  /** A write some tap sees (beforeWrite, afterRead, afterWrite), or prepared with a promise. */
+  private async writeTapped(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, prepared: Prepared | Promise<Prepared>): Promise<Doc[]> {
+    const { drafts, contexts, plans, items, shares, work } = isPromiseLike(prepared) ? await prepared : prepared;
+
     // a copy only for a class whose beforeWrite taps (encryption) may change what is stored
     const stored: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
@@ -153,43 +162,15 @@ export class WritePipeline {
         continue;
       }
       const written = runWaterfall(beforeWrite, { ...drafts[i] }, contexts[i]);
-      if (isPromiseLike(written)) return this.storeWaiting(requests, origin, extras, prepared, stored, written);
-      stored.push(written);
+      stored.push(isPromiseLike(written) ? await written : written);
     }
+
     for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
     // a create refused by storage and revived by a part (a soft-deleted natural id) is tried again with new shares
-    return storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) }).then(() => this.answer(requests, origin, prepared, stored));
-  }
-
-  /** store, once a beforeWrite tap answered with a promise: the rest of the drafts in turn. */
-  private async storeWaiting(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, prepared: Prepared, stored: Doc[], pending: PromiseLike<Doc>): Promise<Doc[]> {
-    stored.push(await pending);
-    for (let i = stored.length; i < requests.length; i++) {
-      const beforeWrite = requests[i].classModel.simple ? null : prepared.plans[i].beforeWrite;
-      stored.push(beforeWrite ? await runWaterfall(beforeWrite, { ...prepared.drafts[i] }, prepared.contexts[i]) : prepared.drafts[i]);
-    }
-    const { items, shares, work } = prepared;
-    for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
     await storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) });
-    return this.answer(requests, origin, prepared, stored);
-  }
 
-  /**
-   * What a stored write answers, its change events and its afterWrite taps. What a write returns
-   * reads like any read (a value the write kept sealed reads as a marker); a copy: the stored
-   * object stays what afterWrite taps see. A write no tap sees (the usual create) answers the
-   * stored documents themselves, without a promise.
-   */
-  private answer(requests: WriteRequest[], origin: WriteOrigin, prepared: Prepared, stored: Doc[]): Doc[] | Promise<Doc[]> {
-    const { drafts, plans } = prepared;
-    for (let i = 0; i < drafts.length; i++) {
-      if ((!requests[i].classModel.simple && plans[i].afterRead) || plans[i].afterWrite || stored[i] !== drafts[i]) return this.answerTapped(requests, origin, prepared, stored);
-    }
-    this.announce(requests, origin, prepared.contexts, stored, stored);
-    return stored;
-  }
-
-  private async answerTapped(requests: WriteRequest[], origin: WriteOrigin, { drafts, contexts, plans }: Prepared, stored: Doc[]): Promise<Doc[]> {
+    // what a write returns reads like any read (a value the write kept sealed reads as a marker);
+    // a copy: the stored object stays what afterWrite taps see (no copy when nothing taps either)
     const results: Doc[] = [];
     for (let i = 0; i < drafts.length; i++) {
       const afterRead = requests[i].classModel.simple ? null : plans[i].afterRead;

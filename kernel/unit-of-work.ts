@@ -67,7 +67,7 @@ export function storeUnit(deps: UnitDeps, unit: Unit): Promise<void> {
  */
 export function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): Promise<void> {
   const { items, shares } = unit;
-  if (first || unit.guard || items.length > WRITE_CHUNK || deps.feed?.takesOver(items.length)) return storeSettling(deps, unit, first);
+  if (globalThis.docstackBrowserBuild || first || unit.guard || items.length > WRITE_CHUNK || deps.feed?.takesOver(items.length)) return storeSettling(deps, unit, first);
   try {
     const preparing = prepareShares(shares);
     return isPromiseLike(preparing) ? Promise.resolve(preparing).then(() => storeOnce(deps, unit)) : storeOnce(deps, unit);

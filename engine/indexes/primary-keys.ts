@@ -76,8 +76,9 @@ export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
   const attributes = primaryKeyAttributes(model);
   let keyId: string;
   let natural: boolean;
-  if (attributes.length === 1) {
+  if (attributes.length === 1 && !globalThis.docstackBrowserBuild) {
     // the usual key, one attribute: its value's JSON makes both the entry id and the natural id
+    // (Node only: the browser files have no bytes for it, types/build-flags.d.ts)
     const value = doc[attributes[0].name];
     if (value === undefined || value === null) return null;
     const json = JSON.stringify(value) ?? 'null'; // as the value reads inside an array (keyIdOf)

@@ -1,0 +1,14 @@
+/**
+ * Build flags. `docstackBrowserBuild` is defined `true` in the browser files
+ * (scripts/build-browser.mjs), where the minifier then leaves out the paths it guards: Node's
+ * speed-ups of issue 29 that the browser files' size budgets have no room for (the chained
+ * write in kernel/pipeline.ts and kernel/unit-of-work.ts, the one-attribute key's shortcuts in
+ * kernel/drafts.ts naturalIdOf and engine/indexes/primary-keys.ts claimFor). Each guarded path
+ * answers exactly what the path it shortcuts does (tests run in Node, where it is never set).
+ */
+declare global {
+  // eslint-disable-next-line no-var
+  var docstackBrowserBuild: true | undefined;
+}
+
+export {};
