@@ -1,10 +1,13 @@
 import type { Clock } from '../../contracts/clock.js';
 import { DocstackError, KERNEL_ERRORS } from '../../contracts/errors.js';
-import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
-import { isKeyScalar, naturalDocId, naturalIdOfJson } from '../../kernel/drafts.js';
+import type { ClassModel, Doc } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
 import { readRaw } from '../../storage/raw-reads.js';
 import { KeyHolders } from './key-holders.js';
+import { claimFor, isNaturalClaim, keyIdOf, naturalIdOfClaim, primaryKeyValues, type KeyClaim } from './key-ids.js';
+
+// the claim and its ids (./key-ids.ts), where the engine and the plugin kit have always found them
+export { claimFor, isNaturalClaim, keyIdOf, naturalIdOfClaim, primaryKeyValues, type KeyClaim };
 
 /**
  * The primary-key index: one `_local` key document per key combination, its `_id` encoding
@@ -23,15 +26,6 @@ import { KeyHolders } from './key-holders.js';
  * the entry. Entries an older store wrote for natural-id documents stay until their document
  * leaves its key (a release removes them); they name their own document, so no reader is misled.
  */
-export interface KeyClaim {
-  keyId: string;
-  docId: string;
-  className: string;
-  attributes: string[];
-  /** is docId the key's natural id (claimFor knows it; a claim from elsewhere is checked by isNaturalClaim) */
-  natural?: boolean;
-}
-
 export interface KeyDoc {
   _id: string;
   _rev?: string;
@@ -42,7 +36,6 @@ export interface KeyDoc {
   holder?: string;
 }
 
-const PREFIX = '_local/~pk/';
 const CLAIM_CHUNK = 1000;
 /**
  * How long a claim whose document does not exist yet counts as taken. The claim is written
@@ -50,64 +43,6 @@ const CLAIM_CHUNK = 1000;
  * "left behind by a crash"; past this grace period it is a crash leftover and may be reused.
  */
 export const PENDING_CLAIM_GRACE_MS = 60_000;
-
-export function primaryKeyValues(model: ClassModel, doc: Record<string, unknown>): unknown[] | null {
-  const attributes = primaryKeyAttributes(model);
-  if (attributes.length === 0) return null;
-  const values = attributes.map((a) => doc[a.name]);
-  // a document without its whole key has no index entry; mandatory checks refuse it anyway
-  return values.some((v) => v === undefined || v === null) ? null : values;
-}
-
-export function keyIdOf(className: string, values: readonly unknown[]): string {
-  return `${PREFIX}${className}/${JSON.stringify(values)}`;
-}
-
-/** A class model's key attribute names, one frozen list per model object (every claim names them). */
-const keyNames = new WeakMap<ClassModel, string[]>();
-
-function keyNamesOf(model: ClassModel): string[] {
-  let names = keyNames.get(model);
-  if (!names) keyNames.set(model, (names = Object.freeze(primaryKeyAttributes(model).map((a) => a.name)) as string[]));
-  return names;
-}
-
-export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
-  const attributes = primaryKeyAttributes(model);
-  let keyId: string;
-  let natural: boolean;
-  if (attributes.length === 1 && !globalThis.docstackBrowserBuild) {
-    // the usual key, one attribute: its value's JSON makes both the entry id and the natural id
-    // (Node only: the browser files have no bytes for it, types/build-flags.d.ts)
-    const value = doc[attributes[0].name];
-    if (value === undefined || value === null) return null;
-    const json = JSON.stringify(value) ?? 'null'; // as the value reads inside an array (keyIdOf)
-    keyId = `${PREFIX}${model.name}/[${json}]`;
-    natural = isKeyScalar(value) && naturalIdOfJson(model.name, json) === doc._id;
-  } else {
-    const values = primaryKeyValues(model, doc);
-    if (!values) return null;
-    keyId = keyIdOf(model.name, values);
-    natural = values.every(isKeyScalar) && naturalDocId(model.name, values) === doc._id;
-  }
-  return { keyId, docId: doc._id, className: model.name, attributes: keyNamesOf(model), natural };
-}
-
-/** The key values of a claim (the entry id's JSON). */
-function claimValues(claim: { keyId: string; className: string }): unknown[] {
-  return JSON.parse(claim.keyId.slice(PREFIX.length + claim.className.length + 1)) as unknown[];
-}
-
-/** The natural id of a claim's key (as createDraft derives it), or undefined when the key has none. */
-export function naturalIdOfClaim(claim: { keyId: string; className: string }): string | undefined {
-  const values = claimValues(claim);
-  return values.every(isKeyScalar) ? naturalDocId(claim.className, values) : undefined;
-}
-
-/** Is the claim's document under its key's natural id (then the document is the claim: no entry)? */
-export function isNaturalClaim(claim: { keyId: string; className: string; docId: string; natural?: boolean }): boolean {
-  return claim.natural ?? naturalIdOfClaim(claim) === claim.docId;
-}
 
 export function uniqueViolation(claim: KeyClaim, ownerId: string): DocstackError {
   return KERNEL_ERRORS.uniqueViolation(
