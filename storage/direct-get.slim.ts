@@ -7,10 +7,12 @@ import type { Database } from './database.js';
  * the same answers, a promise or two more per read, in a file whose budget is never raised.
  */
 export function readStored<T = Doc>(db: Database, id: string): Promise<T | null> {
-  return (db.get(id) as Promise<T>).catch((err: { status?: number } | null) => {
-    if (err?.status === 404) return null;
-    throw err;
-  });
+  return (db.get(id) as Promise<T>).catch(nullWhenMissing);
+}
+
+export function nullWhenMissing(err: unknown): null {
+  if ((err as { status?: number } | null)?.status === 404) return null;
+  throw err;
 }
 
 export function getStoredVia(storage: { get(id: string): Promise<object | null> }, id: string, done: (err: unknown, doc: Doc | null) => void): void {

@@ -10,18 +10,18 @@ export function bindRawDatabase(storage: object, db: Database): void {
   databases.set(storage, db);
 }
 
-/**
- * The raw PouchDB store of a stack — for tests (forging a stored state, reading `_local`
- * documents, replicating two stores directly) and benchmarks only. Everything else reads and
- * writes through `stack.storage` and the document pipeline.
- */
 /** The raw store under a storage facade, if it is one this kernel bound (engine reads by id: storage/direct-get.ts). */
 export function boundDatabase(storage: object): Database | undefined {
   return databases.get(storage);
 }
 
+/**
+ * The raw PouchDB store of a stack — for tests (forging a stored state, reading `_local`
+ * documents, replicating two stores directly) and benchmarks only. Everything else reads and
+ * writes through `stack.storage` and the document pipeline.
+ */
 export function rawDatabase(stack: { readonly storage: object }): Database {
-  const db = databases.get(stack.storage);
+  const db = boundDatabase(stack.storage);
   if (!db) throw new Error('rawDatabase: not a stack opened by this kernel.');
   return db;
 }

@@ -1,6 +1,6 @@
 import type { Doc } from '../contracts/model.js';
 import type { Database } from './database.js';
-import { readStored } from './direct-get.js';
+import { nullWhenMissing, readStored } from './direct-get.js';
 
 export const SCAN_PAGE = 500;
 
@@ -27,10 +27,5 @@ export async function* rangePages(db: Database, prefix: string, pageSize = SCAN_
 /** The stored document (raw: no afterRead), or null when there is none: one promise (storage/direct-get.ts). */
 export function readRaw<T = Doc>(db: Database, id: string, options: { conflicts?: boolean } = {}): Promise<T | null> {
   if (!options.conflicts) return readStored<T>(db, id);
-  return (db.get(id, options) as unknown as Promise<T>).catch(missingAsNull);
-}
-
-function missingAsNull(err: unknown): null {
-  if ((err as { status?: number } | null)?.status === 404) return null;
-  throw err;
+  return (db.get(id, options) as unknown as Promise<T>).catch(nullWhenMissing);
 }

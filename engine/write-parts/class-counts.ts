@@ -13,6 +13,13 @@ function minus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number> | 
   return out;
 }
 
+/** a + b, per class, as a new map (neither is changed) */
+function plus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map(a);
+  for (const [name, d] of b) out.set(name, (out.get(name) ?? 0) + d);
+  return out;
+}
+
 /**
  * Each class's counter of active documents, as a unit-of-work part. The counts live in memory
  * (ClassCounts): a chunk's bulkDocs carries a class's counter document only when the counter does
@@ -30,9 +37,8 @@ const NO_DELTAS = new Map<string, number>();
 
 /** One write's share: a class, not closures — every write makes one. */
 class CountsShare implements WriteShare {
-  /** every chunk's deltas: the first chunk's own map until a second chunk comes */
+  /** every chunk's deltas so far (a chunk's own map is never changed: the first is kept as it is) */
   private total: Map<string, number> | undefined;
-  private first: Map<string, number> | undefined;
   /** deltas added to the counts so far (by chunks that carried a counter) */
   private counted: Map<string, number> | undefined;
   private carried: CountDoc[] = [];
@@ -50,12 +56,7 @@ class CountsShare implements WriteShare {
       const item = this.work.items[i];
       addDelta(deltas, item.classModel.name, counts(item.previous), counts(item.doc));
     }
-    if (!this.total) this.total = deltas;
-    else {
-      if (this.total === this.first) this.total = new Map(this.total);
-      for (const [name, d] of deltas) this.total.set(name, (this.total.get(name) ?? 0) + d);
-    }
-    this.first ??= deltas;
+    this.total = this.total ? plus(this.total, deltas) : deltas;
     const entries = this.classCounts.entries(deltas);
     return isPromiseLike(entries) ? Promise.resolve(entries).then((docs) => this.copies(docs)) : this.copies(entries);
   }
@@ -68,8 +69,7 @@ class CountsShare implements WriteShare {
   // called only for a chunk that carried counter documents
   stored(results: readonly StoredResult[]): undefined {
     this.classCounts.written(this.deltas, this.carried, results.map((r) => (r.error ? null : r.rev!)));
-    const counted = (this.counted ??= new Map());
-    for (const [name, d] of this.deltas) counted.set(name, (counted.get(name) ?? 0) + d);
+    this.counted = this.counted ? plus(this.counted, this.deltas) : this.deltas;
     return undefined;
   }
 

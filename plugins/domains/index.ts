@@ -32,7 +32,8 @@ export const domainsPlugin = definePlugin({
     // delete may end relations of any class (its document may be a relation's target)
     const follows = (model: ClassModel, origin: WriteOrigin, op?: WriteOp) => origin === 'replication' || (op !== 'create' && op !== 'update') || referencesOf(model).length > 0;
     hooks.afterWrite.tapAsync(tapWhen('domains', follows, STAGE), (docs, ctx, done) => {
-      if (ctx.origin !== 'replication' && ctx.op !== 'delete' && referencesOf(ctx.classModel).length === 0) return done();
+      // the same rule when tapable runs the whole hook (an interceptor, stack.ingest)
+      if (!follows(ctx.classModel, ctx.origin, ctx.op)) return done();
       followWrite(docs, ctx).then(() => done(), (err: Error) => done(err));
     });
     const followWrite = async (docs: Doc[], ctx: WriteContext): Promise<void> => {
