@@ -15,6 +15,9 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+/** The `--import` that runs a bench's TypeScript as tsc ships it (bench/strip-types/register.mjs): for a bench's child processes. */
+export const STRIP_TYPES = new URL('./strip-types/register.mjs', import.meta.url).href;
+
 /**
  * One timed run: wall-clock milliseconds (what a caller waits; the ratio the aims are about)
  * and process CPU milliseconds (all threads, so leveldb's worker threads count). CPU time
@@ -39,7 +42,7 @@ export function addSamples(a: Sample, b: Sample): Sample {
   return { wallMs: a.wallMs + b.wallMs, cpuMs: a.cpuMs + b.cpuMs };
 }
 
-// `npm run bench` is plain `tsx` (no --expose-gc), so gc is switched on at run time, for a bench
+// `npm run bench` runs without --expose-gc (bench/strip-types), so gc is switched on at run time, for a bench
 // that wants to free a large heap between phases. Never right before a timed step: see measure.
 setFlagsFromString('--expose-gc');
 const gcFn = runInNewContext('gc') as (() => void) | undefined;

@@ -7,7 +7,8 @@
  *     own batch size (kernel/unit-of-work.ts WRITE_CHUNK). Raw `bulkDocs` of all DOCS in one call
  *     is shown beside it, labelled, never judged: leveldb-core copies a call's pending batch on
  *     every operation, so one big call costs more than linearly and flatters whatever it divides.
- *     The judged pair runs first, in an order that flips per round, then the sides only shown;
+ *     The judged pair runs first, in an order that flips per round; the sides only shown run at
+ *     the end of the round, after every judged step (their garbage is then not collected inside one);
  *   - the same bulk with a class `change` listener, until the change feed has caught up;
  *   - linearity of the baseline: raw per-document time at DOCS/4, DOCS/2 and DOCS, in calls of
  *     CHUNK (≈ 1.0 shows the baseline is linear) and in one call (shows why one call is not used);
@@ -24,7 +25,7 @@
  *     of one raw `get` on the same store (a count is one storage read at most).
  * The raw documents have the engine's stored shape and ids (bench/pipeline-sides.ts). Serial
  * inserts and lookups alternate the sides in BLOCKS slices, so a leveldb compaction or another
- * program's burst does not land on one side only; the order of whole steps rotates per round.
+ * program's burst does not land on one side only.
  * The aims judge the CPU-time median (the machine these run on is shared); wall is shown too.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -50,8 +51,21 @@ const COUNT_CALLS = 100;
  * half-optimized code, which is a process's start-up cost, not a write's.
  */
 const WARMUP_SCALE = 1;
+/**
+ * Warm-up rounds per adapter. One left the serial step's first judged rounds on code V8 was still
+ * optimizing: per-round memory serial ratios of one run fell 2.22, 1.90, 1.33, 0.96, 0.80 (a
+ * process reached its steady serial cost after ≈ 5,000 serial writes, docs/benchmarks.md). Both
+ * sides run every warm-up round alike.
+ */
+const WARMUP_ROUNDS = 3;
 const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
-const BLOCKS = 10;
+/**
+ * Slices per interleaved step. Ten (100 serial writes a slice) let young-generation collections
+ * fall in step with the slices: a scavenge came once per four slices and landed on the same
+ * side's slice round after round (per-slice CPU and GC traced, docs/benchmarks.md). Fifty (20
+ * writes, 60 lookups) spreads each side's collections over many slices, as its allocation does.
+ */
+const BLOCKS = 50;
 
 /** Issue 29's aims, ÷ raw PouchDB at the same batch size, judged on the CPU median. */
 const AIMS = { bulk: 1.3, serial: 1.3, lookup: 1.0, countMs: 1 };
@@ -157,32 +171,24 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   const attributes = itemAttributeList(sizes.docs, 0, seed);
   const docs = rawDocs(attributes);
 
-  // -- bulk insert: four sides, four fresh databases
+  // -- bulk insert, the judged pair: raw in calls of CHUNK and the engine, two fresh databases,
+  // their order flipping per round. The steps judged on the engine (bulk, lookups, serial,
+  // concurrent) run first; the sides only shown (one-call bulk, bulk with a listener, the
+  // baseline's linearity) last, so their garbage — the one-call side alone makes 2 s of it,
+  // quadratically — is not collected inside a judged step. Left before them, it landed on one
+  // side or the other of a serial step's 100-write blocks: memory serial ratios of 0.86 and
+  // 2.45 in one run, on the same code.
   const chunked = await openRaw(place);
-  const oneCall = await openRaw(place);
   const engine = await openEngine(place);
-  const live = await openEngine(place, true);
   const inputs = engineInputs(attributes);
-  const liveInputs = engineInputs(attributes);
   const bulk: Partial<Record<'chunked' | 'oneCall' | 'engine' | 'live', Sample>> = {};
-  const bulkSides: [keyof typeof bulk, () => Promise<unknown>][] = [
+  const pair: [keyof typeof bulk, () => Promise<unknown>][] = [
     ['chunked', () => bulkInChunks(chunked, docs)],
     ['engine', () => engine.stack.createDocs(inputs)],
-    ['oneCall', () => oneCall.bulkDocs(docs)],
-    ['live', async () => (await live.stack.createDocs(liveInputs), await live.settle())],
   ];
-  // the judged pair first, its order flipping per round; then the sides only shown. A cyclic
-  // rotation of all four kept the one-call side (2 s of quadratic garbage) right before the
-  // engine in four rounds of five, and never before the baseline: the engine paid its GC.
-  const [first, second, ...shown] = bulkSides;
-  const pair = round % 2 === 0 ? [first, second] : [second, first];
-  for (const [side, run] of [...pair, ...shown]) bulk[side] = await measure(run);
+  for (const [side, run] of round % 2 === 0 ? pair : pair.reverse()) bulk[side] = await measure(run);
   await expectItems(chunked, docs, 'raw chunked bulkDocs');
-  await expectItems(oneCall, docs, 'raw one-call bulkDocs');
   await expectItems(storeOf(engine), docs, 'engine createDocs');
-  await dropRaw(oneCall);
-  await dropEngine(live, place);
-  const linear = await linearity(place, docs, round);
 
   // -- primary-key lookups, on the stores the bulk step filled (same ids on both sides)
   const codes = pickIndexes(sizes.docs, sizes.lookups, seed).map((i) => attributes[i].code);
@@ -249,6 +255,19 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   await dropRaw(puts);
   await dropEngine(concurrentEngine, place);
 
+  // -- the sides only shown: raw bulkDocs of every document in one call, the engine's bulk with a
+  // class `change` listener (until its feed has caught up), then the baseline's linearity
+  const oneCall = await openRaw(place);
+  const live = await openEngine(place, true);
+  const liveInputs = engineInputs(attributes);
+  bulk.oneCall = await measure(() => oneCall.bulkDocs(docs));
+  bulk.live = await measure(async () => (await live.stack.createDocs(liveInputs), await live.settle()));
+  await expectItems(oneCall, docs, 'raw one-call bulkDocs');
+  await expectItems(storeOf(live), docs, 'engine createDocs with a listener');
+  await dropRaw(oneCall);
+  await dropEngine(live, place);
+  const linear = await linearity(place, docs, round);
+
   if (!into) return countMs;
   record(into.bulk, bulk.engine!, bulk.chunked!);
   record(into.bulkOneCall, bulk.engine!, bulk.oneCall!);
@@ -297,7 +316,7 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
       const place: Place = { adapter, dir };
       const rows = rowsFor(adapter);
       log(`pipeline/${adapter}: warm-up`);
-      await runRound(place, sizes(WARMUP_SCALE), 0, null);
+      for (let warm = 0; warm < WARMUP_ROUNDS; warm++) await runRound(place, sizes(WARMUP_SCALE), warm, null);
       const counts: { count: number; rawGet: number }[] = [];
       for (let round = 1; round <= rounds; round++) {
         log(`pipeline/${adapter}: round ${round}/${rounds}`);
@@ -319,6 +338,7 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
       adapters: ADAPTERS,
       rounds,
       warmupScale: WARMUP_SCALE,
+      warmupRounds: WARMUP_ROUNDS,
       docs: DOCS,
       rawChunk: CHUNK,
       serialInserts: SERIAL,

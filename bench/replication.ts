@@ -28,7 +28,7 @@ import { Class, createStack, type ClientStack } from '../index.js';
 import { server as serverPreset } from '../plugins.config.js';
 import type { NodeContext, ServerConfig } from '../server/context.js';
 import { createReplicationRouter } from '../server/replication/index.js';
-import { addSamples, comparison, measure, record, rotate, summarize, type BenchReport, type Sample, type BenchOptions } from './harness.js';
+import { addSamples, comparison, measure, record, rotate, STRIP_TYPES, summarize, type BenchReport, type Sample, type BenchOptions } from './harness.js';
 
 PouchDB.plugin(HttpAdapter).plugin(MemoryAdapter).plugin(Replication);
 
@@ -54,7 +54,7 @@ const docs = () =>
 async function startNodeChild(dir: string): Promise<{ url: string; token: string; pid: number | undefined; stop(): Promise<void> }> {
   const script = fileURLToPath(new URL('./replication-node.ts', import.meta.url));
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script, dir, BENCH_USER.username, BENCH_USER.password], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profile, '--import', STRIP_TYPES, script, dir, BENCH_USER.username, BENCH_USER.password], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';

@@ -12,7 +12,7 @@
  *   - the browser preset: + every other plugin's taps (domains, triggers, encryption, …).
  * The memory adapter's put is the cheapest, so its ratios are the widest.
  *
- * `npx tsx bench/run.ts serial-layers --rounds=3`
+ * `npm run bench:run -- serial-layers --rounds=3`
  */
 import type { ClientStack } from '../index.js';
 import { browser } from '../plugins.config.js';

@@ -82,6 +82,15 @@ class Batch implements WriteBatch {
   }
 }
 
+/** Does a beforeWrite, afterRead or afterWrite tap see one of these writes? (A loop: it runs for every write.) */
+function anyTapSees(requests: WriteRequest[], plans: WritePlan[]): boolean {
+  for (let i = 0; i < plans.length; i++) {
+    const plan = plans[i];
+    if (plan.afterWrite || (!requests[i].classModel.simple && (plan.beforeWrite || plan.afterRead))) return true;
+  }
+  return false;
+}
+
 /** The `change` event of a stack: one per document this stack stored. */
 export interface DocChangeEvent {
   op: WriteOp;
@@ -136,11 +145,11 @@ export class WritePipeline {
   write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
     try {
       const prepared = this.prepare(requests, origin, extras, false);
-      if (globalThis.docstackBrowserBuild || isPromiseLike(prepared) || prepared.plans.some((plan, i) => (!requests[i].classModel.simple && (plan.beforeWrite || plan.afterRead)) || plan.afterWrite)) {
+      if (globalThis.docstackBrowserBuild || isPromiseLike(prepared) || anyTapSees(requests, prepared.plans)) {
         return this.writeTapped(requests, origin, extras, prepared);
       }
       const { drafts, contexts, items, shares, work } = prepared;
-      return storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) }).then(() => {
+      return storeUnit(this.deps, { items, shares, guard: extras.guard, renew: () => this.begin(work) }).then(() => {
         this.announce(requests, origin, contexts, drafts, drafts);
         return drafts;
       });
@@ -167,7 +176,7 @@ export class WritePipeline {
 
     for (let i = 0; i < stored.length; i++) (items[i] as { doc: Doc }).doc = stored[i];
     // a create refused by storage and revived by a part (a soft-deleted natural id) is tried again with new shares
-    await storeUnit(this.deps, { items, shares, ...(extras.guard ? { guard: extras.guard } : {}), renew: () => this.begin(work) });
+    await storeUnit(this.deps, { items, shares, guard: extras.guard, renew: () => this.begin(work) });
 
     // what a write returns reads like any read (a value the write kept sealed reads as a marker);
     // a copy: the stored object stays what afterWrite taps see (no copy when nothing taps either)

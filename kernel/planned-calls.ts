@@ -39,8 +39,14 @@ export function runSeries<A, C>(hook: object, arg: A, ctx: C): void | Promise<vo
 
 function run(hook: TapableHook, value: unknown, ctx: unknown, waterfall: boolean): unknown {
   // tapable runs a hook with interceptors, or a tap that asks for its `context`
-  if (hook.interceptors.length > 0 || hook.taps.some((tap) => tap.context)) return hook.promise(value, ctx);
+  if (hook.interceptors.length > 0 || asksContext(hook.taps)) return hook.promise(value, ctx);
   return from(hook.taps, 0, value, ctx, waterfall);
+}
+
+/** A loop, not `some` with an arrow: this runs per hook per document, and the arrow was a closure each time. */
+function asksContext(taps: readonly TapRecord[]): boolean {
+  for (let i = 0; i < taps.length; i++) if (taps[i].context) return true;
+  return false;
 }
 
 function from(taps: readonly TapRecord[], start: number, value: unknown, ctx: unknown, waterfall: boolean): unknown {

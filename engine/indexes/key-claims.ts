@@ -27,8 +27,9 @@ export interface ClaimPlan {
 export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
   const plan: ClaimPlan = { claims: [], releases: [], duplicates: [] };
   const inBatch = entries.length > 1 ? new Map<string, string>() : undefined; // one entry meets no other
-  entries.forEach((entry, index) => {
-    if (!entry || entry.model.simple) return;
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index];
+    if (!entry || entry.model.simple) continue;
     const live = entry.next && !(entry.next as { _deleted?: boolean })._deleted && entry.next.active !== false;
     const next = live ? claimFor(entry.model, entry.next!) : null;
     // an inactive document holds no key: reviving it (a create over it, an ingested undelete) claims again
@@ -37,13 +38,13 @@ export function planClaims(entries: readonly (ClaimEntry | null)[]): ClaimPlan {
       const first = inBatch?.get(next.keyId);
       if (first !== undefined && first !== next.docId) {
         plan.duplicates.push({ index, claim: next, first, error: batchDuplicate(next, first) });
-        return;
+        continue;
       }
       inBatch?.set(next.keyId, next.docId);
       plan.claims.push({ index, claim: next });
     }
     if (prev && prev.keyId !== next?.keyId) plan.releases.push(prev);
-  });
+  }
   return plan;
 }
 

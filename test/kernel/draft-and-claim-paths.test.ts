@@ -71,6 +71,16 @@ describe('a one-attribute key: the claim and the natural id from one JSON text',
     expect(naturalIdOf(model('Simple', ['code'], true), { code: 'a' })).toBeUndefined();
   });
 
+  it("answers each class's own id for the same key, one after the other (the last id made is kept for the claim)", () => {
+    const other = model('Other', ['code']);
+    expect(naturalIdOf(one, { code: 'k' })).toBe('Item-_22k_22');
+    expect(naturalIdOf(other, { code: 'k' })).toBe('Other-_22k_22');
+    expect(claimFor(one, { _id: 'Item-_22k_22', code: 'k' } as unknown as Doc)!.natural).toBe(true);
+    expect(claimFor(other, { _id: 'Item-_22k_22', code: 'k' } as unknown as Doc)!.natural).toBe(false);
+    expect(naturalIdOf(one, { code: 'k2' })).toBe('Item-_22k2_22');
+    expect(naturalIdOf(one, { code: 'k' })).toBe('Item-_22k_22');
+  });
+
   it('a key of two attributes keeps the general form', () => {
     const id = naturalDocId('Pair', ['x', 1]);
     expect(naturalIdOf(two, { a: 'x', b: 1 })).toBe(id);
@@ -94,5 +104,10 @@ describe('natural ids escape every character an id part does not keep', () => {
     const id = naturalDocId('Item', [every, 'é✓']);
     expect(id).toMatch(/^Item-(?:[A-Za-z0-9-]|_[0-9A-F]{2})*\.(?:[A-Za-z0-9-]|_[0-9A-F]{2})*$/);
     expect(decodeNaturalKey('Item', id)).toEqual([every, 'é✓']);
+    // character by character, the rule as a regex states it (Node scans codes instead of a replace)
+    const rule = (json: string) => json.replace(/[^A-Za-z0-9-]/g, (c) => `_${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+    for (const c of every) expect(naturalDocId('Item', [c])).toBe(`Item-${rule(JSON.stringify(c))}`);
+    expect(naturalDocId('Item', ['"x"'])).toBe('Item-_22_5C_22x_5C_22_22'); // escapes first and last
+    expect(naturalDocId('Item', [true])).toBe('Item-true'); // nothing to escape: the text itself
   });
 });
