@@ -54,10 +54,18 @@ const WARMUP_SCALE = 1;
 /**
  * Warm-up rounds per adapter. One left the serial step's first judged rounds on code V8 was still
  * optimizing: per-round memory serial ratios of one run fell 2.22, 1.90, 1.33, 0.96, 0.80 (a
- * process reached its steady serial cost after ≈ 5,000 serial writes, docs/benchmarks.md). Both
+ * process reached its steady serial cost after ≈ 6,000 serial writes, docs/benchmarks.md). Both
  * sides run every warm-up round alike.
  */
 const WARMUP_ROUNDS = 3;
+/**
+ * Serial writes each side makes once per adapter before the rounds (scratch stores, not timed),
+ * on top of the warm-up rounds' 3,000. V8 compiles on threads of its own, and process CPU counts
+ * them: on fresh stacks of 1,000 serial creates each, TurboFan finished 63, 48, 43, 28, 8, 9, 1,
+ * 2, 2, 4, 5 and 1 optimizations per stack and the other threads' CPU fell from ≈ 270 to 7–43 µs
+ * a write (memory; the main thread's from 265 to 62–83 µs): ≈ 6,000 writes to a steady state.
+ */
+const SERIAL_WARMUP = 5_000;
 const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
 /**
  * Slices per interleaved step. Ten (100 serial writes a slice) let young-generation collections
@@ -284,6 +292,21 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   return countMs;
 }
 
+/** SERIAL_WARMUP serial writes on each side, alternating, on scratch stores dropped after (not timed). */
+async function warmSerial(place: Place, writes: number): Promise<void> {
+  const attributes = itemAttributeList(writes, 10 * DOCS, 77);
+  const docs = rawDocs(attributes);
+  const inputs = engineInputs(attributes);
+  const raw = await openRaw(place);
+  const engine = await openEngine(place);
+  for (let i = 0; i < writes; i++) {
+    await raw.put(docs[i]);
+    await engine.stack.createDoc(inputs[i]);
+  }
+  await dropRaw(raw);
+  await dropEngine(engine, place);
+}
+
 /** The count on a store of BIG items (filled once, not timed), mean of COUNT_CALLS calls per round. */
 async function bigCount(place: Place, rounds: number, log: (line: string) => void): Promise<{ count: number; rawGet: number }[]> {
   log(`pipeline/${place.adapter}: storing ${fmt(BIG)} items for the count`);
@@ -316,6 +339,7 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
       const place: Place = { adapter, dir };
       const rows = rowsFor(adapter);
       log(`pipeline/${adapter}: warm-up`);
+      await warmSerial(place, SERIAL_WARMUP);
       for (let warm = 0; warm < WARMUP_ROUNDS; warm++) await runRound(place, sizes(WARMUP_SCALE), warm, null);
       const counts: { count: number; rawGet: number }[] = [];
       for (let round = 1; round <= rounds; round++) {
@@ -339,6 +363,7 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
       rounds,
       warmupScale: WARMUP_SCALE,
       warmupRounds: WARMUP_ROUNDS,
+      serialWarmup: SERIAL_WARMUP,
       docs: DOCS,
       rawChunk: CHUNK,
       serialInserts: SERIAL,

@@ -3,7 +3,9 @@
  * (scripts/build-browser.mjs), where the minifier then leaves out the paths it guards: Node's
  * speed-ups of issue 29 that the browser files' size budgets have no room for (the chained
  * write in kernel/pipeline.ts and kernel/unit-of-work.ts, the one-attribute key's shortcuts in
- * kernel/drafts.ts naturalIdOf and engine/indexes/primary-keys.ts claimFor). Each guarded path
+ * kernel/drafts.ts naturalIdOf and engine/indexes/primary-keys.ts claimFor, the natural id's
+ * escape by a scan of character codes and createDraft's look for protected fields only when a
+ * key could be one, both in kernel/drafts.ts). Each guarded path
  * answers exactly what the path it shortcuts does (tests run in Node, where it is never set).
  */
 declare global {
