@@ -53,7 +53,7 @@ const UNSAFE_ASCII = /[^A-Za-z0-9-]/g;
 /**
  * escapeIdPart for ASCII text: one replace (a key's JSON always has its quotes to escape), not a
  * string grown character by character — that made ≈ 1.4 kB of garbage per natural id. Node scans
- * by character codes instead (escapeAsciiScan: a regex replace with a callback was ≈ 10 % of a
+ * by character codes instead (escapeAsciiScan: a regex replace with a callback was ≈ 15 % of a
  * serial create's own CPU); the browser files keep the replace (no bytes for the scan).
  */
 function escapeAscii(text: string): string {
