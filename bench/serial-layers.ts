@@ -26,7 +26,8 @@ import { join } from 'node:path';
 
 const SERIAL = Number(process.env.SERIAL_LAYERS ?? 1_500);
 const WARM = 300;
-const BLOCKS = 4;
+/** Slices of 20 writes per side (bench/pipeline's BLOCKS says why not hundreds: collections fall in step with long slices). */
+const BLOCKS = 75;
 
 const NO_FK = Object.fromEntries(Object.entries(ITEM_SCHEMA).filter(([name]) => name !== 'category'));
 
