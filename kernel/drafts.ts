@@ -38,7 +38,10 @@ const encoder = new TextEncoder();
 const ASCII = /^[\x00-\x7f]*$/;
 
 function escapeIdPart(text: string): string {
-  if (ASCII.test(text)) return escapeAscii(text);
+  if (!globalThis.docstackBrowserBuild) {
+    const scanned = escapeAsciiScan(text); // Node: one scan (undefined past ASCII)
+    if (scanned !== undefined) return scanned;
+  } else if (ASCII.test(text)) return escapeAscii(text);
   let out = '';
   for (const byte of encoder.encode(text)) {
     const c = String.fromCharCode(byte);
@@ -57,7 +60,6 @@ const UNSAFE_ASCII = /[^A-Za-z0-9-]/g;
  * serial create's own CPU); the browser files keep the replace (no bytes for the scan).
  */
 function escapeAscii(text: string): string {
-  if (!globalThis.docstackBrowserBuild) return escapeAsciiScan(text);
   return text.replace(UNSAFE_ASCII, (c) => {
     const code = c.charCodeAt(0);
     return `_${code < 16 ? '0' : ''}${code.toString(16).toUpperCase()}`;
@@ -67,7 +69,8 @@ function escapeAscii(text: string): string {
 /** `_XX` of each ASCII code, '' for a character kept as it is; built on first use. */
 let asciiEscapes: string[] | undefined;
 
-function escapeAsciiScan(text: string): string {
+/** escapeIdPart of ASCII text by its character codes, or undefined when the text is not only ASCII. */
+function escapeAsciiScan(text: string): string | undefined {
   const escapes = (asciiEscapes ??= Array.from({ length: 128 }, (_, code) => {
     const c = String.fromCharCode(code);
     return /[A-Za-z0-9-]/.test(c) ? '' : `_${code.toString(16).toUpperCase().padStart(2, '0')}`;
@@ -75,7 +78,9 @@ function escapeAsciiScan(text: string): string {
   let out = '';
   let kept = 0; // text[kept, i) is copied as it is
   for (let i = 0; i < text.length; i++) {
-    const escaped = escapes[text.charCodeAt(i)];
+    const code = text.charCodeAt(i);
+    if (code > 127) return undefined;
+    const escaped = escapes[code];
     if (escaped === '') continue;
     out += text.slice(kept, i) + escaped;
     kept = i + 1;

@@ -251,11 +251,8 @@ export class Class extends EventEmitter {
       const model = this.current;
       const keyAttributes = primaryKeyAttributes(model);
       if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
-      const absent = (a: AttributeModel) => params?.[a.name] === undefined || params[a.name] === null;
-      if (keyAttributes.some(absent)) {
-        const names = keyAttributes.filter(absent).map((a) => a.name);
-        throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${names.join(', ')}.`, { path: names.join(',') });
-      }
+      // a loop, not `some` with an arrow: every lookup passes here, and the arrow was a closure each time
+      for (const a of keyAttributes) if (params?.[a.name] === undefined || params[a.name] === null) this.refuseMissingKey(keyAttributes, params);
       const natural = naturalIdOf(model, params);
       if (!natural) return this.byKeyIndex(model, params, undefined);
       const found = (doc: Doc | null) => (this.holdsKey(model, params, doc) ? doc : this.byKeyIndex(model, params, natural));
@@ -264,6 +261,11 @@ export class Class extends EventEmitter {
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  private refuseMissingKey(keyAttributes: readonly AttributeModel[], params: Record<string, unknown> | undefined): never {
+    const names = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
+    throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${names.join(', ')}.`, { path: names.join(',') });
   }
 
   /**

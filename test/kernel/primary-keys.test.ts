@@ -21,6 +21,17 @@ describe('primary keys', () => {
     expect(people.model.schema.country.mandatory).toBe(true);
   });
 
+  it('getByPrimaryKeys refuses params without the whole key, naming what is missing (DS_QUERY_INVALID)', async () => {
+    await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '1', name: 'Ann' });
+    const one = await refusal(people.getByPrimaryKeys({ country: 'FR' }));
+    expect(one.code).toBe('DS_QUERY_INVALID');
+    expect(one.path).toBe('nationalId');
+    expect(one.message).toBe('getByPrimaryKeys needs nationalId.');
+    const both = await refusal(people.getByPrimaryKeys({ country: null, name: 'Ann' } as never));
+    expect(both.path).toBe('country,nationalId');
+    expect((await people.getByPrimaryKeys({ country: 'FR', nationalId: '1' }))?.name).toBe('Ann');
+  });
+
   it('refuses a duplicate key combination, naming the owner', async () => {
     const first = await stack.createDoc({ '~class': 'Person', country: 'FR', nationalId: '1', name: 'Ann' });
     await stack.createDoc({ '~class': 'Person', country: 'DE', nationalId: '1', name: 'Bob' }); // other combination
