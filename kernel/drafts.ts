@@ -45,13 +45,17 @@ function escapeIdPart(text: string): string {
   let out = '';
   for (const byte of encoder.encode(text)) {
     const c = String.fromCharCode(byte);
-    out += /[A-Za-z0-9-]/.test(c) ? c : `_${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    out += KEPT.test(c) ? c : byteEscape(byte);
   }
   return out;
 }
 
-/** Characters an id part keeps as they are (escapeIdPart writes the others `_XX`). */
+/** Characters an id part keeps as they are; escapeIdPart writes every other byte `_XX` (byteEscape). */
+const KEPT = /[A-Za-z0-9-]/;
+/** The characters KEPT does not match, for a replace. */
 const UNSAFE_ASCII = /[^A-Za-z0-9-]/g;
+
+const byteEscape = (byte: number): string => `_${byte.toString(16).toUpperCase().padStart(2, '0')}`;
 
 /**
  * escapeIdPart for ASCII text: one replace (a key's JSON always has its quotes to escape), not a
@@ -60,10 +64,7 @@ const UNSAFE_ASCII = /[^A-Za-z0-9-]/g;
  * serial create's own CPU); the browser files keep the replace (no bytes for the scan).
  */
 function escapeAscii(text: string): string {
-  return text.replace(UNSAFE_ASCII, (c) => {
-    const code = c.charCodeAt(0);
-    return `_${code < 16 ? '0' : ''}${code.toString(16).toUpperCase()}`;
-  });
+  return text.replace(UNSAFE_ASCII, (c) => byteEscape(c.charCodeAt(0)));
 }
 
 /** `_XX` of each ASCII code, '' for a character kept as it is; built on first use. */
@@ -71,10 +72,7 @@ let asciiEscapes: string[] | undefined;
 
 /** escapeIdPart of ASCII text by its character codes, or undefined when the text is not only ASCII. */
 function escapeAsciiScan(text: string): string | undefined {
-  const escapes = (asciiEscapes ??= Array.from({ length: 128 }, (_, code) => {
-    const c = String.fromCharCode(code);
-    return /[A-Za-z0-9-]/.test(c) ? '' : `_${code.toString(16).toUpperCase().padStart(2, '0')}`;
-  }));
+  const escapes = (asciiEscapes ??= Array.from({ length: 128 }, (_, code) => (KEPT.test(String.fromCharCode(code)) ? '' : byteEscape(code))));
   let out = '';
   let kept = 0; // text[kept, i) is copied as it is
   for (let i = 0; i < text.length; i++) {

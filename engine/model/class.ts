@@ -25,6 +25,9 @@ export interface FetchOptions {
   subscribe?: boolean;
 }
 
+/** Do the params leave out this key attribute (undefined or null)? getByPrimaryKeys refuses them. */
+const keyMissing = (params: Record<string, unknown> | undefined, a: AttributeModel): boolean => params?.[a.name] === undefined || params[a.name] === null;
+
 /**
  * A class: its model (the class document) plus the card operations on its documents.
  *
@@ -252,7 +255,7 @@ export class Class extends EventEmitter {
       const keyAttributes = primaryKeyAttributes(model);
       if (keyAttributes.length === 0) throw KERNEL_ERRORS.queryInvalid(`The class "${this.name}" has no primary key.`);
       // a loop, not `some` with an arrow: every lookup passes here, and the arrow was a closure each time
-      for (const a of keyAttributes) if (params?.[a.name] === undefined || params[a.name] === null) this.refuseMissingKey(keyAttributes, params);
+      for (const a of keyAttributes) if (keyMissing(params, a)) this.refuseMissingKey(keyAttributes, params);
       const natural = naturalIdOf(model, params);
       if (!natural) return this.byKeyIndex(model, params, undefined);
       const found = (doc: Doc | null) => (this.holdsKey(model, params, doc) ? doc : this.byKeyIndex(model, params, natural));
@@ -264,7 +267,7 @@ export class Class extends EventEmitter {
   }
 
   private refuseMissingKey(keyAttributes: readonly AttributeModel[], params: Record<string, unknown> | undefined): never {
-    const names = keyAttributes.filter((a) => params?.[a.name] === undefined || params[a.name] === null).map((a) => a.name);
+    const names = keyAttributes.filter((a) => keyMissing(params, a)).map((a) => a.name);
     throw KERNEL_ERRORS.queryInvalid(`getByPrimaryKeys needs ${names.join(', ')}.`, { path: names.join(',') });
   }
 
