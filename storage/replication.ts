@@ -1,5 +1,6 @@
 import './pouchdb-public.js'; // PouchDB.* in this file's .d.ts, without @types/pouchdb-core
 import type { Database } from './database.js';
+import { insideWriteLock, replicatorChanges } from './changes-in-lock.js';
 
 // The CouchDB replication protocol over a stack's store, as the node's `/db` endpoint and the
 // sync plugin need it. These are PouchDB's own shapes: they are the protocol.
@@ -108,19 +109,23 @@ export interface StorageReplication {
 type BulkRequest = { docs: unknown[]; new_edits?: boolean } | unknown[];
 
 export function createReplication(db: Database): StorageReplication {
+  const oneShot = (options: ReplicationChangesOptions) => db.changes({ ...options, live: false, return_docs: true });
   return {
     revsDiff: (diff) => db.revsDiff(diff),
     bulkGet: (options) => db.bulkGet(options as PouchDB.Core.BulkGetOptions),
     allDocs: (options) => db.allDocs(options),
     get: async (id, options = {}) => (await db.get(id, options as PouchDB.Core.GetOptions)) as unknown as RevisionDoc,
     openRevs: async (id, revs, options = {}) => (await db.get(id, { ...options, open_revs: revs })) as OpenRevision[],
-    changes: (options) => db.changes({ ...options, live: false, return_docs: true }),
+    // inside the store's write lock: a write landing mid-read can hide a row (changes-in-lock.ts)
+    changes: globalThis.docstackBrowserBuild ? oneShot : insideWriteLock(db, oneShot),
     live: (since) => db.changes({ since, live: true, return_docs: false }),
     getLocal: async (id) => (await db.get(`_local/${id}`)) as unknown as RevisionDoc,
     putLocal: (id, doc) => db.put({ ...doc, _id: `_local/${id}` }),
     removeLocal: async (id, rev) => db.remove({ _id: `_local/${id}`, _rev: rev ?? (await db.get(`_local/${id}`))._rev }),
     target: ({ bulkDocs }) => {
       const target = Object.create(db) as Record<string, unknown>;
+      // what the replicator pushes from here is read inside the write lock too (changes-in-lock.ts)
+      if (!globalThis.docstackBrowserBuild) target.changes = replicatorChanges(db);
       target.bulkDocs = (request: BulkRequest, options?: { new_edits?: boolean }) => {
         const docs = Array.isArray(request) ? request : request.docs;
         return bulkDocs(docs, (Array.isArray(request) ? options?.new_edits : request.new_edits) ?? true);
