@@ -9,17 +9,45 @@ import { writeLockFor } from './write-lock.js';
  * seen as a pull that ran beside the push of a conflicting revision (test/server/replication.test.ts,
  * about one run in twenty under load; test/kernel/changes-mid-write.test.ts fails every time without
  * this). Every engine write takes the store's write lock (storage/write-lock.ts), so a read taken
- * inside it sees no write land mid-read. A read waits for a write in progress, never the reverse
- * for long: a page is bounded (the node's `limit`, the replicator's batch size).
+ * inside it sees no write land mid-read. A read waits for a write in progress, and a write for at
+ * most one page of a read (LOCKED_PAGE rows; the replicator asks for 100 at a time).
  *
  * The IndexedDB adapters read a page inside one transaction and need none of this: the browser
  * build keeps the plain reads (globalThis.docstackBrowserBuild), so its files carry none of it.
  */
 
-/** `read` run inside the store's write lock. */
-export function insideWriteLock<A, T>(db: Database, read: (options: A) => Promise<T>): (options: A) => Promise<T> {
+/** Rows a locked read takes at most before it lets a waiting write in (see changesInLock). */
+export const LOCKED_PAGE = 500;
+
+type PageOptions = { since: number | string; limit?: number; descending?: boolean };
+type Page = { results: unknown[]; last_seq: number | string };
+
+/**
+ * A one-shot changes read inside the store's write lock, a page of LOCKED_PAGE rows at a time:
+ * a read with no limit (or a large one) would otherwise hold every writer back for as long as it
+ * walks the whole store. Between pages a write may land; a row it supersedes in a later page is
+ * skipped there, but the new row is past it and inside the next page's snapshot, so the answer
+ * still lists the document. Descending reads (never the replicator's) are one locked call.
+ */
+export function changesInLock<O extends PageOptions, R extends Page>(db: Database, read: (options: O) => Promise<R>): (options: O) => Promise<R> {
   const lock = writeLockFor(db);
-  return (options) => lock(() => read(options));
+  return async (options) => {
+    const limit = options.limit;
+    if (options.descending || (limit !== undefined && limit <= LOCKED_PAGE)) return lock(() => read(options));
+    let answer: R | undefined;
+    let since = options.since;
+    for (;;) {
+      const want = limit === undefined ? LOCKED_PAGE : Math.min(LOCKED_PAGE, limit - (answer?.results.length ?? 0));
+      const page = await lock(() => read({ ...options, since, limit: want }));
+      if (answer) {
+        answer.results.push(...page.results);
+        answer.last_seq = page.last_seq;
+      } else answer = page;
+      // fewer rows than asked: the read reached the end of the feed
+      if (page.results.length < want || (limit !== undefined && answer.results.length >= limit)) return answer;
+      since = page.last_seq;
+    }
+  };
 }
 
 type ChangesCall = PouchDB.Core.Changes<{}>;

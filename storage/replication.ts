@@ -1,6 +1,6 @@
 import './pouchdb-public.js'; // PouchDB.* in this file's .d.ts, without @types/pouchdb-core
 import type { Database } from './database.js';
-import { insideWriteLock, replicatorChanges } from './changes-in-lock.js';
+import { changesInLock, replicatorChanges } from './changes-in-lock.js';
 
 // The CouchDB replication protocol over a stack's store, as the node's `/db` endpoint and the
 // sync plugin need it. These are PouchDB's own shapes: they are the protocol.
@@ -117,7 +117,7 @@ export function createReplication(db: Database): StorageReplication {
     get: async (id, options = {}) => (await db.get(id, options as PouchDB.Core.GetOptions)) as unknown as RevisionDoc,
     openRevs: async (id, revs, options = {}) => (await db.get(id, { ...options, open_revs: revs })) as OpenRevision[],
     // inside the store's write lock: a write landing mid-read can hide a row (changes-in-lock.ts)
-    changes: globalThis.docstackBrowserBuild ? oneShot : insideWriteLock(db, oneShot),
+    changes: globalThis.docstackBrowserBuild ? oneShot : changesInLock(db, oneShot),
     live: (since) => db.changes({ since, live: true, return_docs: false }),
     getLocal: async (id) => (await db.get(`_local/${id}`)) as unknown as RevisionDoc,
     putLocal: (id, doc) => db.put({ ...doc, _id: `_local/${id}` }),

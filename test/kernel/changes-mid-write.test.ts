@@ -77,6 +77,24 @@ describe('a one-shot _changes read (storage.replication.changes) and writes', ()
     });
   }
 
+  it('a read with no limit takes the lock a page at a time: a write waiting for it goes in between, and the read lists it', async () => {
+    const stack = await kernelStack();
+    await Class.create(stack, 'Item', 'class', '', { n: { type: 'integer' } });
+    await stack.createDocs(Array.from({ length: 1200 }, (_, n) => ({ '~class': 'Item', n })));
+    const order: string[] = [];
+    const reading = stack.storage.replication.changes({ since: 0 }).then((page) => (order.push('read'), page));
+    const writing = stack.createDoc({ '~class': 'Item', n: -1 }).then((doc) => (order.push('write'), doc));
+    const [page, written] = await Promise.all([reading, writing]);
+    expect(order).toEqual(['write', 'read']);
+    const ids = page.results.map((r) => r.id);
+    expect(ids.filter((id) => id.startsWith('Item-'))).toHaveLength(1201);
+    expect(ids).toContain(written._id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(page.last_seq).toBe(page.results.at(-1)!.seq);
+    // a limit is kept across pages
+    expect((await stack.storage.replication.changes({ since: 0, limit: 700 })).results).toHaveLength(700);
+  });
+
   it("a push's read cancelled while it waits for the lock answers cancelled and reads nothing", async () => {
     const stack = await kernelStack();
     const db = rawDb(stack);
