@@ -7,6 +7,9 @@
  * escape by a scan of character codes and createDraft's look for protected fields only when a
  * key could be one, both in kernel/drafts.ts). Each guarded path
  * answers exactly what the path it shortcuts does (tests run in Node, where it is never set).
+ * One guard is not a speed-up: storage/replication.ts reads changes for replication inside the
+ * store's write lock in Node only (storage/changes-in-lock.ts), because leveldb-core can skip a
+ * row a write supersedes mid-read; the IndexedDB adapters read a page in one transaction.
  */
 declare global {
   // eslint-disable-next-line no-var
