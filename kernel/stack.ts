@@ -22,7 +22,7 @@ export interface StackOptions {
   adapter: AdapterName;
   /** leveldb: folder holding the database folder (default ./data) */
   dataDir?: string;
-  /** the PouchDB adapter plugin for `adapter`, handed in (`indexeddb-next` in the browser bundle: StorageOptions) */
+  /** the PouchDB adapter plugin for `adapter`, handed in (`indexeddb-idb` in the browser bundle: StorageOptions) */
   adapterPlugin?: PouchPlugin;
   /** a preset (plugins.config.ts) or any list of plugins / [plugin, options] / false */
   plugins?: readonly PluginEntry[];

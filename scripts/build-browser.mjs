@@ -4,6 +4,7 @@
 // `npm run build` runs it after tsc (scripts/start.mjs); the browser tests and the browser bench
 // call buildBrowser() themselves. The build fails when a Node built-in is left in the bundle or
 // when the bundle is over its gzipped size budget.
+import { patchedIndexeddbAdapter } from './patch-indexeddb-adapter.mjs';
 import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
@@ -116,18 +117,6 @@ const usedTapableHooks = {
   },
 };
 
-/**
- * Both browser files: pouchdb-json's vuvuzela (a second JSON parser, 1.6 kB minified, used only
- * when JSON.parse / JSON.stringify overflow the stack on a document nested thousands of levels
- * deep) resolves to scripts/vuvuzela.browser.mjs, which refuses such a document with a RangeError.
- */
-const noDeepJsonFallback = {
-  name: 'docstack-no-vuvuzela',
-  setup(build) {
-    build.onResolve({ filter: /^vuvuzela$/ }, () => ({ path: join(root, 'scripts', 'vuvuzela.browser.mjs') }));
-  },
-};
-
 /** PouchDB's `uuid` import (v4 only) resolves to scripts/uuid-v4.browser.mjs: the same random v4, smaller. */
 const uuidV4Only = {
   name: 'docstack-uuid-v4-only',
@@ -206,7 +195,7 @@ export async function buildBrowser({ outdir = join(root, 'dist', 'browser'), min
     logLevel: 'silent',
     // the `events` npm package stands in for Node's (pouchdb-utils, the stack's EventEmitter)
     define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis', 'globalThis.docstackBrowserBuild': 'true' },
-    plugins: [browserAdapters, publicReads, usedTapableHooks, uuidV4Only, noDeepJsonFallback, builtinsLeftExternal, ...(b.cutSql ? [withoutSql] : []), ...(b.slim ? [withoutIngest] : [])],
+    plugins: [browserAdapters, patchedIndexeddbAdapter, publicReads, usedTapableHooks, uuidV4Only, builtinsLeftExternal, ...(b.cutSql ? [withoutSql] : []), ...(b.slim ? [withoutIngest] : [])],
   })));
   const result = { metafile: { inputs: Object.assign({}, ...results.map((r) => r.metafile.inputs)), outputs: Object.assign({}, ...results.map((r) => r.metafile.outputs)) } };
   const problems = [];

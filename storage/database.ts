@@ -1,6 +1,7 @@
 import PouchDB from 'pouchdb-core';
 import './pouchdb-public.js'; // PouchDB.* in this file's .d.ts, without @types/pouchdb-core
 import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
+import { writtenByIdbAdapter } from './indexeddb-layout.js';
 import { adapterLoaders } from './storage-adapters.js';
 
 import type { AdapterName, PouchPlugin, StorageOptions } from './options.js';
@@ -63,7 +64,7 @@ export function storageLocation(options: StorageOptions): string {
   return `${dir}/${options.name}`;
 }
 
-/** indexeddb and indexeddb-next: the two IndexedDB adapters */
+/** indexeddb, indexeddb-next and indexeddb-idb: the IndexedDB adapters */
 const isIndexedDB = (adapter: AdapterName): boolean => adapter.startsWith('indexeddb');
 
 function checkAdapter(options: StorageOptions): void {
@@ -89,6 +90,9 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
   }
   await loadAdapter(options.adapter, options.adapterPlugin);
   await adapterLoaders[options.adapter].prepare?.(options);
+  if (adapterLoaders[options.adapter].pouchAdapter === 'indexeddb' && (await writtenByIdbAdapter(location))) {
+    throw storageUnavailable(location, 'it was written by pouchdb-adapter-idb (the default of docstack 0.1), whose layout this adapter does not read; open it with adapter "indexeddb-idb" and pouchdb-adapter-idb handed in (adapterPlugin)');
+  }
   const db = new DocstackPouch<Record<string, unknown>>(location, { adapter: adapterLoaders[options.adapter].pouchAdapter ?? options.adapter });
   try {
     await db.info(); // surfaces open errors (locked folder, bad path, IndexedDB refused) here, not on the first write

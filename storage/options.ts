@@ -1,9 +1,11 @@
 /** Which store a stack opens: read by the database module and each platform's adapter list. */
 /**
- * `indexeddb` is the browser's default IndexedDB adapter (pouchdb-adapter-idb); `indexeddb-next`
- * selects pouchdb-adapter-indexeddb instead (docs/browser.md#storage-indexeddb says when).
+ * `indexeddb` is the browser's IndexedDB adapter, pouchdb-adapter-indexeddb (the bundles carry it
+ * patched for tabs, a full quota and `_local` documents); `indexeddb-next`, its name before it was the default, opens
+ * the same stores the same way; `indexeddb-idb` selects pouchdb-adapter-idb, the default of
+ * docstack 0.1, for stores written with it (docs/browser.md#storage-indexeddb).
  */
-export type AdapterName = 'leveldb' | 'memory' | 'indexeddb' | 'indexeddb-next';
+export type AdapterName = 'leveldb' | 'memory' | 'indexeddb' | 'indexeddb-next' | 'indexeddb-idb';
 
 export interface StorageOptions {
   name: string;
@@ -12,8 +14,8 @@ export interface StorageOptions {
   dataDir?: string;
   /**
    * The PouchDB adapter plugin for `adapter`, handed in instead of loaded by name: the browser
-   * bundle does not hold pouchdb-adapter-indexeddb, so an app selecting `indexeddb-next` imports
-   * it and passes it here (`import adapterPlugin from 'pouchdb-adapter-indexeddb'`).
+   * bundle does not hold pouchdb-adapter-idb, so an app selecting `indexeddb-idb` imports it and
+   * passes it here (`import adapterPlugin from 'pouchdb-adapter-idb'`).
    */
   adapterPlugin?: PouchPlugin;
 }

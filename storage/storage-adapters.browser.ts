@@ -10,12 +10,15 @@ const notInBrowser = (adapter: string, instead = 'use adapter "indexeddb"'): Ada
 export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   leveldb: notInBrowser('leveldb'),
   memory: notInBrowser('memory'),
-  // IndexedDB through pouchdb-adapter-idb (PouchDB's adapter name "idb"): the newer
-  // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
-  // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
-  indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
-  // the other IndexedDB adapter, selectable (its trade-offs: docs/browser.md#storage-indexeddb).
-  // Not in the bundle (9 kB gzipped, over both bundles' budgets): the app imports it and hands
-  // it in, createStack({ adapter: 'indexeddb-next', adapterPlugin }); without it, refused
-  'indexeddb-next': { ...notInBrowser('indexeddb-next', 'hand in pouchdb-adapter-indexeddb (adapterPlugin)'), pouchAdapter: 'indexeddb' },
+  // IndexedDB through pouchdb-adapter-indexeddb, patched at build time so two tabs keep one update
+  // sequence, a full quota is named and `_local` documents are written as the other adapters
+  // write them (scripts/patch-indexeddb-adapter.mjs). Measured under the
+  // engine it is faster than pouchdb-adapter-idb for bulk and serial inserts and lookups
+  // (docs/benchmarks.md#benchbrowser). `indexeddb-next` was its name while it was not the default.
+  indexeddb: { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
+  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
+  // docstack 0.1's default, for stores written with it (the other adapter refuses their layout).
+  // Not in the bundles: the app imports it and hands it in,
+  // createStack({ adapter: 'indexeddb-idb', adapterPlugin }); without it, refused
+  'indexeddb-idb': { ...notInBrowser('indexeddb-idb', 'hand in pouchdb-adapter-idb (adapterPlugin)'), pouchAdapter: 'idb' },
 };

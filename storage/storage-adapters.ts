@@ -23,10 +23,10 @@ export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
     },
   },
   memory: { load: () => import('pouchdb-adapter-memory') },
-  // IndexedDB through pouchdb-adapter-idb (PouchDB's adapter name "idb"): the newer
-  // pouchdb-adapter-indexeddb keeps the update sequence per connection, so two tabs writing at
-  // once collide on it and abort, and it reports a full quota as a bare "transaction was aborted"
-  indexeddb: { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
-  // the other IndexedDB adapter, selectable (its trade-offs: docs/browser.md#storage-indexeddb)
+  // IndexedDB (a Node process has none of its own): the browser's adapters by the same names, as
+  // published — the browser bundles carry pouchdb-adapter-indexeddb patched for tabs, a full quota
+  // and `_local` documents (scripts/patch-indexeddb-adapter.mjs; docs/browser.md#storage-indexeddb)
+  indexeddb: { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
   'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
+  'indexeddb-idb': { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
 };

@@ -5,8 +5,9 @@
  * Per round, every side on its own fresh IndexedDB database (deleted after the step):
  *   1. bulk insert of DOCS Items, then LOOKUPS lookups by primary key on that database;
  *   2. SERIAL single inserts on another fresh database.
- * docstack runs on both of its IndexedDB adapters ("indexeddb" = pouchdb-adapter-idb, the
- * default; "indexeddb-next" = pouchdb-adapter-indexeddb); raw PouchDB on each, at the engine's
+ * docstack runs on both of its IndexedDB adapters ("indexeddb" = pouchdb-adapter-indexeddb, the
+ * default, patched as the bundles carry it; "indexeddb-idb" = pouchdb-adapter-idb, handed in);
+ * raw PouchDB on each, at the engine's
  * batch size (250 per bulkDocs call, kernel/unit-of-work.ts) and a put per serial insert; the
  * single-call bulkDocs is shown beside it, labelled. The order of the sides rotates every round.
  * The page is test/browser's harness: the real bundle served from 127.0.0.1, Debian's chromium.
@@ -23,7 +24,7 @@ const WARMUP_SCALE = 0.2;
 const AIMS = { bulk: 1.5, serial: 1.0, lookups: 0.7 } as const;
 
 type Op = keyof typeof AIMS;
-const SIDES = ['docstack', 'docstack-next', 'pouchdb', 'pouchdb-one-call', 'pouchdb-next', 'dexie', 'rxdb'] as const;
+const SIDES = ['docstack', 'docstack-idb', 'pouchdb', 'pouchdb-one-call', 'pouchdb-idb', 'dexie', 'rxdb'] as const;
 type SideName = (typeof SIDES)[number];
 /** the single-call baseline is a bulk figure only */
 const sidesOf = (op: Op): SideName[] => SIDES.filter((s) => op === 'bulk' || s !== 'pouchdb-one-call');
@@ -31,24 +32,24 @@ const sidesOf = (op: Op): SideName[] => SIDES.filter((s) => op === 'bulk' || s !
 const OPS: Record<Op, { name: string; call: Record<SideName, string> }> = {
   bulk: {
     name: `bulk insert ${DOCS.toLocaleString('en')}`,
-    call: { docstack: 'createDocs', 'docstack-next': 'createDocs', pouchdb: 'bulkDocs, 250 per call', 'pouchdb-one-call': 'bulkDocs, one call', 'pouchdb-next': 'bulkDocs, 250 per call', dexie: 'bulkAdd', rxdb: 'bulkInsert' },
+    call: { docstack: 'createDocs', 'docstack-idb': 'createDocs', pouchdb: 'bulkDocs, 250 per call', 'pouchdb-one-call': 'bulkDocs, one call', 'pouchdb-idb': 'bulkDocs, 250 per call', dexie: 'bulkAdd', rxdb: 'bulkInsert' },
   },
   serial: {
     name: `serial insert ×${SERIAL.toLocaleString('en')}`,
-    call: { docstack: 'createDoc', 'docstack-next': 'createDoc', pouchdb: 'put', 'pouchdb-one-call': '', 'pouchdb-next': 'put', dexie: 'add', rxdb: 'insert' },
+    call: { docstack: 'createDoc', 'docstack-idb': 'createDoc', pouchdb: 'put', 'pouchdb-one-call': '', 'pouchdb-idb': 'put', dexie: 'add', rxdb: 'insert' },
   },
   lookups: {
     name: `pk lookup ×${LOOKUPS.toLocaleString('en')}`,
-    call: { docstack: 'getByPrimaryKeys', 'docstack-next': 'getByPrimaryKeys', pouchdb: 'get(_id)', 'pouchdb-one-call': '', 'pouchdb-next': 'get(_id)', dexie: 'get', rxdb: 'findOne(pk)' },
+    call: { docstack: 'getByPrimaryKeys', 'docstack-idb': 'getByPrimaryKeys', pouchdb: 'get(_id)', 'pouchdb-one-call': '', 'pouchdb-idb': 'get(_id)', dexie: 'get', rxdb: 'findOne(pk)' },
   },
 };
 
 const LABEL: Record<SideName, string> = {
-  docstack: 'docstack (indexeddb: pouchdb-adapter-idb)',
-  'docstack-next': 'docstack (indexeddb-next: pouchdb-adapter-indexeddb)',
-  pouchdb: 'PouchDB idb',
-  'pouchdb-one-call': 'PouchDB idb',
-  'pouchdb-next': 'PouchDB indexeddb',
+  docstack: 'docstack (indexeddb: pouchdb-adapter-indexeddb)',
+  'docstack-idb': 'docstack (indexeddb-idb: pouchdb-adapter-idb)',
+  pouchdb: 'PouchDB indexeddb',
+  'pouchdb-one-call': 'PouchDB indexeddb',
+  'pouchdb-idb': 'PouchDB idb',
   dexie: 'Dexie',
   rxdb: 'RxDB on Dexie (ajv)',
 };
@@ -59,9 +60,9 @@ const PAIRS: [SideName, SideName][] = [
   ['docstack', 'dexie'],
   ['docstack', 'pouchdb'],
   ['docstack', 'pouchdb-one-call'],
-  ['docstack-next', 'rxdb'],
-  ['docstack-next', 'pouchdb-next'],
-  ['docstack-next', 'docstack'],
+  ['docstack-idb', 'rxdb'],
+  ['docstack-idb', 'pouchdb-idb'],
+  ['docstack', 'docstack-idb'],
   ['rxdb', 'dexie'],
 ];
 
@@ -137,7 +138,7 @@ export async function runBrowser(options: BenchOptions): Promise<BenchReport> {
       settings: {
         browser: `chromium ${harness.browser.version()} (headless)`,
         time: 'wall = the page\'s performance.now; cpu = CPU time of all Chromium processes over the step (SystemInfo.getProcessInfo, 10 ms resolution)',
-        adapters: 'docstack "indexeddb" = pouchdb-adapter-idb (default), "indexeddb-next" = pouchdb-adapter-indexeddb',
+        adapters: 'docstack "indexeddb" = pouchdb-adapter-indexeddb (default, patched as the bundles carry it), "indexeddb-idb" = pouchdb-adapter-idb (handed in)',
         peers: 'raw PouchDB 9 (pouchdb-core + the same adapter), Dexie 4 (no validation), RxDB 17 on its Dexie storage with its ajv validator; all in the same page',
         rounds: options.rounds,
         warmupScale: WARMUP_SCALE,

@@ -46,8 +46,8 @@ const RX_SCHEMA = {
 
 /** docstack from the real bundle, the browser preset, on `adapter`. */
 async function docstackSide(name: string, adapter: AdapterName): Promise<Side> {
-  // indexeddb-next: pouchdb-adapter-indexeddb is not in the bundle, the page hands it in
-  const adapterPlugin = adapter === 'indexeddb-next' ? indexeddbAdapter : undefined;
+  // indexeddb-idb: pouchdb-adapter-idb is not in the bundle, the page hands it in
+  const adapterPlugin = adapter === 'indexeddb-idb' ? idbAdapter : undefined;
   const stack = (await createStack({ name, adapter, adapterPlugin, plugins: browser })) as unknown as BrowserStack;
   await Class.create(stack, 'Category', 'class', '', { name: { type: 'string', mandatory: true } });
   const items = await Class.create(stack, 'Item', 'class', '', ITEM_SCHEMA as never);
@@ -121,10 +121,10 @@ async function rxdbSide(name: string): Promise<Side> {
 /** The sides by the name bench/browser/index.ts uses. */
 export const SIDES: Record<string, (name: string) => Promise<Side>> = {
   docstack: (name) => docstackSide(name, 'indexeddb'),
-  'docstack-next': (name) => docstackSide(name, 'indexeddb-next'),
-  pouchdb: (name) => pouchSide(name, 'idb', 250),
-  'pouchdb-one-call': (name) => pouchSide(name, 'idb', Number.POSITIVE_INFINITY),
-  'pouchdb-next': (name) => pouchSide(name, 'indexeddb', 250),
+  'docstack-idb': (name) => docstackSide(name, 'indexeddb-idb'),
+  pouchdb: (name) => pouchSide(name, 'indexeddb', 250),
+  'pouchdb-one-call': (name) => pouchSide(name, 'indexeddb', Number.POSITIVE_INFINITY),
+  'pouchdb-idb': (name) => pouchSide(name, 'idb', 250),
   dexie: dexieSide,
   rxdb: rxdbSide,
 };

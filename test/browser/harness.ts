@@ -54,17 +54,6 @@ async function buildPageScript(entry: string, outfile: string, engineFile = '/do
       {
         name: 'docstack-from-the-bundle',
         setup(build) {
-          // pouchdb-adapter-indexeddb (the indexeddb-next adapter, handed in by the page) where it is
-          // not installed yet: a plugin that fails the one test using it, naming what is missing
-          build.onResolve({ filter: /^pouchdb-adapter-indexeddb$/ }, async (args) => {
-            if (args.pluginData?.probe) return undefined;
-            const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { probe: true } });
-            return found.errors.length === 0 ? found : { path: args.path, namespace: 'docstack-missing' };
-          });
-          build.onLoad({ filter: /.*/, namespace: 'docstack-missing' }, (args) => ({
-            contents: `export default () => { throw new Error(${JSON.stringify(`${args.path} is not installed: it is a devDependency of docstack (npm install)`)}); };`,
-            loader: 'js',
-          }));
           build.onResolve({ filter: /^docstack(\/browser|\/presets)?$/ }, () => ({ path: engineFile, external: true }));
           // Node test files run unchanged in the page (suites-page.ts): vitest and the Node
           // helpers become their shims, and the engine's own modules the real bundle

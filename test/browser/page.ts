@@ -5,7 +5,7 @@
  * quota, a missing IndexedDB, two tabs, and sync with a node on another origin.
  */
 import { Class, createStack, type BrowserStack, type LiveQuery, type SyncHandle } from 'docstack/browser';
-import indexeddbNext from 'pouchdb-adapter-indexeddb';
+import idbAdapter from 'pouchdb-adapter-idb';
 import { eventually } from '../scenarios/check.js';
 import { seededBytes } from './seeded-bytes.js';
 import { model, raceCheck, raceClass, raceWrites, readBack, scenarioPlugins, type ModelFacts } from '../scenarios/scenarios.js';
@@ -46,6 +46,18 @@ async function refusalOf(call: () => Promise<unknown>): Promise<{ code?: string;
 }
 
 /** Every value of every object store of an IndexedDB database, as one JSON text. */
+/** The object stores of the IndexedDB database that holds the store `name` (its adapter's layout). */
+async function objectStores(name: string): Promise<string[]> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const request = indexedDB.open(`_pouch_${name}`);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const stores = Array.from({ length: db.objectStoreNames.length }, (_, i) => db.objectStoreNames.item(i)!).sort();
+  db.close();
+  return stores;
+}
+
 function rawDatabase(dbName: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(dbName);
@@ -127,11 +139,11 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
     }
   },
   /**
-   * The selectable adapter (indexeddb-next, pouchdb-adapter-indexeddb handed in): writes, closes,
-   * opens again and reads; returns what it read and the object stores its IndexedDB database holds
+   * The selectable adapter (indexeddb-idb, pouchdb-adapter-idb handed in): writes, closes, opens
+   * again and reads; returns what it read and the object stores its IndexedDB database holds
    */
-  async nextAdapter({ name }) {
-    const options = { name, adapter: 'indexeddb-next', adapterPlugin: indexeddbNext, plugins: scenarioPlugins } as const;
+  async idbAdapterStore({ name }) {
+    const options = { name, adapter: 'indexeddb-idb', adapterPlugin: idbAdapter, plugins: scenarioPlugins } as const;
     let stack = (await createStack(options)) as unknown as BrowserStack;
     await Class.create(stack, 'Note', 'class', '', { code: { type: 'string', primaryKey: true }, text: { type: 'string' } });
     await stack.createDocs([{ '~class': 'Note', code: 'N1', text: 'one' }, { '~class': 'Note', code: 'N2', text: 'two' }]);
@@ -143,18 +155,55 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
     const texts = (await stack.findDocuments('Note', undefined, { fields: ['text'] })).map((d) => String((d as { text?: unknown }).text)).sort();
     const taken = await refusalOf(() => stack.createDoc({ '~class': 'Note', code: 'N1', text: 'again' }));
     await stack.close();
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const request = indexedDB.open(`_pouch_${name}`);
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-    const stores = Array.from({ length: db.objectStoreNames.length }, (_, i) => db.objectStoreNames.item(i)!).sort();
-    db.close();
-    return { n2: n2?.text ?? null, texts, taken: taken?.code ?? null, stores };
+    return { n2: n2?.text ?? null, texts, taken: taken?.code ?? null, stores: await objectStores(name) };
   },
-  /** indexeddb-next without its plugin handed in: the bundle does not hold it */
-  async nextWithoutPlugin({ name }) {
-    return refusalOf(() => createStack({ name, adapter: 'indexeddb-next', plugins: scenarioPlugins }));
+  /** the store written by idbAdapterStore, read again through pouchdb-adapter-idb: N2's text */
+  async idbAdapterRead({ name }) {
+    const stack = (await createStack({ name, adapter: 'indexeddb-idb', adapterPlugin: idbAdapter, plugins: scenarioPlugins })) as unknown as BrowserStack;
+    const n2 = (await (await stack.getClass('Note')).getByPrimaryKeys({ code: 'N2' })) as { text?: string } | null;
+    await stack.close();
+    return n2?.text ?? null;
+  },
+  /** the store written by idbAdapterStore, asked of the default adapter (and of indexeddb-next, its other name) */
+  async idbLayoutRefused({ name }) {
+    return Promise.all((['indexeddb', 'indexeddb-next'] as const).map((adapter) => refusalOf(() => createStack({ name, adapter, plugins: scenarioPlugins }))));
+  },
+  /** indexeddb-idb without its plugin handed in: the bundle does not hold it */
+  async idbWithoutPlugin({ name }) {
+    return refusalOf(() => createStack({ name, adapter: 'indexeddb-idb', plugins: scenarioPlugins }));
+  },
+  /** a store written with the default adapter, opened again as indexeddb-next (its name before it was the default) */
+  async defaultStoreAsNext({ name }) {
+    let stack = (await createStack({ name, adapter: 'indexeddb', plugins: scenarioPlugins })) as unknown as BrowserStack;
+    await Class.create(stack, 'Note', 'class', '', { code: { type: 'string', primaryKey: true } });
+    await stack.createDoc({ '~class': 'Note', code: 'N1' });
+    await stack.close();
+    stack = (await createStack({ name, adapter: 'indexeddb-next', plugins: scenarioPlugins })) as unknown as BrowserStack;
+    const found = await (await stack.getClass('Note')).getByPrimaryKeys({ code: 'N1' });
+    await stack.close();
+    return { found: found !== null, stores: await objectStores(name) };
+  },
+  /**
+   * `_local` documents on the default adapter, as every adapter writes them (the bundles' patch of
+   * pouchdb-adapter-indexeddb): "0-N" revisions, a write without the stored revision is a 409, and
+   * an ingest without new_edits stores one with no revision yet in the same call as documents
+   */
+  async localDocuments({ name }) {
+    const stack = await open(name);
+    const storage = stack.storage;
+    const revOf = (line: { rev: string } | { error: string; status?: number }) => ('rev' in line ? line.rev : `${line.status}`);
+    const first = (await storage.putMany([{ _id: '_local/a', v: 1 }])).map(revOf);
+    const again = (await storage.putMany([{ _id: '_local/a', v: 2 }])).map(revOf);
+    const next = (await storage.putMany([{ _id: '_local/a', _rev: '0-1', v: 2 }, { _id: '_local/b', v: 1 }, { _id: '_local/b', _rev: '0-7', v: 2 }])).map(revOf);
+    const a = await storage.get<{ v: number; _rev: string }>('_local/a');
+    await Class.create(stack, 'Note', 'class', '', { code: { type: 'string', primaryKey: true } });
+    const ingested = await stack.ingest([{ _id: '_local/c', n: 1 }, { _id: 'Note-peer1', _rev: '1-aaa', '~class': 'Note', code: 'P1' }, { _id: 'Note-peer2', _rev: '1-bbb', '~class': 'Note', code: 'P1' }], { newEdits: false });
+    const c = await storage.get<{ n: number; _rev: string }>('_local/c');
+    const count = await (await stack.getClass('Note')).count();
+    await storage.remove('_local/a', '0-2');
+    const removed = await storage.get('_local/a');
+    await stack.close();
+    return { first, again, next, a: { v: a?.v, rev: a?._rev }, ingested: ingested.map((r) => (r.ok ? 'ok' : r.code)), c: { n: c?.n, rev: c?._rev }, count, removed };
   },
   /** leveldb asked of the browser bundle */
   async leveldbInBrowser({ name }) {

@@ -59,15 +59,37 @@ describe('docstack in Chromium (IndexedDB)', () => {
     expect(await tab.run('leveldbInBrowser', { name: 'disk' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', message: expect.stringMatching(/indexeddb/) });
   });
 
-  it('the selectable adapter indexeddb-next (pouchdb-adapter-indexeddb, handed in) opens, writes and reads back; without it handed in, a DocstackError', async () => {
+  it('the default adapter is pouchdb-adapter-indexeddb (also as indexeddb-next); pouchdb-adapter-idb, handed in as indexeddb-idb, opens its stores, which the default refuses by name', async () => {
     const context = await harness().context();
     const tab = await harness().page(context);
-    const read = await tab.run<{ n2: string | null; texts: string[]; taken: string | null; stores: string[] }>('nextAdapter', { name: 'next' });
-    expect(read).toEqual({ n2: 'two', texts: ['one', 'three', 'two'], taken: 'DS_UNIQUE_VIOLATION', stores: expect.arrayContaining(['docs']) });
-    // pouchdb-adapter-indexeddb's layout (pouchdb-adapter-idb's stores are document-store, by-sequence …)
-    expect(read.stores).not.toContain('document-store');
-    expect(await tab.run('nextWithoutPlugin', { name: 'next-bare' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/hand in pouchdb-adapter-indexeddb \(adapterPlugin\)/) });
+    // the default's layout: pouchdb-adapter-indexeddb's stores (docs, meta), not pouchdb-adapter-idb's (document-store, by-sequence …)
+    expect(await tab.run('defaultStoreAsNext', { name: 'default' })).toEqual({ found: true, stores: expect.arrayContaining(['docs']) });
+    expect((await tab.run<{ stores: string[] }>('defaultStoreAsNext', { name: 'default-2' })).stores).not.toContain('document-store');
+    const read = await tab.run<{ n2: string | null; texts: string[]; taken: string | null; stores: string[] }>('idbAdapterStore', { name: 'old' });
+    expect(read).toEqual({ n2: 'two', texts: ['one', 'three', 'two'], taken: 'DS_UNIQUE_VIOLATION', stores: expect.arrayContaining(['document-store', 'by-sequence']) });
+    const refused = await tab.run<Array<{ code?: string; message: string }>>('idbLayoutRefused', { name: 'old' });
+    for (const refusal of refused) {
+      expect(refusal).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/written by pouchdb-adapter-idb.*adapter "indexeddb-idb"/) });
+    }
+    // refused before the other adapter touched it: pouchdb-adapter-idb still opens it
+    expect(await tab.run('idbAdapterRead', { name: 'old' })).toBe('two');
+    expect(await tab.run('idbWithoutPlugin', { name: 'old-bare' })).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', docstack: true, message: expect.stringMatching(/hand in pouchdb-adapter-idb \(adapterPlugin\)/) });
     expect(tab.console.filter((line) => line.startsWith('pageerror'))).toEqual([]);
+  });
+
+  it('`_local` documents on the default adapter: "0-N" revisions, 409 without the stored one, stored by an ingest without new_edits beside its documents', async () => {
+    const tab = await harness().page(await harness().context());
+    expect(await tab.run('localDocuments', { name: 'locals' })).toEqual({
+      first: ['0-1'],
+      again: ['409'],
+      next: ['0-2', '0-1', '409'],
+      a: { v: 2, rev: '0-2' },
+      // the second peer document claims a key the first holds: refused alone, the rest stored in one call
+      ingested: ['ok', 'ok', 'DS_UNIQUE_VIOLATION'],
+      c: { n: 1, rev: '0-1' },
+      count: 1,
+      removed: null,
+    });
   });
 
   it('a full storage quota refuses the write with DS_STORAGE_QUOTA; what was stored before stays readable', async () => {

@@ -11,6 +11,7 @@ import '../plugins/sql/statements.test.js';
 import '../plugins/sql/writes.test.js';
 import '../plugins/sql/encryption.test.js';
 import '../plugins/sql/indexes.test.js';
+import '../kernel/ingest.test.js';
 
 interface Outcome {
   name: string;

@@ -1,6 +1,7 @@
 /**
- * Node test files run unchanged in Chromium on IndexedDB: the SQL suite (test/plugins/sql) is
- * bundled into a page (suites-page.ts) with vitest's own `expect`, against the real browser
+ * Node test files run unchanged in Chromium on IndexedDB: the SQL suite (test/plugins/sql) and
+ * the ingest's (test/kernel/ingest.test.ts: what replication stores, with its key entries and
+ * counters in one call) are bundled into a page (suites-page.ts) with vitest's own `expect`, against the real browser
  * bundle, with alasql loaded lazily through an import map as an app would.
  */
 import { readFile } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from './use-harness.js';
 
 const harness = useHarness(fileURLToPath(new URL('./suites-page.ts', import.meta.url)));
-const FILES = ['language', 'statements', 'writes', 'encryption', 'indexes'].map((name) => new URL(`../plugins/sql/${name}.test.ts`, import.meta.url));
+const FILES = [...['language', 'statements', 'writes', 'encryption', 'indexes'].map((name) => `../plugins/sql/${name}.test.ts`), '../kernel/ingest.test.ts'].map((path) => new URL(path, import.meta.url));
 
 interface Outcome {
   name: string;
@@ -18,7 +19,7 @@ interface Outcome {
 }
 
 describe('test files in Chromium (IndexedDB)', () => {
-  it('the SQL suite passes in the page, every test of its files', async () => {
+  it('the SQL and ingest suites pass in the page, every test of its files', async () => {
     const tab = await harness().page(await harness().context());
     const outcomes = await tab.run<Outcome[]>('all');
     // every `it(` of the files ran in the page: nothing was left out by the bundling

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Class, createStack, definePlugin, type DocChangeEvent, type WriteContext } from '../../index.js';
 import { browser } from '../../plugins.config.js';
-import { track, uniqueName } from '../helpers/stack.js';
+import { testAdapter, track, uniqueName } from '../helpers/stack.js';
 
 declare module '../../index.js' {
   interface WriteSession {
@@ -18,7 +18,7 @@ async function pair() {
       hooks.afterWrite.tapPromise('recorder', async ([doc], ctx: WriteContext) => void seen.push({ origin: ctx.origin, id: doc._id }));
     },
   });
-  const open = (plugins: readonly unknown[]) => createStack({ name: uniqueName('ingest'), adapter: 'memory', plugins: plugins as typeof browser }).then(track);
+  const open = (plugins: readonly unknown[]) => createStack({ name: uniqueName('ingest'), adapter: testAdapter, plugins: plugins as typeof browser }).then(track);
   const peer = await open(browser);
   const here = await open([...browser, recorder]);
   for (const stack of [peer, here]) {
@@ -118,7 +118,7 @@ describe('stack.ingest: the one path for documents made by a peer', () => {
         });
       },
     });
-    const stack = await createStack({ name: uniqueName('ingest'), adapter: 'memory', plugins: [...browser, gate] }).then(track);
+    const stack = await createStack({ name: uniqueName('ingest'), adapter: testAdapter, plugins: [...browser, gate] }).then(track);
     await Class.create(stack, 'Tag', 'class', '', { label: { type: 'string' } });
     const results = await stack.ingest(
       [

@@ -53,8 +53,10 @@ describe('opening a stack', () => {
     const err = await refusal(createStack({ name: uniqueName(), adapter: 'indexeddb' }));
     expect(err).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', status: 503 });
     expect(err.message).toMatch(/no IndexedDB/);
-    // the selectable IndexedDB adapter too (docs/browser.md#storage-indexeddb)
-    expect(await refusal(createStack({ name: uniqueName(), adapter: 'indexeddb-next' }))).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', message: expect.stringMatching(/no IndexedDB/) });
+    // the other IndexedDB adapter names too (docs/browser.md#storage-indexeddb)
+    for (const adapter of ['indexeddb-next', 'indexeddb-idb'] as const) {
+      expect(await refusal(createStack({ name: uniqueName(), adapter }))).toMatchObject({ code: 'DS_STORAGE_UNAVAILABLE', message: expect.stringMatching(/no IndexedDB/) });
+    }
   });
 
   it('also opens with ClientStack.create(name, options)', async () => {

@@ -13,7 +13,9 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     const out = await mkdtemp(join(tmpdir(), 'docstack-bundle-'));
     const built = await buildBrowser({ outdir: out, quiet: true });
     const inputs = Object.keys(built.metafile.inputs);
-    expect(inputs.some((i) => i.includes('pouchdb-adapter-idb'))).toBe(true);
+    // IndexedDB through pouchdb-adapter-indexeddb, patched (scripts/patch-indexeddb-adapter.mjs); pouchdb-adapter-idb is handed in by an app that selects it
+    expect(inputs.some((i) => i.includes('pouchdb-adapter-indexeddb'))).toBe(true);
+    expect(inputs.filter((i) => i.includes('pouchdb-adapter-idb'))).toEqual([]);
     expect(inputs.filter((i) => /pouchdb-adapter-(leveldb|memory)|leveldown|memdown|storage-adapters\.ts$/.test(i))).toEqual([]);
     expect(inputs).toContain('storage/storage-adapters.browser.ts');
     // values' AES-GCM: WebCrypto in the bundle, never Node's node:crypto version

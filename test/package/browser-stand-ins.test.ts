@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain .mjs module of the browser build (no declarations)
-import vuvuzela from '../../scripts/vuvuzela.browser.mjs';
 // @ts-expect-error: a plain .mjs module of the slim build (no declarations)
 import changesFilter from '../../scripts/changes-filter.slim.mjs';
 
 // The stand-ins scripts/build-browser.mjs swaps into the browser files: what a page meets there.
 describe('browser stand-ins', () => {
-  it('vuvuzela: a document nested past the JSON stack refuses with a RangeError that says why', () => {
-    expect(() => vuvuzela.parse('[[[]]]')).toThrow(RangeError);
-    expect(() => vuvuzela.stringify({ deep: [] })).toThrow(/nested too deeply for the browser build/);
-  });
-
   it('pouchdb-changes-filter (slim): a plugin that adds nothing, so PouchDB runs without filters', () => {
     const PouchDB: Record<string, unknown> = {};
     expect(changesFilter(PouchDB)).toBeUndefined();
