@@ -1,15 +1,15 @@
 import { readFile } from 'node:fs/promises';
 
 /**
- * pouchdb-adapter-indexeddb (9.0.0), as the browser bundles carry it, with two fixes no public hook
- * reaches (docs/browser.md#storage-indexeddb):
+ * pouchdb-adapter-indexeddb (9.0.0), as the browser bundles carry it, with three fixes no public
+ * hook reaches (docs/browser.md#storage-indexeddb):
  * - each write transaction reads the update sequence and document count as stored before it
  *   numbers its documents: the adapter keeps both per connection, so two tabs writing one after
  *   the other gave two documents the same sequence and the second transaction aborted. IndexedDB
  *   runs readwrite transactions over one store one at a time across tabs, so the read is exact;
  * - an aborted write transaction answers with the transaction's own error name (a full quota is a
  *   `QuotaExceededError`, which storage/database.ts turns into DS_STORAGE_QUOTA) instead of a bare
- *   "transaction was aborted".
+ *   "transaction was aborted";
  * - a `_local` document is written as the other adapters' `_putLocal` writes it, whatever the
  *   call's `new_edits`: its revision must be the stored one (none for a new one) or the write is a
  *   409 naming its id, and it gets the next "0-N" revision. The adapter has no `_putLocal` and ran

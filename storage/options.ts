@@ -1,9 +1,10 @@
 /** Which store a stack opens: read by the database module and each platform's adapter list. */
 /**
  * `indexeddb` is the browser's IndexedDB adapter, pouchdb-adapter-indexeddb (the bundles carry it
- * patched for tabs, a full quota and `_local` documents); `indexeddb-next`, its name before it was the default, opens
- * the same stores the same way; `indexeddb-idb` selects pouchdb-adapter-idb, the default of
- * docstack 0.1, for stores written with it (docs/browser.md#storage-indexeddb).
+ * patched for tabs, a full quota and `_local` documents); `indexeddb-next`, its name before it
+ * was the default, opens the same stores the same way; `indexeddb-idb` selects
+ * pouchdb-adapter-idb, the default of docstack 0.1, for stores written with it
+ * (docs/browser.md#storage-indexeddb).
  */
 export type AdapterName = 'leveldb' | 'memory' | 'indexeddb' | 'indexeddb-next' | 'indexeddb-idb';
 
