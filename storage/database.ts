@@ -19,8 +19,10 @@ const DocstackPouch = PouchDB;
 // never loads IndexedDB unless asked.
 const loadedAdapters = new Map<AdapterName, Promise<void>>();
 function loadAdapter(name: AdapterName, given?: PouchPlugin): Promise<void> {
-  // handed in (options.adapterPlugin): registering it again only sets the same adapter again
-  if (given) return Promise.resolve(void DocstackPouch.plugin(given as PouchDB.Plugin));
+  // handed in (options.adapterPlugin): registering it again only sets the same adapter again —
+  // except over an adapter this build carries patched (docstack 0.1 apps handed in
+  // pouchdb-adapter-indexeddb for `indexeddb-next`): the build's own is kept
+  if (given && !adapterLoaders[name].patched) return Promise.resolve(void DocstackPouch.plugin(given as PouchDB.Plugin));
   let loading = loadedAdapters.get(name);
   if (!loading) {
     loading = adapterLoaders[name].load().then((mod) => {

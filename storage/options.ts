@@ -16,7 +16,9 @@ export interface StorageOptions {
   /**
    * The PouchDB adapter plugin for `adapter`, handed in instead of loaded by name: the browser
    * bundle does not hold pouchdb-adapter-idb, so an app selecting `indexeddb-idb` imports it and
-   * passes it here (`import adapterPlugin from 'pouchdb-adapter-idb'`).
+   * passes it here (`import adapterPlugin from 'pouchdb-adapter-idb'`). For `indexeddb` and
+   * `indexeddb-next` the browser bundle keeps its own patched adapter (one handed in is not
+   * registered: docs/browser.md#storage-indexeddb).
    */
   adapterPlugin?: PouchPlugin;
 }

@@ -15,8 +15,8 @@ export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   // write them (scripts/patch-indexeddb-adapter.mjs). Measured under the
   // engine it is faster than pouchdb-adapter-idb for bulk and serial inserts and lookups
   // (docs/benchmarks.md#benchbrowser). `indexeddb-next` was its name while it was not the default.
-  indexeddb: { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
-  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
+  indexeddb: { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true },
+  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true },
   // docstack 0.1's default, for stores written with it (the other adapter refuses their layout).
   // Not in the bundles: the app imports it and hands it in,
   // createStack({ adapter: 'indexeddb-idb', adapterPlugin }); without it, refused

@@ -12,6 +12,12 @@ export interface AdapterLoader {
   prepare?(options: StorageOptions): Promise<void>;
   /** PouchDB's name of the adapter the plugin adds, when it is not docstack's */
   pouchAdapter?: string;
+  /**
+   * The build carries this adapter patched (the browser files' pouchdb-adapter-indexeddb): a
+   * plugin handed in for it is not registered, as it would replace the patched adapter — for
+   * every stack of the page, PouchDB keeping one adapter per name — with the published one.
+   */
+  patched?: true;
 }
 
 export const adapterLoaders: Record<AdapterName, AdapterLoader> = {

@@ -6,6 +6,8 @@
  */
 import { Class, createStack, type BrowserStack, type LiveQuery, type SyncHandle } from 'docstack/browser';
 import idbAdapter from 'pouchdb-adapter-idb';
+// as published (this page's own build does not patch it): what a docstack 0.1 app handed in for indexeddb-next
+import publishedIndexeddb from 'pouchdb-adapter-indexeddb';
 import { eventually } from '../scenarios/check.js';
 import { seededBytes } from './seeded-bytes.js';
 import { model, raceCheck, raceClass, raceWrites, readBack, scenarioPlugins, type ModelFacts } from '../scenarios/scenarios.js';
@@ -204,6 +206,18 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
     const removed = await storage.get('_local/a');
     await stack.close();
     return { first, again, next, a: { v: a?.v, rev: a?._rev }, ingested: ingested.map((r) => (r.ok ? 'ok' : r.code)), c: { n: c?.n, rev: c?._rev }, count, removed };
+  },
+  /**
+   * pouchdb-adapter-indexeddb as published, handed in for indexeddb-next (as docstack 0.1 asked):
+   * the bundle keeps its patched adapter, so `_local` documents are still written as `_putLocal`
+   * writes them (the published adapter refuses the ingest below with `400 Invalid rev format`)
+   */
+  async publishedHandedIn({ name }) {
+    const stack = (await createStack({ name, adapter: 'indexeddb-next', adapterPlugin: publishedIndexeddb, plugins: scenarioPlugins })) as unknown as BrowserStack;
+    const ingested = await stack.ingest([{ _id: '_local/handed-in', n: 1 }], { newEdits: false });
+    const local = await stack.storage.get<{ _rev: string }>('_local/handed-in');
+    await stack.close();
+    return { ingested: ingested.map((r) => (r.ok ? 'ok' : r.code)), rev: local?._rev ?? null };
   },
   /** leveldb asked of the browser bundle */
   async leveldbInBrowser({ name }) {

@@ -77,7 +77,7 @@ describe('docstack in Chromium (IndexedDB)', () => {
     expect(tab.console.filter((line) => line.startsWith('pageerror'))).toEqual([]);
   });
 
-  it('`_local` documents on the default adapter: "0-N" revisions, 409 without the stored one, stored by an ingest without new_edits beside its documents', async () => {
+  it('`_local` documents on the default adapter: "0-N" revisions, 409 without the stored one, stored by an ingest without new_edits beside its documents; a published adapter handed in does not replace it', async () => {
     const tab = await harness().page(await harness().context());
     expect(await tab.run('localDocuments', { name: 'locals' })).toEqual({
       first: ['0-1'],
@@ -90,6 +90,9 @@ describe('docstack in Chromium (IndexedDB)', () => {
       count: 1,
       removed: null,
     });
+    // the published adapter handed in for indexeddb-next (docstack 0.1's way) does not replace the bundle's patched one
+    expect(await tab.run('publishedHandedIn', { name: 'handed-in' })).toEqual({ ingested: ['ok'], rev: '0-1' });
+    expect(tab.console.filter((line) => line.startsWith('pageerror'))).toEqual([]);
   });
 
   it('a full storage quota refuses the write with DS_STORAGE_QUOTA; what was stored before stays readable', async () => {
