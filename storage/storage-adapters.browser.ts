@@ -12,8 +12,8 @@ export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   memory: notInBrowser('memory'),
   // IndexedDB through pouchdb-adapter-indexeddb, patched at build time so two tabs keep one update
   // sequence, a full quota is named and `_local` documents are written as the other adapters
-  // write them (scripts/patch-indexeddb-adapter.mjs). Measured under the
-  // engine it is faster than pouchdb-adapter-idb for bulk and serial inserts and lookups
+  // write them (scripts/patch-indexeddb-adapter.mjs). Measured under the engine it is faster
+  // than pouchdb-adapter-idb for bulk inserts and lookups, about even for serial ones
   // (docs/benchmarks.md#benchbrowser). `indexeddb-next` was its name while it was not the default.
   indexeddb: { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true },
   'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true },
