@@ -47,7 +47,6 @@ async function refusalOf(call: () => Promise<unknown>): Promise<{ code?: string;
   }
 }
 
-/** Every value of every object store of an IndexedDB database, as one JSON text. */
 /** The object stores of the IndexedDB database that holds the store `name` (its adapter's layout). */
 async function objectStores(name: string): Promise<string[]> {
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
@@ -60,6 +59,7 @@ async function objectStores(name: string): Promise<string[]> {
   return stores;
 }
 
+/** Every value of every object store of an IndexedDB database, as one JSON text. */
 function rawDatabase(dbName: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(dbName);

@@ -1,8 +1,8 @@
 /**
  * Node test files run unchanged in Chromium on IndexedDB: the SQL suite (test/plugins/sql) and
  * the ingest's (test/kernel/ingest.test.ts: what replication stores, with its key entries and
- * counters in one call) are bundled into a page (suites-page.ts) with vitest's own `expect`, against the real browser
- * bundle, with alasql loaded lazily through an import map as an app would.
+ * counters in one call) are bundled into a page (suites-page.ts) with vitest's own `expect`,
+ * against the real browser bundle, with alasql loaded lazily through an import map as an app would.
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
