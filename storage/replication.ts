@@ -106,8 +106,6 @@ export interface StorageReplication {
   target(options: ReplicationTargetOptions): ReplicationTarget;
 }
 
-const isLocalDoc = (doc: unknown): boolean => typeof (doc as { _id?: unknown } | null)?._id === 'string' && (doc as { _id: string })._id.startsWith('_local/');
-
 type BulkRequest = { docs: unknown[]; new_edits?: boolean } | unknown[];
 
 export function createReplication(db: Database): StorageReplication {
@@ -130,9 +128,6 @@ export function createReplication(db: Database): StorageReplication {
       if (!globalThis.docstackBrowserBuild) target.changes = replicatorChanges(db);
       target.bulkDocs = (request: BulkRequest, options?: { new_edits?: boolean }) => {
         const docs = Array.isArray(request) ? request : request.docs;
-        // the replicator's checkpoint (`_local/…`): an adapter without `_putLocal`
-        // (pouchdb-adapter-indexeddb) stores it through bulkDocs — the store's own, not an ingest
-        if (docs.length > 0 && docs.every(isLocalDoc)) return db.bulkDocs(request as never, options as never);
         return bulkDocs(docs, (Array.isArray(request) ? options?.new_edits : request.new_edits) ?? true);
       };
       return target as unknown as ReplicationTarget;

@@ -7,16 +7,19 @@ const notInBrowser = (adapter: string, instead = 'use adapter "indexeddb"'): Ada
   load: () => Promise.reject(KERNEL_ERRORS.storageUnavailable(`The ${adapter} adapter is not part of the browser build; ${instead}.`, { details: { adapter } })),
 });
 
+// IndexedDB through pouchdb-adapter-indexeddb, patched at build time so two tabs keep one update
+// sequence, a full quota is named and `_local` documents are written as the other adapters write
+// them (scripts/patch-indexeddb-adapter.mjs). Measured under the engine it is faster than
+// pouchdb-adapter-idb for bulk inserts and lookups, about even for serial ones
+// (docs/benchmarks.md#benchbrowser).
+const patchedIndexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true };
+
 export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   leveldb: notInBrowser('leveldb'),
   memory: notInBrowser('memory'),
-  // IndexedDB through pouchdb-adapter-indexeddb, patched at build time so two tabs keep one update
-  // sequence, a full quota is named and `_local` documents are written as the other adapters
-  // write them (scripts/patch-indexeddb-adapter.mjs). Measured under the engine it is faster
-  // than pouchdb-adapter-idb for bulk inserts and lookups, about even for serial ones
-  // (docs/benchmarks.md#benchbrowser). `indexeddb-next` was its name while it was not the default.
-  indexeddb: { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true },
-  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true },
+  indexeddb: patchedIndexeddb,
+  // its name while it was not the default
+  'indexeddb-next': patchedIndexeddb,
   // docstack 0.1's default, for stores written with it (the other adapter refuses their layout).
   // Not in the bundles: the app imports it and hands it in,
   // createStack({ adapter: 'indexeddb-idb', adapterPlugin }); without it, refused

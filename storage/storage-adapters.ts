@@ -20,6 +20,8 @@ export interface AdapterLoader {
   patched?: true;
 }
 
+const indexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' };
+
 export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   leveldb: {
     load: () => import('pouchdb-adapter-leveldb'),
@@ -32,7 +34,7 @@ export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   // IndexedDB (a Node process has none of its own): the browser's adapters by the same names, as
   // published — the browser bundles carry pouchdb-adapter-indexeddb patched for tabs, a full quota
   // and `_local` documents (scripts/patch-indexeddb-adapter.mjs; docs/browser.md#storage-indexeddb)
-  indexeddb: { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
-  'indexeddb-next': { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' },
+  indexeddb,
+  'indexeddb-next': indexeddb,
   'indexeddb-idb': { load: () => import('pouchdb-adapter-idb'), pouchAdapter: 'idb' },
 };
