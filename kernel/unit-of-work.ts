@@ -2,16 +2,17 @@ import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
 import type { Doc } from '../contracts/model.js';
 import type { StoredResult, UnitDoc, UnitItem, WriteShare } from '../contracts/unit-of-work.js';
 import type { ChangeFeed, WrittenChange } from '../storage/change-feed.js';
-import type { Database } from '../storage/database.js';
+import { writeChunkOf, type Database } from '../storage/database.js';
 import { isPromiseLike } from '../storage/settle.js';
 import type { WriteLock } from '../storage/write-lock.js';
+import { STORAGE_WRITE_CHUNK } from '../storage/write-chunks.js';
 
 /**
- * Documents per bulkDocs call. leveldb-core copies a call's whole pending batch on every operation
- * it adds (LevelTransaction.batch), so a call costs more than linearly in its operations; with a
- * key entry per document, 250 documents a call measured ≈ 20 % less CPU than 1,000 (memory adapter).
+ * The most documents one bulkDocs call of a small write, or of concurrent small writes sharing a
+ * call (kernel/commit-group.ts), carries; a large write is split in calls of its adapter's size
+ * (writeChunkOf: this on leveldb and memory, more on IndexedDB — storage/write-chunks.ts).
  */
-export const WRITE_CHUNK = 250;
+export const WRITE_CHUNK = STORAGE_WRITE_CHUNK;
 
 export interface UnitDeps {
   db: Database;
@@ -162,11 +163,12 @@ export function prepareShares(shares: readonly WriteShare[], from = 0): void | P
 
 export const newAttempt = (): Attempt => ({ failure: null, written: [], created: [], refused: [] });
 
-/** One try at storing the write: a bulkDocs call per chunk, until one fails. */
+/** One try at storing the write: a bulkDocs call per chunk (its adapter's size), until one fails. */
 async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: readonly WriteShare[]): Promise<Attempt> {
   const attempt = newAttempt();
-  for (let start = 0; start < items.length && !attempt.failure; start += WRITE_CHUNK) {
-    const end = Math.min(items.length, start + WRITE_CHUNK);
+  const chunk = writeChunkOf(deps.db);
+  for (let start = 0; start < items.length && !attempt.failure; start += chunk) {
+    const end = Math.min(items.length, start + chunk);
     const pending = shareDocs(shares, start, end, attempt);
     const added = isPromiseLike(pending) ? await pending : pending;
     if (!added) break;

@@ -6,7 +6,9 @@ import { readFile } from 'node:fs/promises';
  * - each write transaction reads the update sequence and document count as stored before it
  *   numbers its documents: the adapter keeps both per connection, so two tabs writing one after
  *   the other gave two documents the same sequence and the second transaction aborted. IndexedDB
- *   runs readwrite transactions over one store one at a time across tabs, so the read is exact;
+ *   runs readwrite transactions over one store one at a time across tabs, so the read is exact,
+ *   and it is asked together with the documents' own reads (answered first: requests complete
+ *   in order), so it costs no round trip of its own;
  * - an aborted write transaction answers with the transaction's own error name (a full quota is a
  *   `QuotaExceededError`, which storage/database.ts turns into DS_STORAGE_QUOTA) instead of a bare
  *   "transaction was aborted";
@@ -23,14 +25,16 @@ const PATCHES = [
   [
     `      // We would like to use promises here, but idb sucks
       fetchExistingDocs(txn, docs);`,
-    `      txn.objectStore(META_LOCAL_STORE).get(META_LOCAL_STORE).onsuccess = function (e) {
+    `      // issued before the documents' reads, so answered before them (a transaction's requests
+      // complete in the order they were made): no round trip of its own
+      txn.objectStore(META_LOCAL_STORE).get(META_LOCAL_STORE).onsuccess = function (e) {
         const stored = e.target.result;
         if (stored) {
           metadata.seq = stored.seq;
           metadata.doc_count = stored.doc_count;
         }
-        fetchExistingDocs(txn, docs);
-      };`,
+      };
+      fetchExistingDocs(txn, docs);`,
   ],
   [
     `callback(error || createError(UNKNOWN_ERROR, 'transaction was aborted'));`,

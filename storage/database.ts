@@ -3,6 +3,7 @@ import './pouchdb-public.js'; // PouchDB.* in this file's .d.ts, without @types/
 import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
 import { writtenByIdbAdapter } from './indexeddb-layout.js';
 import { adapterLoaders } from './storage-adapters.js';
+import { STORAGE_WRITE_CHUNK } from './write-chunks.js';
 
 import type { AdapterName, PouchPlugin, StorageOptions } from './options.js';
 
@@ -34,6 +35,14 @@ function loadAdapter(name: AdapterName, given?: PouchPlugin): Promise<void> {
   return loading;
 }
 
+
+/** PouchDB's adapter name (`db.adapter`) → documents per bulkDocs call of a large write (AdapterLoader.writeChunk). */
+const writeChunks = new Map(Object.entries(adapterLoaders).map(([name, loader]) => [loader.pouchAdapter ?? name, loader.writeChunk ?? STORAGE_WRITE_CHUNK]));
+
+/** How many documents one bulkDocs call of a large write on `db` carries (storage/write-chunks.ts). */
+export function writeChunkOf(db: Database): number {
+  return writeChunks.get((db as { adapter?: string }).adapter ?? '') ?? STORAGE_WRITE_CHUNK;
+}
 
 /** One key per store of this process (adapter and name: two PouchDB objects may share a store). */
 export function storeKeyOf(db: Database): string {

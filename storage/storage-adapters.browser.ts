@@ -1,6 +1,7 @@
 import { KERNEL_ERRORS } from '../contracts/errors.js';
 import type { AdapterName } from './options.js';
 import type { AdapterLoader } from './storage-adapters.js';
+import { INDEXEDDB_WRITE_CHUNK } from './write-chunks.js';
 
 /** The browser bundle's adapters: IndexedDB only (leveldb and memory stay out of the bundle). */
 const notInBrowser = (adapter: string, instead = 'use adapter "indexeddb"'): AdapterLoader => ({
@@ -12,7 +13,7 @@ const notInBrowser = (adapter: string, instead = 'use adapter "indexeddb"'): Ada
 // them (scripts/patch-indexeddb-adapter.mjs). Measured under the engine it is faster than
 // pouchdb-adapter-idb for bulk inserts and lookups, about even for serial ones
 // (docs/benchmarks.md#benchbrowser).
-const patchedIndexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true };
+const patchedIndexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', patched: true, writeChunk: INDEXEDDB_WRITE_CHUNK };
 
 export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   leveldb: notInBrowser('leveldb'),

@@ -1,4 +1,5 @@
 import type { AdapterName, PouchPlugin, StorageOptions } from './options.js';
+import { INDEXEDDB_WRITE_CHUNK } from './write-chunks.js';
 
 /**
  * The storage adapters this platform has, each loaded on first use. This file is Node's list;
@@ -18,9 +19,11 @@ export interface AdapterLoader {
    * every stack of the page, PouchDB keeping one adapter per name — with the published one.
    */
   patched?: true;
+  /** documents per bulkDocs call of a large write (storage/write-chunks.ts; default STORAGE_WRITE_CHUNK) */
+  writeChunk?: number;
 }
 
-const indexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb' };
+const indexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', writeChunk: INDEXEDDB_WRITE_CHUNK };
 
 export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
   leveldb: {

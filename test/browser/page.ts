@@ -219,6 +219,34 @@ const steps: Record<string, (args: Args) => Promise<unknown>> = {
     await stack.close();
     return { ingested: ingested.map((r) => (r.ok ? 'ok' : r.code)), rev: local?._rev ?? null };
   },
+  /**
+   * A bulk insert larger than leveldb's call size (250) on the default adapter: the most documents
+   * one IndexedDB transaction put in the documents' store, and, when a document in the same call
+   * is refused (its key taken), that nothing of the call stays stored.
+   */
+  async largeWrite({ name }) {
+    const stack = await open(name);
+    const notes = await Class.create(stack, 'Note', 'class', '', { code: { type: 'string', primaryKey: true }, n: { type: 'integer' } });
+    const proto = IDBObjectStore.prototype;
+    const put = proto.put;
+    const puts = new Map<IDBTransaction, number>();
+    proto.put = function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
+      if (this.name === 'docs') puts.set(this.transaction, (puts.get(this.transaction) ?? 0) + 1);
+      return put.call(this, value, key);
+    };
+    const batch = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ '~class': 'Note', code: `N${from + i}`, n: from + i }));
+    try {
+      await stack.createDocs(batch(0, 600));
+      const stored = { largestTransaction: Math.max(...puts.values()), count: await notes.count() };
+      // N1000…N1548, then N599 (taken above), then N1549…N1598: refused as a whole
+      const refusal = await refusalOf(() => stack.createDocs([...batch(1000, 549), ...batch(599, 1), ...batch(1549, 50)]));
+      const refused = { code: refusal?.code ?? null, count: await notes.count(), n1000: await notes.getByPrimaryKeys({ code: 'N1000' }), n1598: await notes.getByPrimaryKeys({ code: 'N1598' }) };
+      return { stored, refused };
+    } finally {
+      proto.put = put;
+      await close(name);
+    }
+  },
   /** leveldb asked of the browser bundle */
   async leveldbInBrowser({ name }) {
     return refusalOf(() => createStack({ name, adapter: 'leveldb', plugins: scenarioPlugins }));

@@ -95,6 +95,17 @@ describe('docstack in Chromium (IndexedDB)', () => {
     expect(tab.console.filter((line) => line.startsWith('pageerror'))).toEqual([]);
   });
 
+  it('a bulk insert on the default adapter is one IndexedDB transaction up to 10,000 documents, and a document refused in it leaves none of it stored', async () => {
+    const tab = await harness().page(await harness().context());
+    expect(await tab.run('largeWrite', { name: 'large' })).toEqual({
+      // 600 documents in one transaction (leveldb and memory write 250 a call)
+      stored: { largestTransaction: 600, count: 600 },
+      // N599 is taken: the 599 others of the call are taken back
+      refused: { code: 'DS_UNIQUE_VIOLATION', count: 600, n1000: null, n1598: null },
+    });
+    expect(tab.console.filter((line) => line.startsWith('pageerror'))).toEqual([]);
+  });
+
   it('a full storage quota refuses the write with DS_STORAGE_QUOTA; what was stored before stays readable', async () => {
     // a small quota for the test origin (DevTools protocol; it applies to a real profile, not to an incognito context)
     const context = await harness().persistentContext();
