@@ -7,9 +7,10 @@
  *   2. SERIAL single inserts on another fresh database.
  * docstack runs on both of its IndexedDB adapters ("indexeddb" = pouchdb-adapter-indexeddb, the
  * default, patched as the bundles carry it; "indexeddb-idb" = pouchdb-adapter-idb, handed in);
- * raw PouchDB on each, at the engine's
- * batch size (250 per bulkDocs call, kernel/unit-of-work.ts) and a put per serial insert; the
- * single-call bulkDocs is shown beside it, labelled. The order of the sides rotates every round.
+ * raw PouchDB on each, at 250 per bulkDocs call (the engine's call size on leveldb and memory)
+ * and a put per serial insert; the single-call bulkDocs is shown beside it, labelled — the
+ * engine's own call size on pouchdb-adapter-indexeddb (up to 10,000 a call, storage/write-chunks.ts).
+ * The order of the sides rotates every round.
  * The page is test/browser's harness: the real bundle served from 127.0.0.1, Debian's chromium.
  */
 import { fileURLToPath } from 'node:url';

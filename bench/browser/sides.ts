@@ -67,7 +67,8 @@ async function docstackSide(name: string, adapter: AdapterName): Promise<Side> {
 
 /**
  * Raw PouchDB (pouchdb-core + the adapter) storing the engine's shape under `Item-<code>`: bulk in
- * calls of `chunk` (the engine's own 250, or everything in one call), a put per insert, a get.
+ * calls of `chunk` (250, the engine's call on leveldb and memory, or everything in one call, as
+ * the engine writes up to 10,000 on pouchdb-adapter-indexeddb), a put per insert, a get.
  */
 async function pouchSide(name: string, adapter: 'idb' | 'indexeddb', chunk: number): Promise<Side> {
   const db = new PouchDB<Record<string, unknown>>(name, { adapter });
