@@ -45,9 +45,12 @@ describe('docstack in Chromium (IndexedDB)', () => {
     // each tab counts its own writes in memory and adds the other's when it flushes (deltas, not absolutes)
     expect(await a.run('raceCount', { name: 'race' })).toBe(25);
     expect(await b.run('raceCount', { name: 'race' })).toBe(25);
+    // one write in one tab, the other idle: its feed hears it too (PouchDB's cross-tab notice; above, each tab's own writes also re-read the feed)
+    const late = await a.run<Race>('raceWrite', { name: 'race', writer: 'a', codes: ['S99'] });
+    await b.run('raceSeen', { name: 'race', ids: Object.values(late.won) });
     await a.run('close', { name: 'race' });
     await b.run('close', { name: 'race' });
-    expect(await a.run('raceCount', { name: 'race' })).toBe(25);
+    expect(await a.run('raceCount', { name: 'race' })).toBe(26); // the 25 and S99
     await a.run('close', { name: 'race' });
   });
 

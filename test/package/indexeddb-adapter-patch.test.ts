@@ -20,6 +20,8 @@ describe('the browser bundles\' pouchdb-adapter-indexeddb (scripts/patch-indexed
     const code = await bundle(file);
     expect(code).toContain('txn.objectStore(META_LOCAL_STORE).get(META_LOCAL_STORE).onsuccess');
     expect(code).toContain('metadata.seq = stored.seq;');
+    // asked together with the documents' reads, not before them (answered first: no round trip of its own)
+    expect(code).toMatch(/metadata\.doc_count = stored\.doc_count;\s*\}\s*\};\s*fetchExistingDocs\(txn, docs\);/);
     expect(code).toMatch(/createError\(UNKNOWN_ERROR, txn\.error && txn\.error\.name \|\| ["']transaction was aborted["']\)/);
     expect(code).not.toMatch(/createError\(UNKNOWN_ERROR, ["']transaction was aborted["']\)/);
     // `_local` documents take the `_putLocal` path in every bulkDocs call (tested in Chromium: test/browser)
