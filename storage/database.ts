@@ -35,7 +35,6 @@ function loadAdapter(name: AdapterName, given?: PouchPlugin): Promise<void> {
   return loading;
 }
 
-
 /** PouchDB's adapter name (`db.adapter`) → documents per bulkDocs call of a large write (AdapterLoader.writeChunk). */
 const writeChunks = new Map(Object.entries(adapterLoaders).map(([name, loader]) => [loader.pouchAdapter ?? name, loader.writeChunk ?? STORAGE_WRITE_CHUNK]));
 

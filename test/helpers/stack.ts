@@ -53,6 +53,19 @@ export async function kernelStack(options: Partial<StackOptions> = {}): Promise<
  */
 export const rawDb = rawDatabase;
 
+/** Counts the storage calls of a stack's store from now on (the documents of each call too). */
+export function countCalls(stack: ClientStack): { calls: number; docs: number[] } {
+  const db = rawDb(stack) as unknown as { bulkDocs: (...args: unknown[]) => Promise<unknown> };
+  const seen = { calls: 0, docs: [] as number[] };
+  const inner = db.bulkDocs.bind(db);
+  db.bulkDocs = (...args: unknown[]) => {
+    seen.calls++;
+    seen.docs.push((args[0] as unknown[]).length);
+    return inner(...args);
+  };
+  return seen;
+}
+
 /** Closes with the other stacks after the test (for stacks opened by hand). */
 export function track<S extends ClientStack>(stack: S): S {
   open.push(stack);

@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Class, type ClientStack } from '../../index.js';
-import { expectRefused, kernelStack, rawDb } from '../helpers/stack.js';
-
-/** Counts the storage calls of a stack's store from now on (the documents of each call too). */
-function countCalls(stack: ClientStack): { calls: number; docs: number[] } {
-  const db = rawDb(stack) as unknown as { bulkDocs: (...args: unknown[]) => Promise<unknown> };
-  const seen = { calls: 0, docs: [] as number[] };
-  const inner = db.bulkDocs.bind(db);
-  db.bulkDocs = (...args: unknown[]) => {
-    seen.calls++;
-    seen.docs.push((args[0] as unknown[]).length);
-    return inner(...args);
-  };
-  return seen;
-}
+import { countCalls, expectRefused, kernelStack } from '../helpers/stack.js';
 
 async function fourClasses(stack: ClientStack): Promise<string[]> {
   const names = ['Alpha', 'Beta', 'Gamma', 'Delta'];
