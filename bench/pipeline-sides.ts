@@ -11,6 +11,7 @@ import { Class, createStack, type ClientStack, type NewDoc } from '../index.js';
 import { naturalDocId } from '../kernel/drafts.js';
 import { WRITE_CHUNK } from '../kernel/unit-of-work.js';
 import { browser } from '../plugins.config.js';
+import { documentCaches } from '../storage/document-caches.js';
 import { rawDatabase } from '../storage/raw-database.js';
 import { CATEGORIES, categoryId, itemAttributeList, prng, ITEM_SCHEMA, type Attributes } from './items.js';
 
@@ -107,6 +108,17 @@ export async function dropEngine(engine: Engine, place: Place): Promise<void> {
   const { name } = engine.stack;
   await engine.stack.close();
   await new PouchDB(location(place, name), { adapter: place.adapter } as PouchDB.Configuration.DatabaseConfiguration).destroy();
+}
+
+/**
+ * Sets the engine store's document cache aside until `restore` (its reads then go to the adapter,
+ * as on a store just opened): the uncached lookups shown beside the judged ones.
+ */
+export function withoutDocumentCache(engine: Engine): { restore(): void } {
+  const db = rawDatabase(engine.stack);
+  const cache = documentCaches.get(db);
+  documentCaches.delete(db);
+  return { restore: () => void (cache && documentCaches.set(db, cache)) };
 }
 
 /** The engine's raw store, for checks only (what it stored), never for timed work. */

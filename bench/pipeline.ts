@@ -33,7 +33,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addSamples, comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
-  bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf,
+  bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf, withoutDocumentCache,
   type AdapterName, type Engine, type Place, type RawDoc,
 } from './pipeline-sides.js';
 
@@ -100,6 +100,7 @@ function rowsFor(adapter: AdapterName) {
     concurrentPuts: c(`concurrent insert ×${fmt(CONCURRENT)}`, 'createDoc, all at once', 'db.put, all at once'),
     concurrentVsSerial: c(`concurrent insert ×${fmt(CONCURRENT)}`, 'createDoc, all at once', 'createDoc, one after another'),
     lookup: c(`pk lookup ×${fmt(LOOKUPS)}`, 'getByPrimaryKeys', 'db.get(natural id)', AIMS.lookup),
+    lookupUncached: c(`pk lookup ×${fmt(LOOKUPS)}, document cache set aside (shown)`, 'getByPrimaryKeys', 'db.get(natural id)'),
     linearChunked: c(`baseline linearity, bulkDocs ${CHUNK}/call`, perDoc(DOCS), perDoc(DOCS / 4)),
     linearChunkedHalf: c(`baseline linearity, bulkDocs ${CHUNK}/call`, perDoc(DOCS / 2), perDoc(DOCS / 4)),
     linearOneCall: c('baseline linearity, bulkDocs 1 call', perDoc(DOCS), perDoc(DOCS / 4)),
@@ -211,6 +212,18 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
           if (!(await engine.items.getByPrimaryKeys({ code }))) throw new Error(`getByPrimaryKeys missed ${code}`);
         }
       },
+      // the same reads with the store's document cache (storage/document-cache.ts) set aside for
+      // the block: each one the adapter's two storage reads, as on a store just opened
+      uncached: async (block) => {
+        const cache = withoutDocumentCache(engine);
+        try {
+          for (const code of slice(codes, block)) {
+            if (!(await engine.items.getByPrimaryKeys({ code }))) throw new Error(`getByPrimaryKeys missed ${code}`);
+          }
+        } finally {
+          cache.restore();
+        }
+      },
     },
     BLOCKS,
     round,
@@ -286,6 +299,7 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   // same number of documents on both sides (CONCURRENT = SERIAL), so the totals compare
   record(into.concurrentVsSerial, concurrent.engine!, serial.engine);
   record(into.lookup, lookup.engine, lookup.baseline);
+  record(into.lookupUncached, lookup.uncached, lookup.baseline);
   record(into.linearChunked, linear.chunked[2], linear.chunked[0]);
   record(into.linearChunkedHalf, linear.chunked[1], linear.chunked[0]);
   record(into.linearOneCall, perDoc(bulk.oneCall!, sizes.docs), linear.oneCall);

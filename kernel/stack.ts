@@ -7,7 +7,7 @@ import { SYSTEM_FIELDS, type Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import { ChangeFeed } from '../storage/change-feed.js';
 import { closeDatabase, openDatabase, type AdapterName, type Database } from '../storage/database.js';
-import type { PouchPlugin } from '../storage/options.js';
+import type { DocumentCacheOptions, PouchPlugin } from '../storage/options.js';
 import { StackStorage, type Storage } from '../storage/facade.js';
 import { writeLockFor } from '../storage/write-lock.js';
 import { createStackContainer, KEYS } from './container.js';
@@ -24,6 +24,8 @@ export interface StackOptions {
   dataDir?: string;
   /** the PouchDB adapter plugin for `adapter`, handed in (`indexeddb-idb` in the browser bundle: StorageOptions) */
   adapterPlugin?: PouchPlugin;
+  /** leveldb and memory: the document cache's bounds, or false for none (StorageOptions.documentCache) */
+  documentCache?: DocumentCacheOptions | false;
   /** a preset (plugins.config.ts) or any list of plugins / [plugin, options] / false */
   plugins?: readonly PluginEntry[];
   /** expected number of applied system patches; defaults to the PATCH_COUNT environment variable */

@@ -1,6 +1,7 @@
 import PouchDB from 'pouchdb-core';
 import './pouchdb-public.js'; // PouchDB.* in this file's .d.ts, without @types/pouchdb-core
 import { DocstackError, KERNEL_ERRORS } from '../contracts/errors.js';
+import { documentCaches } from './document-caches.js';
 import { writtenByIdbAdapter } from './indexeddb-layout.js';
 import { adapterLoaders } from './storage-adapters.js';
 import { STORAGE_WRITE_CHUNK } from './write-chunks.js';
@@ -64,6 +65,7 @@ export function closesOf(db: Database): number {
 export async function closeDatabase(db: Database): Promise<void> {
   const key = storeKeyOf(db);
   closes.set(key, (closes.get(key) ?? 0) + 1);
+  documentCaches.get(db)?.clear();
   await db.close();
 }
 
@@ -119,6 +121,7 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
     throw err;
   }
   if (isIndexedDB(options.adapter)) translateWriteErrors(db, location);
+  adapterLoaders[options.adapter].opened?.(db, options);
   return db;
 }
 

@@ -21,6 +21,20 @@ export interface StorageOptions {
    * registered: docs/browser.md#storage-indexeddb).
    */
   adapterPlugin?: PouchPlugin;
+  /**
+   * Node's leveldb and memory stores: the verified cache of documents by id that reads by id ask
+   * first (storage/document-cache.ts; default 20,000 documents or 8 MB of JSON, whichever is
+   * reached first). `false` turns it off. IndexedDB stores have none.
+   */
+  documentCache?: DocumentCacheOptions | false;
+}
+
+/** The bounds of a store's document cache (StorageOptions.documentCache); the oldest-used go first. */
+export interface DocumentCacheOptions {
+  /** most documents kept (default 20,000) */
+  maxDocuments?: number;
+  /** most bytes kept, counted as the documents' JSON text (default 8 MB) */
+  maxBytes?: number;
 }
 
 /**

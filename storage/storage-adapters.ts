@@ -1,4 +1,5 @@
 import type { AdapterName, PouchPlugin, StorageOptions } from './options.js';
+import { attachDocumentCache } from './document-cache.js';
 import { INDEXEDDB_WRITE_CHUNK } from './write-chunks.js';
 
 /**
@@ -21,6 +22,8 @@ export interface AdapterLoader {
   patched?: true;
   /** documents per bulkDocs call of a large write (storage/write-chunks.ts; default STORAGE_WRITE_CHUNK) */
   writeChunk?: number;
+  /** runs once the store is open (leveldb and memory: their document cache, storage/document-cache.ts) */
+  opened?(db: object, options: StorageOptions): void;
 }
 
 const indexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', writeChunk: INDEXEDDB_WRITE_CHUNK };
@@ -32,8 +35,9 @@ export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(options.dataDir ?? './data', { recursive: true });
     },
+    opened: attachDocumentCache,
   },
-  memory: { load: () => import('pouchdb-adapter-memory') },
+  memory: { load: () => import('pouchdb-adapter-memory'), opened: attachDocumentCache },
   // IndexedDB (a Node process has none of its own): the browser's adapters by the same names, as
   // published — the browser bundles carry pouchdb-adapter-indexeddb patched for tabs, a full quota
   // and `_local` documents (scripts/patch-indexeddb-adapter.mjs; docs/browser.md#storage-indexeddb)

@@ -63,6 +63,30 @@ describe('replication endpoint with stock PouchDB', () => {
     expect(onServer._conflicts?.length).toBe(1);
   });
 
+  it("a document the node has read answers a peer's winning revision once pushed: replication _bulk_docs and PUT (its document cache verifies against the store)", async () => {
+    const server = await node();
+    const [doc] = await server.stack.createDocs([{ '~class': 'Item', title: 'first', n: 1 }]);
+    // read twice on the node: its leveldb store's document cache now holds revision 1
+    for (let i = 0; i < 2; i++) expect(await server.stack.getDocument(doc._id)).toMatchObject({ title: 'first' });
+    const client = localDb();
+    await client.replicate.from(remoteDb(server.url));
+    const first = await client.get(doc._id);
+    const second = await client.put({ ...first, title: 'client edit' });
+    await client.put({ ...first, _rev: second.rev, title: 'client edit, again' });
+    const pushed = (await client.replicate.to(remoteDb(server.url))) as unknown as Replication;
+    expect(pushed).toMatchObject({ ok: true, docs_written: 1, doc_write_failures: 0 });
+    expect(await server.stack.getDocument(doc._id)).toMatchObject({ title: 'client edit, again', _rev: (await client.get(doc._id))._rev });
+
+    // PUT ?new_edits=false of a longer branch: it wins, and the next read says so
+    const current = (await server.stack.getDocument(doc._id))!;
+    const [generation, hash] = String(current._rev).split('-');
+    const next = `${Number(generation) + 1}-${'f'.repeat(32)}`;
+    const body = { ...current, _rev: next, _revisions: { start: Number(generation) + 1, ids: ['f'.repeat(32), hash] }, title: 'pushed by PUT' };
+    const put = await fetch(`${server.url}/${encodeURIComponent(doc._id)}?new_edits=false`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(put.status).toBe(201);
+    expect(await server.stack.getDocument(doc._id)).toMatchObject({ _rev: next, title: 'pushed by PUT' });
+  });
+
   it('refuses requests without the token (auth sits in front of the endpoint)', async () => {
     const server = await node();
     const res = await fetch(`${server.url}/_all_docs`);
