@@ -24,6 +24,8 @@ describe('the browser bundle (dist/browser/docstack.js)', () => {
     // reads by id through PouchDB's public get: the adapter-direct read is Node's (no bytes for it here)
     expect(inputs).toContain('storage/direct-get.slim.ts');
     expect(inputs).not.toContain('storage/direct-get.ts');
+    // nor Node's document cache (leveldb and memory stores only: storage/document-cache.ts)
+    expect(inputs).not.toContain('storage/document-cache.ts');
     // the build flag is defined (types/build-flags.d.ts): no browser file reads it at run time,
     // so the minifier leaves out the Node-only paths it guards (what keeps the file in its budget)
     for (const file of ['docstack.js', 'docstack-slim.js', 'docstack-sql.js']) expect(await readFile(join(out, file), 'utf8')).not.toContain('docstackBrowserBuild');
