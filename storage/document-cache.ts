@@ -69,6 +69,11 @@ export class VerifiedDocumentCache implements DocumentCache {
     this.#watchWrites();
   }
 
+  /** its bounds (StorageOptions.documentCache over DOCUMENT_CACHE_DEFAULTS) */
+  get limits(): Required<DocumentCacheOptions> {
+    return { ...this.#limits };
+  }
+
   /** how many documents and (approximate JSON) bytes it holds */
   get size(): { documents: number; bytes: number } {
     return { documents: this.#entries.size, bytes: this.#bytes };

@@ -6,6 +6,12 @@ import { tenantDataDir, tenantStoreName } from './names.js';
 import { copySchemaDocs, declaredTenants, tenantSchemaIds } from './schema.js';
 import { SERVER_ERRORS } from '../errors-codes.js';
 
+/**
+ * Each open tenant store's document cache (storage/document-cache.ts): an eighth of a single
+ * store's default, so TENANT_MAX_OPEN stores (50 by default) keep at most ≈ 50 MB of documents.
+ */
+export const TENANT_DOCUMENT_CACHE = { maxDocuments: 2_500, maxBytes: 1024 * 1024 } as const;
+
 export interface TenantStacksOptions {
   stackName: string;
   dataDir: string;
@@ -146,6 +152,7 @@ export class TenantStacks implements TenantLeases {
       adapter,
       dataDir: folder,
       plugins,
+      documentCache: TENANT_DOCUMENT_CACHE,
       ...(clock ? { clock: { now: clock } } : {}),
     });
     try {

@@ -5,7 +5,10 @@ import MemoryAdapter from 'pouchdb-adapter-memory';
 import Replication from 'pouchdb-replication';
 import { Class, createStack } from '../../index.js';
 import { browser } from '../../plugins.config.js';
-import { track, uniqueName } from '../helpers/stack.js';
+import { TENANT_DOCUMENT_CACHE } from '../../server/tenants/stacks.js';
+import { DOCUMENT_CACHE_DEFAULTS, type VerifiedDocumentCache } from '../../storage/document-cache.js';
+import { documentCaches } from '../../storage/document-caches.js';
+import { rawDb, track, uniqueName } from '../helpers/stack.js';
 import { fileNode, login, testNode } from './node-helpers.js';
 import type { ServerNode } from '../../server/node.js';
 
@@ -213,6 +216,11 @@ describe('tenants on the node', () => {
     const held = await node.tenants.lease('t1');
     for (const tenant of ['t2', 't3', 't4']) await node.tenants.use(tenant, async () => undefined);
     expect(held.stack.isOpen).toBe(true);
+    // each open tenant store keeps a smaller document cache than the default stack's
+    const tenantCache = documentCaches.get(rawDb(held.stack)) as VerifiedDocumentCache;
+    const defaultCache = documentCaches.get(rawDb(node.stack())) as VerifiedDocumentCache;
+    expect(tenantCache.limits).toEqual(TENANT_DOCUMENT_CACHE);
+    expect(defaultCache.limits).toEqual(DOCUMENT_CACHE_DEFAULTS);
     await held.stack.createDoc({ '~class': 'Memo', text: 'still open' });
     held.release();
     await waitFor(async () => node.tenants.openCount <= 2);
