@@ -120,6 +120,10 @@ export abstract class StackCore extends EventEmitter {
     if (options.clock !== undefined && typeof (options.clock as Partial<Clock> | null)?.now !== 'function') {
       throw KERNEL_ERRORS.stackOptionsInvalid('The clock option must be an object with a now() method returning ms since the epoch.', { path: 'clock' });
     }
+    const cache = options.documentCache;
+    if (cache !== undefined && cache !== false && !(cache && typeof cache === 'object' && [cache.maxDocuments, cache.maxBytes].every((n) => n === undefined || (Number.isSafeInteger(n) && n >= 0)))) {
+      throw KERNEL_ERRORS.stackOptionsInvalid('The documentCache option must be false or { maxDocuments, maxBytes } with whole numbers ≥ 0 (0: keep none).', { path: 'documentCache' });
+    }
     const plugins = resolvePlugins(options.plugins ?? []); // refuse a bad preset before touching storage
     const expected = expectedPatchCount(options.patchCount);
     const db = await openDatabase(options);

@@ -24,7 +24,8 @@ export interface StorageOptions {
   /**
    * Node's leveldb and memory stores: the verified cache of documents by id that reads by id ask
    * first (storage/document-cache.ts; default 20,000 documents or 8 MB of JSON, whichever is
-   * reached first). `false` turns it off. IndexedDB stores have none.
+   * reached first). `false` (or a bound of 0) turns it off; anything else is refused at open
+   * (DS_STACK_OPTIONS_INVALID). IndexedDB stores have none.
    */
   documentCache?: DocumentCacheOptions | false;
 }

@@ -154,6 +154,19 @@ for (const adapter of ['memory', 'leveldb'] as const) {
   });
 }
 
+describe('document cache options', () => {
+  it('refuses bounds that are not whole numbers ≥ 0 before opening; a bound of 0 keeps none', async () => {
+    for (const documentCache of [{ maxDocuments: -1 }, { maxBytes: 1.5 }, { maxDocuments: '10' }, 'yes', null, true]) {
+      await expect(createStack({ name: uniqueName('cache-bad'), adapter: 'memory', plugins: [], documentCache } as never)).rejects.toMatchObject({
+        code: 'DS_STACK_OPTIONS_INVALID',
+        path: 'documentCache',
+      });
+    }
+    const stack = track(await createStack({ name: uniqueName('cache-none'), adapter: 'memory', plugins: [], documentCache: { maxBytes: 0 } }));
+    expect(cacheOf(rawDb(stack))).toBeUndefined();
+  });
+});
+
 describe('document cache through the engine', () => {
   it('a primary-key lookup after createDoc and updateDoc answers the stored document, from the cache', async () => {
     const stack = track(await createStack({ name: uniqueName('cache-engine'), adapter: 'memory' }));
