@@ -63,9 +63,9 @@ export class VerifiedDocumentCache implements DocumentCache {
 
   constructor(
     private readonly pouch: LevelCorePouch,
-    limits: DocumentCacheOptions = {},
+    limits: Required<DocumentCacheOptions>,
   ) {
-    this.#limits = { ...DOCUMENT_CACHE_DEFAULTS, ...limits };
+    this.#limits = limits;
     this.#watchWrites();
   }
 
@@ -154,25 +154,14 @@ export class VerifiedDocumentCache implements DocumentCache {
     const pouch = this.pouch;
     const inner = pouch._bulkDocs;
     pouch._bulkDocs = (request, options, callback) => {
+      // leveldb-core's _bulkDocs only queues the write (its writeLock) and answers it once
       const docs = request.docs;
       this.#writesInFlight++;
-      let answered = false;
-      const answer: Callback = (err, results) => {
-        if (answered) return;
-        answered = true;
+      inner.call(pouch, request, options, (err, results) => {
         this.#writesInFlight--;
         this.#remember(docs, options, err ? undefined : (results as WriteResult[] | undefined));
         callback(err, results);
-      };
-      try {
-        inner.call(pouch, request, options, answer);
-      } catch (err) {
-        if (!answered) {
-          answered = true;
-          this.#writesInFlight--;
-        }
-        throw err;
-      }
+      });
     };
   }
 
