@@ -64,10 +64,27 @@ for (const adapter of ['memory', 'leveldb'] as const) {
       expect(cacheOf(db)!.size.documents).toBe(1);
     });
 
+    it('a document written alone is kept at its second read; a write of one it holds refreshes its entry', async () => {
+      const db = await openStore();
+      const { rev } = await db.put({ _id: 's', n: 1 });
+      expect(cacheOf(db)!.size.documents).toBe(0);
+      const reads = countReads(db);
+      for (let i = 0; i < 3; i++) expect(await readStored(db, 's')).toMatchObject({ n: 1 });
+      expect(reads).toEqual({ documents: 2, trees: 1 });
+      await db.put({ _id: 's', _rev: rev, n: 2 });
+      expect(await readStored(db, 's')).toMatchObject({ n: 2 });
+      expect(reads).toEqual({ documents: 2, trees: 2 }); // the new version, from the refreshed entry
+      expect(JSON.stringify(await readStored(db, 's'))).toBe(await storedText(db, 's'));
+      await db.remove('s', (await db.get('s'))._rev);
+      expect(await readStored(db, 's')).toBeNull();
+      expect(cacheOf(db)!.size.documents).toBe(0);
+    });
+
     it('answers what the store holds after a write by another PouchDB object on the same store', async () => {
       const db = await openStore();
-      const { rev } = await db.put({ _id: 'x', n: 1 });
+      const [{ rev }] = (await db.bulkDocs([{ _id: 'x', n: 1 }, { _id: 'x2' }])) as { rev: string }[];
       expect(await readStored(db, 'x')).toMatchObject({ n: 1 });
+      expect(cacheOf(db)!.size.documents).toBe(2);
       // a second object on the same store (PouchDB shares it by name): its writes skip this object's cache
       const other = new PouchDB(db.name, { adapter: (db as unknown as { adapter: string }).adapter });
       await other.put({ _id: 'x', _rev: rev, n: 2 });
@@ -79,8 +96,9 @@ for (const adapter of ['memory', 'leveldb'] as const) {
 
     it('a replicated revision that wins, a replicated revision naming one the store holds, a deletion', async () => {
       const db = await openStore();
-      const first = await db.put({ _id: 'c', side: 'local' });
+      const [first] = (await db.bulkDocs([{ _id: 'c', side: 'local' }, { _id: 'c2' }])) as { rev: string }[];
       expect(await readStored(db, 'c')).toMatchObject({ side: 'local' });
+      expect(cacheOf(db)!.size.documents).toBe(2);
       // a conflicting branch from a peer, longer: it wins
       await db.bulkDocs([{ _id: 'c', _rev: '2-ffff', _revisions: { start: 2, ids: ['ffff', 'eeee'] }, side: 'peer' }], { new_edits: false });
       expect(await readStored(db, 'c')).toMatchObject({ _rev: '2-ffff', side: 'peer' });
@@ -98,8 +116,9 @@ for (const adapter of ['memory', 'leveldb'] as const) {
 
     it('a read asked while a write is in flight waits for it, as the adapter queues it', async () => {
       const db = await openStore();
-      const { rev } = await db.put({ _id: 'w', n: 1 });
+      const [{ rev }] = (await db.bulkDocs([{ _id: 'w', n: 1 }, { _id: 'w2' }])) as { rev: string }[];
       expect(await readStored(db, 'w')).toMatchObject({ n: 1 });
+      expect(cacheOf(db)!.size.documents).toBe(2);
       let readDuringWrite: Promise<unknown> | undefined;
       const pouch = db as unknown as { _bulkDocs: (...args: unknown[]) => void };
       const cached = pouch._bulkDocs;
@@ -129,6 +148,9 @@ for (const adapter of ['memory', 'leveldb'] as const) {
       await db.bulkDocs([{ _id: 'd1' }, { _id: 'd2' }]);
       await readStored(db, 'd1'); // d1 used after d2
       await db.put({ _id: 'd3' });
+      expect(cacheOf(db)!.size.documents).toBe(2); // one document written alone is not kept…
+      await readStored(db, 'd3');
+      await readStored(db, 'd3'); // …until its second read
       expect(cacheOf(db)!.size.documents).toBe(2);
       const reads = countReads(db);
       await readStored(db, 'd1');
@@ -136,10 +158,10 @@ for (const adapter of ['memory', 'leveldb'] as const) {
       expect(reads.documents).toBe(0);
       await readStored(db, 'd2'); // the one evicted
       expect(reads.documents).toBe(1);
-      // a document over an eighth of maxBytes is not kept
-      await db.put({ _id: 'big', text: 'x'.repeat(2_000) });
-      expect(await readStored(db, 'big')).toMatchObject({ text: 'x'.repeat(2_000) });
-      expect(reads.documents).toBe(2);
+      // a document over an eighth of maxBytes is not kept, written in a batch or read again and again
+      await db.bulkDocs([{ _id: 'big', text: 'x'.repeat(2_000) }, { _id: 'big2', text: 'y'.repeat(2_000) }]);
+      for (let i = 0; i < 3; i++) expect(await readStored(db, 'big')).toMatchObject({ text: 'x'.repeat(2_000) });
+      expect(reads.documents).toBe(4);
       expect(cacheOf(db)!.size.bytes).toBeLessThanOrEqual(8_000);
     });
 
@@ -168,10 +190,14 @@ describe('document cache options', () => {
 });
 
 describe('document cache through the engine', () => {
-  it('a primary-key lookup after createDoc and updateDoc answers the stored document, from the cache', async () => {
+  it('a primary-key lookup after createDocs and updateDoc answers the stored document, from the cache', async () => {
     const stack = track(await createStack({ name: uniqueName('cache-engine'), adapter: 'memory' }));
     const items = await Class.create(stack, 'Item', 'class', 'items', { code: { type: 'string', primaryKey: true }, n: { type: 'integer' } });
-    const created = await stack.createDoc({ '~class': 'Item', code: 'A-1', n: 1 });
+    // a batch's documents are kept as written; a serial update refreshes the entry it holds
+    const [created] = await stack.createDocs([
+      { '~class': 'Item', code: 'A-1', n: 1 },
+      { '~class': 'Item', code: 'A-2', n: 1 },
+    ]);
     const db = rawDb(stack);
     const reads = countReads(db);
     expect(await items.getByPrimaryKeys({ code: 'A-1' })).toMatchObject({ _id: created._id, code: 'A-1', n: 1 });
