@@ -9,7 +9,11 @@
  *   - the kernel alone (no plugin) creating an Item without its foreign key: ids, drafts, the
  *     write parts (key claim, class counter, class names), group commit, the write lock;
  *   - the kernel with the validation plugin only: + defaults, types, bounds, the foreign key;
- *   - the browser preset: + every other plugin's taps (domains, triggers, encryption, …).
+ *   - the browser preset: + every other plugin's taps (domains, triggers, encryption, …);
+ *   - the browser preset on a store whose bulkDocs answers without storing: the engine's own
+ *     CPU per write, storage left out;
+ *   - the floor sketch (bench/minimal-write.ts): a draft, one tapable validate tap, bulkDocs —
+ *     the least a write path under the design card does, so the engine's cost above it is its own.
  * The memory adapter's put is the cheapest, so its ratios are the widest.
  *
  * `npm run bench:run -- serial-layers --rounds=3`
@@ -19,7 +23,9 @@ import { browser } from '../plugins.config.js';
 import { validationPlugin } from '../plugins/validation/index.js';
 import { comparison, interleaved, record, summarize, type BenchOptions, type BenchReport, type Comparison } from './harness.js';
 import { ITEM_SCHEMA } from './items.js';
+import { minimalWriter } from './minimal-write.js';
 import { dropRaw, engineInputs, itemAttributeList, openEngine, openRaw, rawDocs, type Place, type RawDb } from './pipeline-sides.js';
+import { rawDatabase } from '../storage/raw-database.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +49,21 @@ async function engineSide(place: Place, plugins: readonly unknown[], withKey: bo
   return { stack, write: (i) => stack.createDoc(inputs[i]) };
 }
 
+/** The browser preset on a store whose bulkDocs answers without storing: the engine's CPU alone. */
+async function computeSide(place: Place): Promise<{ write: Writer; stack: ClientStack }> {
+  const side = await engineSide(place, browser, true);
+  const db = rawDatabase(side.stack) as unknown as RawDb;
+  let written = 0;
+  db.bulkDocs = ((docs: { _id: string }[]) => Promise.resolve(docs.map((doc) => ({ ok: true, id: doc._id, rev: `1-${(++written).toString(16).padStart(32, '0')}` })))) as never;
+  return side;
+}
+
+function minimalSide(db: RawDb): Writer {
+  const write = minimalWriter(db);
+  const inputs = engineInputs(itemAttributeList(WARM + SERIAL * 8, 0, 29));
+  return (i) => write(inputs[i] as Parameters<typeof write>[0]);
+}
+
 function rawSide(db: RawDb, call: 'put' | 'bulk1'): Writer {
   const docs = rawDocs(itemAttributeList(WARM + SERIAL * 8, 0, 29));
   return call === 'put' ? (i) => db.put(docs[i]) : (i) => db.bulkDocs([docs[i]]);
@@ -54,7 +75,8 @@ export async function runSerialLayers({ rounds, log }: BenchOptions): Promise<Be
     const place: Place = { adapter, dir: await mkdtemp(join(tmpdir(), 'docstack-serial-layers-')) };
     const putDb = await openRaw(place);
     const bulkDb = await openRaw(place);
-    const sides: Record<string, Writer> = { put: rawSide(putDb, 'put'), bulk1: rawSide(bulkDb, 'bulk1') };
+    const minimalDb = await openRaw(place);
+    const sides: Record<string, Writer> = { put: rawSide(putDb, 'put'), bulk1: rawSide(bulkDb, 'bulk1'), minimal: minimalSide(minimalDb) };
     const stacks: ClientStack[] = [];
     for (const [name, plugins, withKey] of [
       ['kernel', [], false],
@@ -65,6 +87,9 @@ export async function runSerialLayers({ rounds, log }: BenchOptions): Promise<Be
       sides[name] = side.write;
       stacks.push(side.stack);
     }
+    const compute = await computeSide(place);
+    sides.compute = compute.write;
+    stacks.push(compute.stack);
     // steady state: every side's code warm, its stack's hooks compiled, its caches filled
     for (const write of Object.values(sides)) for (let i = 0; i < WARM; i++) await write(i);
     const rows: Record<string, Comparison> = {
@@ -72,6 +97,8 @@ export async function runSerialLayers({ rounds, log }: BenchOptions): Promise<Be
       kernel: comparison({ name: `serial ×${SERIAL}, steady state`, adapter, engine: 'kernel alone, no foreign key', baseline: 'raw db.put' }),
       validation: comparison({ name: `serial ×${SERIAL}, steady state`, adapter, engine: 'kernel + validation (foreign key)', baseline: 'raw db.put' }),
       browser: comparison({ name: `serial ×${SERIAL}, steady state`, adapter, engine: 'browser preset (stack.createDoc)', baseline: 'raw db.put' }),
+      compute: comparison({ name: `serial ×${SERIAL}, steady state`, adapter, engine: 'browser preset, bulkDocs answered in memory (its own CPU)', baseline: 'raw db.put' }),
+      minimal: comparison({ name: `serial ×${SERIAL}, steady state`, adapter, engine: 'floor sketch: draft, validate tap, bulkDocs', baseline: 'raw db.put' }),
     };
     let next = WARM;
     for (let round = 0; round <= rounds; round++) {
@@ -93,6 +120,7 @@ export async function runSerialLayers({ rounds, log }: BenchOptions): Promise<Be
     for (const stack of stacks) await stack.close();
     await dropRaw(putDb);
     await dropRaw(bulkDb);
+    await dropRaw(minimalDb);
   }
   return { bench: 'serial-layers', settings: { serial: SERIAL, warm: WARM, blocks: BLOCKS, rounds }, results };
 }
