@@ -51,7 +51,55 @@ export function dateReader(format: string | undefined): DateReader {
 // it accepted (a calendar date is midnight UTC, a date-time its UTC instant)
 const iso = (accepts: (v: string) => boolean): DateReader => (v) => (accepts(v) ? Date.parse(v) : undefined);
 
+/** Digits each fixed-width token takes (Z, an offset, is "Z" or 6 characters: not fixed). */
+const WIDTHS: Partial<Record<string, number>> = { YYYY: 4, SSS: 3, MM: 2, DD: 2, HH: 2, mm: 2, ss: 2 };
+
 function patternReader(format: string): DateReader {
+  return fixedWidthReader(format) ?? regexReader(format);
+}
+
+/**
+ * A format of fixed-width tokens only (no Z), read by position: each token's digits at its place,
+ * each literal character as written — what the pattern's regular expression accepts, without a
+ * match object and a parts object per value (a date is checked on every write of a document
+ * holding one: ≈ 1 µs a value through the regular expression, a third of that here). Exported with
+ * regexReader for the test that holds them to the same answers.
+ */
+export function fixedWidthReader(format: string): DateReader | undefined {
+  const tokens = format.match(TOKEN_RE) ?? [];
+  if (tokens.some((token) => WIDTHS[token] === undefined)) return undefined;
+  const literals = format.split(TOKEN_RE);
+  const fields: { at: number; width: number; part: keyof Parts }[] = [];
+  const fixed: { at: number; code: number }[] = [];
+  let length = 0;
+  literals.forEach((literal, i) => {
+    for (let k = 0; k < literal.length; k++) fixed.push({ at: length + k, code: literal.charCodeAt(k) });
+    length += literal.length;
+    const token = tokens[i];
+    if (token) {
+      fields.push({ at: length, width: WIDTHS[token]!, part: TOKENS[token][1] });
+      length += WIDTHS[token]!;
+    }
+  });
+  return (value) => {
+    if (value.length !== length) return undefined;
+    for (const { at, code } of fixed) if (value.charCodeAt(at) !== code) return undefined;
+    // parts the format leaves out are those of 2000-01-01 00:00:00.000 UTC
+    const parts: Parts = { year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0, offset: 0 };
+    for (const { at, width, part } of fields) {
+      let n = 0;
+      for (let k = at; k < at + width; k++) {
+        const digit = value.charCodeAt(k) - 48;
+        if (digit < 0 || digit > 9) return undefined;
+        n = n * 10 + digit;
+      }
+      parts[part] = n;
+    }
+    return instantOf(parts);
+  };
+}
+
+export function regexReader(format: string): DateReader {
   const order: (keyof Parts)[] = [];
   const source = format.split(TOKEN_RE);
   const tokens = format.match(TOKEN_RE) ?? [];
