@@ -55,7 +55,8 @@ const iso = (accepts: (v: string) => boolean): DateReader => (v) => (accepts(v) 
 const WIDTHS: Partial<Record<string, number>> = { YYYY: 4, SSS: 3, MM: 2, DD: 2, HH: 2, mm: 2, ss: 2 };
 
 function patternReader(format: string): DateReader {
-  return fixedWidthReader(format) ?? regexReader(format);
+  // Node only: the browser files have no bytes for the positional reader (types/build-flags.d.ts)
+  return (globalThis.docstackBrowserBuild ? undefined : fixedWidthReader(format)) ?? regexReader(format);
 }
 
 /**
