@@ -22,8 +22,9 @@ import type { DocumentCacheOptions } from './options.js';
  * an entry the cache already holds: keeping every serially written document cost each serial
  * insert ≈ 6 % of its CPU (memory store, 3 runs: 1.33–1.35× a raw put against 1.23–1.28×
  * without the cache, 1.26–1.29× with the call counted but nothing kept), and such a document is
- * kept at its second read like any other. Entries keep the JSON text the store keeps (the same values, stringified the same
- * way), so an answer is exactly what the store would answer, and a fresh object each time.
+ * kept at its second read like any other. Entries keep the JSON text the store keeps (the same
+ * values, stringified the same way), so an answer is exactly what the store would answer, and a
+ * fresh object each time.
  *
  * A read asked while a write of this object is in flight goes to the store: the adapter queues
  * reads behind the writes asked before them (read-your-writes), and the revision-tree read does

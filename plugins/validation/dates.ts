@@ -8,15 +8,16 @@
 import * as z from 'zod/mini';
 import { type AttributeModel, KERNEL_ERRORS } from '../../index.js';
 
-// token → its digits and the part it sets (Z: "Z" or an offset ±HH:mm, the instant compared is the UTC one)
-const TOKENS: Record<string, [string, keyof Parts]> = {
-  YYYY: ['(\\d{4})', 'year'],
-  SSS: ['(\\d{3})', 'ms'],
-  MM: ['(\\d{2})', 'month'],
-  DD: ['(\\d{2})', 'day'],
-  HH: ['(\\d{2})', 'hour'],
-  mm: ['(\\d{2})', 'minute'],
-  ss: ['(\\d{2})', 'second'],
+// token → its digits, the part it sets and how many digits it takes (Z: "Z" or an offset ±HH:mm,
+// no fixed width; the instant compared is the UTC one)
+const TOKENS: Record<string, [string, keyof Parts, number?]> = {
+  YYYY: ['(\\d{4})', 'year', 4],
+  SSS: ['(\\d{3})', 'ms', 3],
+  MM: ['(\\d{2})', 'month', 2],
+  DD: ['(\\d{2})', 'day', 2],
+  HH: ['(\\d{2})', 'hour', 2],
+  mm: ['(\\d{2})', 'minute', 2],
+  ss: ['(\\d{2})', 'second', 2],
   Z: ['(Z|[+-]\\d{2}:\\d{2})', 'offset'],
 };
 const TOKEN_RE = /YYYY|SSS|MM|DD|HH|mm|ss|Z/g;
@@ -51,9 +52,6 @@ export function dateReader(format: string | undefined): DateReader {
 // it accepted (a calendar date is midnight UTC, a date-time its UTC instant)
 const iso = (accepts: (v: string) => boolean): DateReader => (v) => (accepts(v) ? Date.parse(v) : undefined);
 
-/** Digits each fixed-width token takes (Z, an offset, is "Z" or 6 characters: not fixed). */
-const WIDTHS: Partial<Record<string, number>> = { YYYY: 4, SSS: 3, MM: 2, DD: 2, HH: 2, mm: 2, ss: 2 };
-
 function patternReader(format: string): DateReader {
   // Node only: the browser files have no bytes for the positional reader (types/build-flags.d.ts)
   return (globalThis.docstackBrowserBuild ? undefined : fixedWidthReader(format)) ?? regexReader(format);
@@ -67,9 +65,8 @@ function patternReader(format: string): DateReader {
  * regexReader for the test that holds them to the same answers.
  */
 export function fixedWidthReader(format: string): DateReader | undefined {
-  const tokens = format.match(TOKEN_RE) ?? [];
-  if (tokens.some((token) => WIDTHS[token] === undefined)) return undefined;
-  const literals = format.split(TOKEN_RE);
+  const { literals, tokens } = splitFormat(format);
+  if (tokens.some((token) => TOKENS[token][2] === undefined)) return undefined;
   const fields: { at: number; width: number; part: keyof Parts }[] = [];
   const fixed: { at: number; code: number }[] = [];
   let length = 0;
@@ -78,15 +75,15 @@ export function fixedWidthReader(format: string): DateReader | undefined {
     length += literal.length;
     const token = tokens[i];
     if (token) {
-      fields.push({ at: length, width: WIDTHS[token]!, part: TOKENS[token][1] });
-      length += WIDTHS[token]!;
+      const [, part, width] = TOKENS[token];
+      fields.push({ at: length, width: width!, part });
+      length += width!;
     }
   });
   return (value) => {
     if (value.length !== length) return undefined;
     for (const { at, code } of fixed) if (value.charCodeAt(at) !== code) return undefined;
-    // parts the format leaves out are those of 2000-01-01 00:00:00.000 UTC
-    const parts: Parts = { year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0, offset: 0 };
+    const parts = startParts();
     for (const { at, width, part } of fields) {
       let n = 0;
       for (let k = at; k < at + width; k++) {
@@ -102,10 +99,9 @@ export function fixedWidthReader(format: string): DateReader | undefined {
 
 export function regexReader(format: string): DateReader {
   const order: (keyof Parts)[] = [];
-  const source = format.split(TOKEN_RE);
-  const tokens = format.match(TOKEN_RE) ?? [];
+  const { literals, tokens } = splitFormat(format);
   let pattern = '^';
-  source.forEach((literal, i) => {
+  literals.forEach((literal, i) => {
     pattern += literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const token = tokens[i];
     if (token) {
@@ -117,14 +113,21 @@ export function regexReader(format: string): DateReader {
   return (value) => {
     const m = re.exec(value);
     if (!m) return undefined;
-    // parts the format leaves out are those of 2000-01-01 00:00:00.000 UTC
-    const parts: Parts = { year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0, offset: 0 };
+    const parts = startParts();
     order.forEach((part, i) => {
       parts[part] = part === 'offset' ? offsetMinutes(m[i + 1]) : Number(m[i + 1]);
     });
     return instantOf(parts);
   };
 }
+
+/** A format's literal runs and the tokens between them (literals[i] comes before tokens[i]). */
+function splitFormat(format: string): { literals: string[]; tokens: string[] } {
+  return { literals: format.split(TOKEN_RE), tokens: format.match(TOKEN_RE) ?? [] };
+}
+
+/** The parts a format leaves out are those of 2000-01-01 00:00:00.000 UTC. */
+const startParts = (): Parts => ({ year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0, offset: 0 });
 
 const offsetMinutes = (text: string) => (text === 'Z' ? 0 : (text[0] === '-' ? -1 : 1) * (Number(text.slice(1, 3)) * 60 + Number(text.slice(4, 6))));
 
