@@ -211,7 +211,12 @@ export class VerifiedDocumentCache implements DocumentCache {
 /** Gives a leveldb-core store its document cache (storage-adapters.ts, at open), unless turned off. */
 export function attachDocumentCache(db: object, options: { documentCache?: DocumentCacheOptions | false }): void {
   if (options.documentCache === false) return;
-  const limits = { ...DOCUMENT_CACHE_DEFAULTS, ...options.documentCache };
+  // a bound left out, or given as undefined, keeps its default (a spread would take the undefined)
+  const given = options.documentCache ?? {};
+  const limits: Required<DocumentCacheOptions> = {
+    maxDocuments: given.maxDocuments ?? DOCUMENT_CACHE_DEFAULTS.maxDocuments,
+    maxBytes: given.maxBytes ?? DOCUMENT_CACHE_DEFAULTS.maxBytes,
+  };
   if (!(limits.maxDocuments > 0 && limits.maxBytes > 0)) return;
   const pouch = db as Partial<LevelCorePouch>;
   if (typeof pouch._bulkDocs !== 'function' || typeof pouch._getRevisionTree !== 'function') return;

@@ -187,6 +187,13 @@ describe('document cache options', () => {
     const stack = track(await createStack({ name: uniqueName('cache-none'), adapter: 'memory', plugins: [], documentCache: { maxBytes: 0 } }));
     expect(cacheOf(rawDb(stack))).toBeUndefined();
   });
+
+  it('a bound given as undefined keeps its default, as a bound left out does', async () => {
+    const stack = track(await createStack({ name: uniqueName('cache-undefined'), adapter: 'memory', plugins: [], documentCache: { maxDocuments: undefined, maxBytes: 4096 } }));
+    expect(cacheOf(rawDb(stack))?.limits).toEqual({ maxDocuments: 20_000, maxBytes: 4096 });
+    const other = track(await createStack({ name: uniqueName('cache-undefined'), adapter: 'memory', plugins: [], documentCache: { maxBytes: undefined } }));
+    expect(cacheOf(rawDb(other))?.limits).toEqual({ maxDocuments: 20_000, maxBytes: 8 * 1024 * 1024 });
+  });
 });
 
 describe('document cache through the engine', () => {
