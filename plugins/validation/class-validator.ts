@@ -6,11 +6,32 @@ import { type AttributeModel, type ClassModel, type Doc, SYSTEM_FIELDS } from '.
 import type { AttributeTypes } from '../../kit/index.js';
 import { VALIDATION_ERRORS } from './errors.js';
 
-interface CompiledAttribute {
-  model: AttributeModel;
-  schema: z.ZodMiniType;
+/**
+ * One attribute as the validator checks it: a plain check for the usual value, and its zod schema
+ * built at its first need — a value the plain check is unsure of (an invalid one, or a type
+ * without a plain check). Building a class's zod schemas was ≈ a sixth of a fresh stack's first
+ * write (every stack, and every class revision, compiles its own), and most writes never ask.
+ */
+export class CompiledAttribute {
   /** a plain check that passes certainly valid values without zod (./fast-checks.ts) */
-  fast?: FastCheck;
+  readonly fast: FastCheck | undefined;
+  #schema: z.ZodMiniType | undefined;
+
+  constructor(
+    readonly model: AttributeModel,
+    private readonly types: AttributeTypes,
+  ) {
+    this.fast = fastCheck(model);
+  }
+
+  get schema(): z.ZodMiniType {
+    return (this.#schema ??= attributeSchema(this.model, this.types));
+  }
+
+  /** whether its zod schema was built yet */
+  get schemaBuilt(): boolean {
+    return this.#schema !== undefined;
+  }
 }
 
 export interface CompiledClass {
@@ -28,7 +49,7 @@ const compiled = new WeakMap<ClassModel, CompiledClass>();
 export function compileClass(model: ClassModel, types: AttributeTypes): CompiledClass {
   let result = compiled.get(model);
   if (!result) {
-    const attributes = Object.values(model.schema).map((a) => ({ model: a, schema: attributeSchema(a, types), fast: fastCheck(a) }));
+    const attributes = Object.values(model.schema).map((a) => new CompiledAttribute(a, types));
     result = {
       attributes,
       foreignKeys: attributes.filter((a) => a.model.type === 'foreign_key').map((a) => a.model),
@@ -68,7 +89,8 @@ export function checkShape(
       { path: unknown[0], details: { attributes: unknown } },
     );
   }
-  for (const { model: attribute, schema, fast } of validator.attributes) {
+  for (const compiledAttribute of validator.attributes) {
+    const attribute = compiledAttribute.model;
     const value = draft[attribute.name];
     // a stored ciphertext the stack cannot open (locked, or a replica without keys) was validated
     // in plaintext by the writer that sealed it; it is kept as it is
@@ -79,7 +101,7 @@ export function checkShape(
       }
       continue;
     }
-    if (!fast?.(value)) checkValue(attribute, schema, value);
+    if (!compiledAttribute.fast?.(value)) checkValue(attribute, compiledAttribute.schema, value);
   }
 }
 

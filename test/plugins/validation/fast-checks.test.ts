@@ -62,3 +62,24 @@ describe('fast checks agree with zod', () => {
     expect(fastCheck(attr({ type: 'reference' } as never))).toBeUndefined();
   });
 });
+
+describe('a compiled class builds each zod schema at its first need', () => {
+  it('valid values build none; an invalid value builds its own attribute\'s schema and is refused with zod\'s issue', async () => {
+    const { compileClass, checkShape } = await import('../../../plugins/validation/class-validator.js');
+    const model = {
+      _id: 'Lazy',
+      name: 'Lazy',
+      schema: {
+        code: attr({ name: 'code', type: 'string', maxLength: 4 }),
+        qty: attr({ name: 'qty', type: 'integer', min: 0 }),
+        on: attr({ name: 'on', type: 'date', format: 'YYYY-MM-DD' } as never),
+      },
+    } as never;
+    const compiled = compileClass(model, types);
+    expect(compiled.attributes.map((a) => a.schemaBuilt)).toEqual([false, false, false]);
+    checkShape(compiled, model, { _id: 'Lazy-1', '~class': 'Lazy', code: 'ab', qty: 3, on: '2026-11-27' } as never);
+    expect(compiled.attributes.map((a) => a.schemaBuilt)).toEqual([false, false, false]);
+    expect(() => checkShape(compiled, model, { _id: 'Lazy-2', '~class': 'Lazy', code: 'ab', qty: -1 } as never)).toThrow(expect.objectContaining({ code: 'DS_VALIDATION_RANGE', path: 'qty' }));
+    expect(compiled.attributes.map((a) => a.schemaBuilt)).toEqual([false, true, false]);
+  });
+});
