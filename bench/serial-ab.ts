@@ -19,7 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { median } from './harness.js';
+import { interleaved, median } from './harness.js';
 import * as B from './pipeline-sides.js';
 
 type Sides = typeof B;
@@ -28,11 +28,6 @@ const PER_SLICE = 20;
 const WRITES = SLICES * PER_SLICE;
 const WARM_WRITES = 4_000;
 const WARM_ROUNDS = 2;
-
-const cpuMs = () => {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1000;
-};
 
 async function main(): Promise<void> {
   const [base, adapterArg = 'memory', roundsArg = '60'] = process.argv.slice(2);
@@ -58,27 +53,25 @@ async function main(): Promise<void> {
       const engineB = await B.openEngine(place);
       const inputsA = A.engineInputs(attributes);
       const inputsB = B.engineInputs(attributes);
-      const writers: [string, (i: number) => Promise<unknown>][] = [
-        ['put', (i) => raw.put(docs[i])],
-        ['a', (i) => engineA.stack.createDoc(inputsA[i] as never)],
-        ['b', (i) => engineB.stack.createDoc(inputsB[i] as never)],
-      ];
-      const spent: Record<string, number> = { put: 0, a: 0, b: 0 };
-      for (let slice = 0; slice < SLICES; slice++) {
-        const k = (slice + round) % writers.length;
-        for (const [name, write] of [...writers.slice(k), ...writers.slice(0, k)]) {
-          const start = cpuMs();
-          for (let i = slice * PER_SLICE; i < (slice + 1) * PER_SLICE; i++) await write(i);
-          spent[name] += cpuMs() - start;
-        }
-      }
+      const slice = (write: (i: number) => Promise<unknown>) => async (block: number) => {
+        for (let i = block * PER_SLICE; i < (block + 1) * PER_SLICE; i++) await write(i);
+      };
+      const spent = await interleaved(
+        {
+          put: slice((i) => raw.put(docs[i])),
+          a: slice((i) => engineA.stack.createDoc(inputsA[i] as never)),
+          b: slice((i) => engineB.stack.createDoc(inputsB[i] as never)),
+        },
+        SLICES,
+        round,
+      );
       await B.dropRaw(raw);
       await A.dropEngine(engineA, place);
       await B.dropEngine(engineB, place);
       if (round < WARM_ROUNDS) continue;
-      ratios.a.push(spent.a / spent.put);
-      ratios.b.push(spent.b / spent.put);
-      ratios.ba.push(spent.b / spent.a);
+      ratios.a.push(spent.a.cpuMs / spent.put.cpuMs);
+      ratios.b.push(spent.b.cpuMs / spent.put.cpuMs);
+      ratios.ba.push(spent.b.cpuMs / spent.a.cpuMs);
     }
     const f = (n: number) => n.toFixed(3);
     console.log(`serial-ab (${adapter}, ${rounds - WARM_ROUNDS} rounds of ${WRITES} writes a side, CPU): A ÷ put ${f(median(ratios.a))}, B ÷ put ${f(median(ratios.b))}, B ÷ A ${f(median(ratios.ba))} (rounds: ${f(Math.min(...ratios.ba))} – ${f(Math.max(...ratios.ba))})`);
