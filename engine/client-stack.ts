@@ -4,7 +4,7 @@ import { CLASS_META, SELF_META, type ClassModel, type Doc, type DocOf, type NewD
 import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
 import { closesOf, type Database } from '../storage/database.js';
 import { writeLockFor } from '../storage/write-lock.js';
-import { createDocuments, firstOf, type CreateDeps } from './create-requests.js';
+import { createDocuments, firstOf, type CreateDeps, type CreateRequests } from './create-requests.js';
 import { KEYS } from '../kernel/container.js';
 import { deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
@@ -185,16 +185,22 @@ export class ClientStack extends StackCore {
     }
   }
 
+  // methods bound to this stack, not closures made per stack: they run on every create, and V8
+  // keeps a function's optimized code only while some function object of its kind lives
+  // (docs/benchmarks.md#code-shared-by-every-stack)
   private readonly creates: CreateDeps<WriteOptions> = {
-    fresh: (name) => this.freshClass(name),
-    read: (name) => this.requireClass(name),
-    now: () => nowIso(this.clock),
+    fresh: this.freshClass.bind(this),
+    read: this.requireClass.bind(this),
+    now: nowIso.bind(null, this.clock),
     systemFields: () => this.systemFields,
-    store: ({ requests, chosenIds }, options) => {
-      const write = () => this.pipeline.write(requests, options.origin ?? 'local', extrasOf(options));
-      return chosenIds.length > 0 ? refuseTakenIds(this.#db, chosenIds).then(write) : write();
-    },
+    store: this.storeCreates.bind(this),
   };
+
+  private storeCreates(built: CreateRequests, options: WriteOptions): Promise<Doc[]> {
+    // the usual create names no id: written at once, with no callback made for it
+    if (built.chosenIds.length > 0) return refuseTakenIds(this.#db, built.chosenIds).then(() => this.storeCreates({ requests: built.requests, chosenIds: [] }, options));
+    return this.pipeline.write(built.requests, options.origin ?? 'local', extrasOf(options));
+  }
 
   async updateDoc<T extends object = Record<string, unknown>>(id: string, changes: Partial<NoInfer<T>>, options: WriteOptions = {}): Promise<DocOf<T>> {
     return (await this.writeUpdate(id, options, () => requireObject(changes, 'The changes'))) as DocOf<T>;

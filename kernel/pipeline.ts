@@ -149,13 +149,18 @@ export class WritePipeline {
         return this.writeTapped(requests, origin, extras, prepared);
       }
       const { drafts, contexts, items, shares, work } = prepared;
-      return storeUnit(this.deps, { items, shares, guard: extras.guard, renew: () => this.begin(work) }).then(() => {
-        this.announce(requests, origin, contexts, drafts, drafts);
-        return drafts;
-      });
+      // bound methods, not closures per write: V8 keeps a function's optimized code only while
+      // some function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
+      return storeUnit(this.deps, { items, shares, guard: extras.guard, renew: this.begin.bind(this, work) }).then(this.stored.bind(this, requests, origin, contexts, drafts));
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /** The usual write, stored: its `change` events, and its drafts as the answer. */
+  private stored(requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], drafts: Doc[]): Doc[] {
+    this.announce(requests, origin, contexts, drafts, drafts);
+    return drafts;
   }
 
   /** A write some tap sees (beforeWrite, afterRead, afterWrite), or prepared with a promise. */

@@ -81,14 +81,20 @@ export function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): Promis
 function storeOnce(deps: UnitDeps, unit: Unit): Promise<void> {
   const attempt = newAttempt();
   const listed = shareDocs(unit.shares, 0, unit.items.length, attempt);
-  const store = (added: UnitDoc[][] | null): Promise<void> => {
-    if (!added) return storeSettling(deps, unit, attempt);
-    return deps.db.bulkDocs(callDocs(added, unit.items, 0, unit.items.length) as never[]).then((results) => {
-      absorb(attempt, unit.items, unit.shares, added, results as StoredResult[], 0);
-      return attempt.failure ? storeSettling(deps, unit, attempt) : finishShares(unit.shares);
-    });
-  };
-  return isPromiseLike(listed) ? Promise.resolve(listed).then(store) : store(listed);
+  return isPromiseLike(listed) ? Promise.resolve(listed).then((added) => storeListed(deps, unit, attempt, added)) : storeListed(deps, unit, attempt, listed);
+}
+
+/** storeOnce with its shares' documents listed: the one bulkDocs call (null: a share broke the rules). */
+function storeListed(deps: UnitDeps, unit: Unit, attempt: Attempt, added: UnitDoc[][] | null): Promise<void> {
+  if (!added) return storeSettling(deps, unit, attempt);
+  // a bound function, not a closure per write: V8 keeps a function's optimized code only while some
+  // function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
+  return deps.db.bulkDocs(callDocs(added, unit.items, 0, unit.items.length) as never[]).then(storedOnce.bind(null, deps, unit, attempt, added));
+}
+
+function storedOnce(deps: UnitDeps, unit: Unit, attempt: Attempt, added: UnitDoc[][], results: unknown): void | Promise<void> {
+  absorb(attempt, unit.items, unit.shares, added, results as StoredResult[], 0);
+  return attempt.failure ? storeSettling(deps, unit, attempt) : finishShares(unit.shares);
 }
 
 /**

@@ -154,20 +154,29 @@ export class VerifiedDocumentCache implements DocumentCache {
     });
   }
 
+  /** the adapter's own _bulkDocs, which watchedBulkDocs calls */
+  #inner: LevelCorePouch['_bulkDocs'] | undefined;
+
   /** Remembers what this object's writes stored, and counts the writes in flight. */
   #watchWrites(): void {
-    const pouch = this.pouch;
-    const inner = pouch._bulkDocs;
-    pouch._bulkDocs = (request, options, callback) => {
-      // leveldb-core's _bulkDocs only queues the write (its writeLock) and answers it once
-      const docs = request.docs;
-      this.#writesInFlight++;
-      inner.call(pouch, request, options, (err, results) => {
-        this.#writesInFlight--;
-        this.#remember(docs, options, err ? undefined : (results as WriteResult[] | undefined));
-        callback(err, results);
-      });
-    };
+    this.#inner = this.pouch._bulkDocs;
+    this.pouch._bulkDocs = watchedBulkDocs.bind(this);
+  }
+
+  /** The store's _bulkDocs, watched (watchedBulkDocs). */
+  bulkDocs(request: { docs: Record<string, unknown>[] }, options: { new_edits?: boolean }, callback: Callback): void {
+    // leveldb-core's _bulkDocs only queues the write (its writeLock) and answers it once
+    const docs = request.docs;
+    this.#writesInFlight++;
+    // a bound method, not a closure per call: its optimized code outlives the call (watchedBulkDocs)
+    this.#inner!.call(this.pouch, request, options, this.answered.bind(this, docs, options, callback));
+  }
+
+  /** A watched write's answer: what it stored is remembered, then the caller answered. */
+  answered(docs: Record<string, unknown>[], options: { new_edits?: boolean }, callback: Callback, err: unknown, results?: unknown): void {
+    this.#writesInFlight--;
+    this.#remember(docs, options, err ? undefined : (results as WriteResult[] | undefined));
+    callback(err, results);
   }
 
   #remember(docs: Record<string, unknown>[], options: { new_edits?: boolean }, results: WriteResult[] | undefined): void {
@@ -206,6 +215,16 @@ export class VerifiedDocumentCache implements DocumentCache {
     this.#entries.delete(id);
     this.#bytes -= entry.bytes;
   }
+}
+
+/**
+ * A watched store's _bulkDocs: one function for every store, bound to each store's cache. Not a
+ * closure per store: it runs on every write, and V8 keeps a function's optimized code only while
+ * some function object of its kind lives — a closure per store was compiled again for each store
+ * opened after a full garbage collection (docs/benchmarks.md#code-shared-by-every-stack).
+ */
+function watchedBulkDocs(this: VerifiedDocumentCache, request: { docs: Record<string, unknown>[] }, options: { new_edits?: boolean }, callback: Callback): void {
+  this.bulkDocs(request, options, callback);
 }
 
 /** Gives a leveldb-core store its document cache (storage-adapters.ts, at open), unless turned off. */

@@ -70,14 +70,20 @@ export function checkAttachments(doc: Doc, model: ClassModel, origin: WriteOrigi
   }
 }
 
-/** The engine's share of every write: the attachments of each document checked against its class. */
+/**
+ * The engine's share of every write: the attachments of each document checked against its class.
+ * One object for every stack (it keeps no state): its `begin` runs on every write, and a function
+ * made once keeps its optimized code for the process (kernel/write-parts.md).
+ */
+const ATTACHMENTS_PART: WritePart = {
+  name: 'attachments',
+  begin(work) {
+    const carrying = work.items.filter((item: UnitItem) => item.doc._attachments !== undefined);
+    if (carrying.length === 0) return undefined;
+    return { checked: () => carrying.forEach((item) => checkAttachments(item.doc, item.classModel, work.origin, item.previous)) };
+  },
+};
+
 export function attachmentsPart(): WritePart {
-  return {
-    name: 'attachments',
-    begin(work) {
-      const carrying = work.items.filter((item: UnitItem) => item.doc._attachments !== undefined);
-      if (carrying.length === 0) return undefined;
-      return { checked: () => carrying.forEach((item) => checkAttachments(item.doc, item.classModel, work.origin, item.previous)) };
-    },
-  };
+  return ATTACHMENTS_PART;
 }

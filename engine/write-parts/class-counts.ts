@@ -29,7 +29,12 @@ function plus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): M
  * promise from any step (a serial writer makes one such write per document).
  */
 export function classCountsPart(classCounts: ClassCounts): WritePart {
-  return { name: 'class-counts', begin: (work) => (work.dryRun ? undefined : new CountsShare(classCounts, work)) };
+  // bound, not a closure per stack: it runs on every write (docs/benchmarks.md#code-shared-by-every-stack)
+  return { name: 'class-counts', begin: beginCounts.bind(classCounts) };
+}
+
+function beginCounts(this: ClassCounts, work: UnitOfWork): WriteShare | undefined {
+  return work.dryRun ? undefined : new CountsShare(this, work);
 }
 
 /** never changed: docs() sets a chunk's own map before stored() reads one */

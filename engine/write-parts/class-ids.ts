@@ -1,5 +1,5 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
-import type { WritePart } from '../../contracts/unit-of-work.js';
+import type { UnitOfWork, WritePart, WriteShare } from '../../contracts/unit-of-work.js';
 import type { ClassModel } from '../../contracts/model.js';
 import { editOutsideIds } from '../../storage/class-ids.js';
 import type { Database } from '../../storage/database.js';
@@ -25,25 +25,26 @@ export async function refuseOtherClassId(id: string, className: string, classOf:
  * share: no read, no storage call.
  */
 export function classIdsPart(db: Database, classOf: (name: string) => Promise<ClassModel | null>): WritePart {
+  // bound, not a closure per stack: it runs on every write (docs/benchmarks.md#code-shared-by-every-stack)
+  return { name: 'class-ids', begin: beginIds.bind({ db, classOf }) };
+}
+
+function beginIds(this: { db: Database; classOf: (name: string) => Promise<ClassModel | null> }, work: UnitOfWork): WriteShare | undefined {
+  let outside: Map<string, string[]> | undefined; // made only for a write that has such an id
+  for (const { op, doc, classModel } of work.items) {
+    if (op === 'create' && !(doc._id.startsWith(classModel.name) && doc._id[classModel.name.length] === '-')) {
+      outside ??= new Map();
+      outside.set(classModel.name, [...(outside.get(classModel.name) ?? []), doc._id]);
+    }
+  }
+  if (!outside) return undefined;
+  const { db, classOf } = this;
+  const listed = outside;
   return {
-    name: 'class-ids',
-    begin(work) {
-      let outside: Map<string, string[]> | undefined; // made only for a write that has such an id
-      for (const { op, doc, classModel } of work.items) {
-        if (op === 'create' && !(doc._id.startsWith(classModel.name) && doc._id[classModel.name.length] === '-')) {
-          outside ??= new Map();
-          outside.set(classModel.name, [...(outside.get(classModel.name) ?? []), doc._id]);
-        }
-      }
-      return !outside
-        ? undefined
-        : {
-            // inside the write lock, before anything is stored (a dry run does not list)
-            async prepare() {
-              for (const [className, ids] of outside!) for (const id of ids) await refuseOtherClassId(id, className, classOf);
-              await editOutsideIds(db, outside!, true);
-            },
-          };
+    // inside the write lock, before anything is stored (a dry run does not list)
+    async prepare() {
+      for (const [className, ids] of listed) for (const id of ids) await refuseOtherClassId(id, className, classOf);
+      await editOutsideIds(db, listed, true);
     },
   };
 }

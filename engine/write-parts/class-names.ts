@@ -1,4 +1,4 @@
-import type { WritePart } from '../../contracts/unit-of-work.js';
+import type { UnitOfWork, WritePart, WriteShare } from '../../contracts/unit-of-work.js';
 import type { ClassNamesIndex } from '../indexes/class-names.js';
 
 /**
@@ -8,11 +8,14 @@ import type { ClassNamesIndex } from '../indexes/class-names.js';
  * update sequence is read, and the checkpoint stored, every PERSIST_EVERY written documents.
  */
 export function classNamesPart(index: ClassNamesIndex): WritePart {
-  return {
-    name: 'class-names',
-    begin(work) {
-      if (work.dryRun) return undefined;
-      return { done: () => index.written(work.items.map((item) => item.doc)) };
-    },
-  };
+  // bound functions, not closures per stack or write: they run on every write (docs/benchmarks.md#code-shared-by-every-stack)
+  return { name: 'class-names', begin: beginNames.bind(index) };
+}
+
+function beginNames(this: ClassNamesIndex, work: UnitOfWork): WriteShare | undefined {
+  return work.dryRun ? undefined : { done: namesWritten.bind(this, work) };
+}
+
+function namesWritten(this: ClassNamesIndex, work: UnitOfWork): void | Promise<void> {
+  return this.written(work.items.map((item) => item.doc));
 }

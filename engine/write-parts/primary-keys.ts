@@ -12,7 +12,12 @@ import { refuseDuplicateCreates, refuseKeyChanges, settleRefusedCreates } from '
  * storage refusing its id is a taken key, or a soft-deleted document to revive (`refused`).
  */
 export function primaryKeysPart(index: PrimaryKeyIndex): WritePart {
-  return { name: 'primary-keys', begin: (work) => new KeysShare(index, work) };
+  // bound, not a closure per stack: it runs on every write (docs/benchmarks.md#code-shared-by-every-stack)
+  return { name: 'primary-keys', begin: beginKeys.bind(index) };
+}
+
+function beginKeys(this: PrimaryKeyIndex, work: UnitOfWork): WriteShare {
+  return new KeysShare(this, work);
 }
 
 /** One write's share: a class, not closures — every write makes one, and most use two of its steps. */

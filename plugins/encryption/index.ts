@@ -6,7 +6,7 @@ import { encryptionErrorList, ENCRYPTION_ERRORS } from './errors.js';
 import { isSealed } from './sealed.js';
 import { hasSealedAttachments, openAttachment, sealAttachments } from './attachments.js';
 import { exportScope, importScope, type Opener, type Recipient, type ScopeBundle } from './sharing.js';
-import { type ClassModel, definePlugin } from '../../index.js';
+import { type ClassModel, type Doc, type WriteContext, definePlugin } from '../../index.js';
 import { tapWhen } from '../../kit/index.js';
 
 export interface KeyringApi {
@@ -68,28 +68,12 @@ export const encryptionPlugin = definePlugin({
     hooks.onOpen.tapPromise({ name: 'encryption', stage: 10 }, () => keyring.ensureClass());
     // a keyring pulled from a peer (the ingest path announces it) is merged at once when unlocked:
     // another device's keys open its documents without unlocking again
-    stack.on('change', (change: { className?: string; origin?: string }) => {
-      if (change.className === KEYRING_CLASS && change.origin !== 'system') void keyring.changed().catch(() => undefined);
-    });
-    // the write plan leaves these taps out for a class without encrypted attributes
-    const sealedClasses = (model: ClassModel) => encryptedAttributes(model).length > 0;
+    // bound functions made once for the process, not closures per stack: they run on every write
+    // (docs/benchmarks.md#code-shared-by-every-stack)
+    stack.on('change', keyringChanged.bind(keyring));
     hooks.beforeValidate.tapPromise(tapWhen('encryption', sealedClasses, OPEN_STAGE), (draft, ctx) => sealer.openDraft(draft, ctx));
     // a callback tap: a document with no scope and no encrypted attribute answers without a promise
-    hooks.validate.tapAsync({ name: 'encryption', stage: 20 }, (draft, ctx, done) => {
-      // a replica stores what its peers wrote, even under scopes whose keyring entry has not arrived yet
-      if (ctx.op === 'delete' || ctx.origin === 'replication') return done();
-      const named = draft['~scope'];
-      if (named === undefined && !sealedClasses(ctx.classModel)) return done();
-      if (named === undefined && !keyring.unlocked) return done();
-      const scope = scopeOf(draft, ctx.classModel);
-      keyring.knowsScope(scope).then((known) => {
-        if (known) return done();
-        done(ENCRYPTION_ERRORS.encryptionScopeUnknown(`The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
-          path: '~scope',
-          details: { scope },
-        }));
-      }, (err: Error) => done(err));
-    });
+    hooks.validate.tapAsync({ name: 'encryption', stage: 20 }, checkScope.bind(keyring));
     hooks.beforeWrite.tapPromise(tapWhen('encryption', sealedClasses, 0), (doc, ctx) => sealer.sealDraft(doc, ctx));
     // an encrypted attachment attribute's file is sealed too (./attachments.ts); opened on getAttachment
     hooks.beforeWrite.tapPromise(tapWhen('encryption', hasSealedAttachments, 10), (doc, ctx) => sealAttachments(doc, ctx, keyring));
@@ -121,6 +105,33 @@ export const encryptionPlugin = definePlugin({
   },
   members: (api) => ({ unlock: api.unlock, lock: api.lock, keyring: api.keyring }),
 });
+
+/** The write plan leaves the sealing taps out for a class without encrypted attributes. */
+function sealedClasses(model: ClassModel): boolean {
+  return encryptedAttributes(model).length > 0;
+}
+
+/** A keyring pulled from a peer (the ingest path announces it) is merged at once when unlocked. */
+function keyringChanged(this: Keyring, change: { className?: string; origin?: string }): void {
+  if (change.className === KEYRING_CLASS && change.origin !== 'system') void this.changed().catch(() => undefined);
+}
+
+/** The validate tap: a document's access scope must be in the keyring (answers at once when there is nothing to ask). */
+function checkScope(this: Keyring, draft: Doc, ctx: WriteContext, done: (err?: Error | null) => void): void {
+  // a replica stores what its peers wrote, even under scopes whose keyring entry has not arrived yet
+  if (ctx.op === 'delete' || ctx.origin === 'replication') return done();
+  const named = draft['~scope'];
+  if (named === undefined && !sealedClasses(ctx.classModel)) return done();
+  if (named === undefined && !this.unlocked) return done();
+  const scope = scopeOf(draft, ctx.classModel);
+  this.knowsScope(scope).then((known) => {
+    if (known) return done();
+    done(ENCRYPTION_ERRORS.encryptionScopeUnknown(`The access scope "${scope}" is not in the keyring; create it (stack.keyring.createScope) or import it first.`, {
+      path: '~scope',
+      details: { scope },
+    }));
+  }, (err: Error) => done(err));
+}
 
 export type { ScopeBundle, Recipient, Opener } from './sharing.js';
 export type { RotationProgress } from './rotation.js';

@@ -12,7 +12,32 @@ export type FastCheck = (value: unknown) => boolean;
  * without a plain check (object, a plugin's type) always goes to zod. The agreement is tested
  * value by value (test/plugins/validation/fast-checks.test.ts).
  */
-export function fastCheck(a: AttributeModel): FastCheck | undefined {
+export const fastCheck: (a: AttributeModel) => FastCheck | undefined = globalThis.docstackBrowserBuild ? build : sharedCheck;
+
+/**
+ * The checks made so far, by what defines them: one check per definition for the whole process,
+ * not per stack. A check is a closure, and V8 keeps a closure's optimized code only while some
+ * closure of its kind lives: made per stack, every stack's checks died with it, and a full garbage
+ * collection left the next stack's to be compiled again (docs/benchmarks.md#code-shared-by-every-stack).
+ * Bounded: past MAX_SHARED definitions it starts over. Node only: a page opens one stack, and the
+ * browser files have no bytes for it (types/build-flags.d.ts).
+ */
+let shared: Map<string, FastCheck | null> | undefined;
+const MAX_SHARED = 4096;
+
+function sharedCheck(a: AttributeModel): FastCheck | undefined {
+  // everything build reads of the attribute; undefined kept apart from null (a check may tell them apart)
+  const key = JSON.stringify([a.type, a.isArray === true, a.maxLength, a.min, a.max, a.precision, a.type === 'enum' ? enumValues(a) : null, a.format], (_, v: unknown) => (v === undefined ? '\u0000' : v));
+  shared ??= new Map();
+  let check = shared.get(key);
+  if (check === undefined) {
+    if (shared.size >= MAX_SHARED) shared.clear();
+    shared.set(key, (check = build(a) ?? null));
+  }
+  return check ?? undefined;
+}
+
+function build(a: AttributeModel): FastCheck | undefined {
   const item = itemCheck(a);
   if (!item || !a.isArray) return item;
   return (value) => Array.isArray(value) && value.every(item);

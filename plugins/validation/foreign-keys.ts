@@ -89,8 +89,10 @@ export function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: Att
   if (foreignKeys.length === 0) return;
   // the batch, then what the write sees as pending (a transaction's earlier writes), then what
   // the cache knows: without I/O or a promise in a serial writer's usual case; else the reads
-  const inBatch = smallBatch(ctx) ?? batchTargets(ctx).inBatch;
-  if (firstUnknown(draft, ctx, foreignKeys, (id) => inBatch.get(id) || ctx.pending?.(id) || cache?.fresh(id)) !== undefined) {
+  // a batch of a few drafts and no siblings is looked up in its drafts: a serial writer's
+  // one-document batch builds no map and leaves nothing in scratch
+  const small = !ctx.batch.siblings && ctx.batch.drafts.length <= SMALL_BATCH;
+  if (firstUnknown(draft, ctx, foreignKeys, small ? undefined : batchTargets(ctx).inBatch, cache) !== undefined) {
     return checkWithReads(draft, ctx, foreignKeys, cache);
   }
 }
@@ -98,43 +100,43 @@ export function checkForeignKeys(draft: Doc, ctx: WriteContext, foreignKeys: Att
 const SMALL_BATCH = 4;
 
 /**
- * batchTargets' `inBatch` for a batch of a few drafts and no siblings, looked up in the drafts
- * themselves: a serial writer's one-document batch builds no map and leaves nothing in scratch.
+ * A target the check knows without reading: written by the batch (`inBatch`, else the drafts of
+ * a small batch), pending, then what the reads found (`fetched`) or else the cache. Module
+ * functions, not closures per write: V8 keeps a function's optimized code only while some
+ * function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack).
  */
-function smallBatch(ctx: WriteContext): Pick<Map<string, Doc>, 'get'> | undefined {
-  const { drafts, siblings } = ctx.batch;
-  if (siblings || drafts.length > SMALL_BATCH) return undefined;
+function knownTarget(id: string, ctx: WriteContext, inBatch: Map<string, Doc> | undefined, cache?: TargetCache, fetched?: Map<string, Target>): Target | undefined {
+  return (inBatch ? inBatch.get(id) : inDrafts(ctx, id)) || ctx.pending?.(id) || (fetched ? (fetched.has(id) ? fetched.get(id)! : undefined) : cache?.fresh(id));
+}
+
+/** batchTargets' `inBatch` answer for a small batch: the last draft of an id wins, as the map's last set does. */
+function inDrafts(ctx: WriteContext, id: string): Doc | undefined {
+  const { drafts } = ctx.batch;
   const deletesCount = ctx.origin !== 'replication';
-  return {
-    get(id) {
-      // the last draft of an id wins, as the map's last set does
-      for (let i = drafts.length - 1; i >= 0; i--) if (drafts[i]._id === id && (deletesCount || drafts[i].active !== false)) return drafts[i];
-      return undefined;
-    },
-  };
+  for (let i = drafts.length - 1; i >= 0; i--) if (drafts[i]._id === id && (deletesCount || drafts[i].active !== false)) return drafts[i];
+  return undefined;
 }
 
 /** The check with the store's answers: one read per class of the batch (fetchTargets), a get for any other id. */
 async function checkWithReads(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], cache?: TargetCache): Promise<void> {
   const { inBatch } = batchTargets(ctx);
   const fetched = await fetchTargets(ctx, foreignKeys, cache);
-  const known = (id: string) => inBatch.get(id) || ctx.pending?.(id) || (fetched.has(id) ? fetched.get(id)! : undefined);
-  for (let id = firstUnknown(draft, ctx, foreignKeys, known); id !== undefined; id = firstUnknown(draft, ctx, foreignKeys, known)) {
+  for (let id = firstUnknown(draft, ctx, foreignKeys, inBatch, cache, fetched); id !== undefined; id = firstUnknown(draft, ctx, foreignKeys, inBatch, cache, fetched)) {
     fetched.set(id, await getTarget(ctx.stack, id));
   }
 }
 
 /**
- * Checks the ids the draft's foreign keys introduce, in order, against `known` (null: known
+ * Checks the ids the draft's foreign keys introduce, in order, against what knownTarget knows (null: known
  * missing); returns the first id it does not know yet (undefined: all checked), throwing for the
  * first that names no active document of the attribute's target class.
  */
-function firstUnknown(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], known: (id: string) => Target | undefined): string | undefined {
+function firstUnknown(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel[], inBatch: Map<string, Doc> | undefined, cache?: TargetCache, fetched?: Map<string, Target>): string | undefined {
   for (const fk of foreignKeys) {
     const value = draft[fk.name];
     if (typeof value === 'string' && ctx.op !== 'update') {
       // the usual reference: one id, on a create (no arrays built)
-      const target = known(value);
+      const target = knownTarget(value, ctx, inBatch, cache, fetched);
       if (target === undefined) return value;
       refuseTarget(fk, target, value, fk.name);
       continue;
@@ -144,7 +146,7 @@ function firstUnknown(draft: Doc, ctx: WriteContext, foreignKeys: AttributeModel
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
       if (kept.includes(id)) continue;
-      const target = known(id);
+      const target = knownTarget(id, ctx, inBatch, cache, fetched);
       if (target === undefined) return id;
       refuseTarget(fk, target, id, Array.isArray(value) ? `${fk.name}[${i}]` : fk.name);
     }

@@ -1,11 +1,12 @@
 import { validationErrorList } from './errors.js';
 import { attributeSchema } from './attribute-schema.js';
-import { checkShape, checkValue, compileClass } from './class-validator.js';
+import { checkValue, compileClass } from './class-validator.js';
 import { buildClassSchema } from './class-schema.js';
 import { checkDateBounds } from './dates.js';
-import { checkForeignKeyValue, checkForeignKeys } from './foreign-keys.js';
-import { prepareDraft, normalizeValue } from './prepare.js';
+import { checkForeignKeyValue } from './foreign-keys.js';
+import { normalizeValue } from './prepare.js';
 import { TargetCache } from './target-cache.js';
+import { prepareTap, validateTap } from './write-taps.js';
 import { type ClassModel, type ClassSchema, definePlugin } from '../../index.js';
 
 /** Runs before the other beforeValidate taps (before-triggers see the defaults). */
@@ -19,24 +20,11 @@ export const validationPlugin = definePlugin({
   name: 'validation',
   errors: validationErrorList,
   setup({ hooks, stack }) {
+    // module functions, not closures per stack (./write-taps.ts says why); synchronous taps where
+    // no I/O is needed: a promise less per write and hook (tapable calls them directly)
+    hooks.beforeValidate.tap({ name: 'validation', stage: DEFAULTS_STAGE }, prepareTap);
     // foreign-key targets found stored, kept while this stack would see them change (./target-cache.ts)
-    const targets = new TargetCache(stack);
-    // synchronous taps where no I/O is needed: a promise less per write and hook (tapable calls them directly)
-    hooks.beforeValidate.tap({ name: 'validation', stage: DEFAULTS_STAGE }, (draft, ctx) => prepareDraft(draft, ctx.classModel, ctx.op));
-
-    hooks.validate.tapAsync('validation', (draft, ctx, done) => {
-      if (ctx.op === 'delete') return done(); // deleting never depends on the document being valid
-      let reading: void | Promise<void>;
-      try {
-        const validator = compileClass(ctx.classModel, stack.attributeTypes);
-        checkShape(validator, ctx.classModel, draft, ctx.opaque, stack.systemFields, (field) => ctx.origin === 'replication' || sameValue(draft[field], ctx.previous?.[field]));
-        reading = checkForeignKeys(draft, ctx, validator.foreignKeys, targets);
-      } catch (err) {
-        return done(err as Error);
-      }
-      if (!reading) return done();
-      reading.then(() => done(), (err: Error) => done(err));
-    });
+    hooks.validate.tapAsync('validation', validateTap.bind(new TargetCache(stack)));
 
     // classObj.schemaZOD, once per class model (a changed class is a new model object)
     const schemas = new WeakMap<ClassModel, ClassSchema>();
@@ -61,8 +49,3 @@ export const validationPlugin = definePlugin({
     });
   },
 });
-
-/** Equal as stored (JSON). */
-function sameValue(a: unknown, b: unknown): boolean {
-  return a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && JSON.stringify(a) === JSON.stringify(b));
-}

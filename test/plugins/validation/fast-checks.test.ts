@@ -83,3 +83,17 @@ describe('a compiled class builds each zod schema at its first need', () => {
     expect(compiled.attributes.map((a) => a.schemaBuilt)).toEqual([false, true, false]);
   });
 });
+
+describe('a plain check is made once per definition for the process (docs/benchmarks.md#code-shared-by-every-stack)', () => {
+  it('the same definition, on any attribute or stack, gets the same check; any difference that changes the check gets its own', () => {
+    const check = fastCheck(attr({ type: 'string', maxLength: 3 }));
+    expect(fastCheck({ ...attr({ type: 'string', maxLength: 3 }), name: 'other' })).toBe(check);
+    expect(fastCheck(attr({ type: 'string', maxLength: 4 }))).not.toBe(check);
+    expect(fastCheck(attr({ type: 'string', maxLength: 3, isArray: true }))).not.toBe(check);
+    const active = fastCheck(attr({ type: 'enum', values: ['active', 'retired'] } as Partial<AttributeModel> & Pick<AttributeModel, 'type'>))!;
+    const other = fastCheck(attr({ type: 'enum', values: ['active,retired'] } as Partial<AttributeModel> & Pick<AttributeModel, 'type'>))!;
+    expect([active('active'), other('active'), other('active,retired')]).toEqual([true, false, true]);
+    // a bound left out and a bound of null are told apart, as the check itself may tell them apart
+    expect(fastCheck(attr({ type: 'integer', min: null as unknown as number }))).not.toBe(fastCheck(attr({ type: 'integer' })));
+  });
+});
