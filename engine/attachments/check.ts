@@ -73,7 +73,7 @@ export function checkAttachments(doc: Doc, model: ClassModel, origin: WriteOrigi
 /**
  * The engine's share of every write: the attachments of each document checked against its class.
  * One object for every stack (it keeps no state): its `begin` runs on every write, and a function
- * made once keeps its optimized code for the process (kernel/write-parts.md).
+ * made once keeps its optimized code for the process (docs/benchmarks.md#code-shared-by-every-stack).
  */
 const ATTACHMENTS_PART: WritePart = {
   name: 'attachments',
