@@ -185,9 +185,7 @@ export class ClientStack extends StackCore {
     }
   }
 
-  // methods bound to this stack, not closures made per stack: they run on every create, and V8
-  // keeps a function's optimized code only while some function object of its kind lives
-  // (docs/benchmarks.md#code-shared-by-every-stack)
+  // bound methods, not closures per stack: their code outlives a stack (docs/benchmarks.md#code-shared-by-every-stack)
   private readonly creates: CreateDeps<WriteOptions> = {
     fresh: this.freshClass.bind(this),
     read: this.requireClass.bind(this),

@@ -154,21 +154,27 @@ export class VerifiedDocumentCache implements DocumentCache {
     });
   }
 
-  /** the adapter's own _bulkDocs, which watchedBulkDocs calls */
+  /** the adapter's own _bulkDocs, which bulkDocs calls */
   #inner: LevelCorePouch['_bulkDocs'] | undefined;
 
-  /** Remembers what this object's writes stored, and counts the writes in flight. */
+  /**
+   * Remembers what this object's writes stored, and counts the writes in flight: the store's
+   * _bulkDocs becomes this object's bulkDocs, bound — not a closure per store: it runs on every
+   * write, and V8 keeps a function's optimized code only while some function object of its kind
+   * lives, so a closure per store was compiled again for each store opened after a full garbage
+   * collection (docs/benchmarks.md#code-shared-by-every-stack).
+   */
   #watchWrites(): void {
     this.#inner = this.pouch._bulkDocs;
-    this.pouch._bulkDocs = watchedBulkDocs.bind(this);
+    this.pouch._bulkDocs = this.bulkDocs.bind(this);
   }
 
-  /** The store's _bulkDocs, watched (watchedBulkDocs). */
+  /** The store's _bulkDocs, watched. */
   bulkDocs(request: { docs: Record<string, unknown>[] }, options: { new_edits?: boolean }, callback: Callback): void {
     // leveldb-core's _bulkDocs only queues the write (its writeLock) and answers it once
     const docs = request.docs;
     this.#writesInFlight++;
-    // a bound method, not a closure per call: its optimized code outlives the call (watchedBulkDocs)
+    // a bound method, not a closure per call: its optimized code outlives the call (#watchWrites)
     this.#inner!.call(this.pouch, request, options, this.answered.bind(this, docs, options, callback));
   }
 
@@ -215,16 +221,6 @@ export class VerifiedDocumentCache implements DocumentCache {
     this.#entries.delete(id);
     this.#bytes -= entry.bytes;
   }
-}
-
-/**
- * A watched store's _bulkDocs: one function for every store, bound to each store's cache. Not a
- * closure per store: it runs on every write, and V8 keeps a function's optimized code only while
- * some function object of its kind lives — a closure per store was compiled again for each store
- * opened after a full garbage collection (docs/benchmarks.md#code-shared-by-every-stack).
- */
-function watchedBulkDocs(this: VerifiedDocumentCache, request: { docs: Record<string, unknown>[] }, options: { new_edits?: boolean }, callback: Callback): void {
-  this.bulkDocs(request, options, callback);
 }
 
 /** Gives a leveldb-core store its document cache (storage-adapters.ts, at open), unless turned off. */
