@@ -219,16 +219,17 @@ export function createDraft(input: Record<string, unknown>, model: ClassModel, g
   // an explicit id wins; then the key's natural id (one document per key on every device); else random
   const id = givenId ?? (typeof input._id === 'string' ? input._id : undefined) ?? naturalIdOf(model, input) ?? newDocId(model.name);
   checkDocId(id, model.name);
-  // one object built in the stored order (_id, ~class, the attributes, the stamps): no rest copy per document
-  const doc: Record<string, unknown> = { _id: id, '~class': model.name };
-  for (const key of Object.keys(input)) {
-    if (key === '_id' || key === '~class' || key === 'active') continue;
-    // an own "__proto__" (parsed JSON) stays a field, as a spread would keep it: never the prototype
-    if (key === '__proto__') Object.defineProperty(doc, key, { value: input[key], enumerable: true, writable: true, configurable: true });
-    else doc[key] = input[key];
+  // one object built in the stored order (_id, ~class, the attributes, the stamps): a spread
+  // copies the attributes at half the cost of a loop (a create's largest own cost in a bulk
+  // write) and keeps an own "__proto__" (parsed JSON) a field, never the prototype
+  const doc: Record<string, unknown> = { _id: id, '~class': model.name, ...input, '~createTimestamp': now, active: true };
+  doc._id = id; // the input's own _id or ~class took the first places' values
+  doc['~class'] = model.name;
+  if (Object.hasOwn(input, 'active')) {
+    // the input's `active` (true) took its place among the attributes: moved last, after the stamp
+    delete doc.active;
+    doc.active = true;
   }
-  doc['~createTimestamp'] = now;
-  doc.active = true;
   return doc as Doc;
 }
 

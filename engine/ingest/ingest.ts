@@ -75,6 +75,7 @@ export class Ingestor {
   readonly held: HeldStore;
   /** releases started by this stack's own writes (a local write may be what a held document waits for) */
   private background: Promise<unknown> = Promise.resolve();
+  private arrived: string[] | undefined; // stored since the release queued last was asked for (changed)
 
   /** the class conflict policies, applied to what arrivals put in conflict (docs/conflicts.md) */
   private readonly conflicts: ConflictResolver;
@@ -101,8 +102,12 @@ export class Ingestor {
   /** A document this stack stored: what was held for it may be stored now. */
   private changed(e: DocChangeEvent): void {
     if (e.origin === 'replication' || this.held.knownEmpty) return; // an ingest releases what it stored itself
+    const names = answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id });
+    // a run of writes joins one release (a promise chain per document cost a fresh stack's bulk write)
+    if (this.arrived) return void this.arrived.push(...names);
+    const arrived = (this.arrived = names);
     this.background = this.background
-      .then(() => this.releaseFor(answersOf((e.doc as Record<string, unknown> | undefined) ?? { _id: e.id }), new Set()))
+      .then(() => ((this.arrived = undefined), this.releaseFor(arrived, new Set())))
       .then(() => this.conflicts.settle())
       .catch(() => undefined);
   }

@@ -247,7 +247,8 @@ function checkPendingField(draft: Doc, ctx: WriteContext): void {
 
 /** Two documents of one call with the same unique value: the second is refused. */
 function refuseBatchDuplicates(draft: Doc, ctx: WriteContext): void {
-  if (ctx.batch.drafts.length < 2) return;
+  // (Node: a class that claims nothing makes no claim lists per document; the browser files have no bytes for it)
+  if (ctx.batch.drafts.length < 2 || (!globalThis.docstackBrowserBuild && claimedAttributes(ctx.classModel).length === 0)) return;
   for (const claim of claimsOf(ctx.classModel, draft)) {
     const other = ctx.batch.drafts.find((d, i) => i < ctx.index && d['~class'] === claim.className && d._id !== draft._id && d.active !== false && same(d[claim.attribute], claim.value));
     if (other) throw uniqueRefusal(claim, other._id);

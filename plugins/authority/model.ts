@@ -47,7 +47,19 @@ export function sequenceAttributes(model: ClassModel): AttributeModel[] {
 }
 
 /** Attributes whose values are claimed: `unique: true` ones and sequence numbers (never two documents with one number). */
-export function claimedAttributes(model: ClassModel): AttributeModel[] {
+export const claimedAttributes: (model: ClassModel) => AttributeModel[] = globalThis.docstackBrowserBuild ? claimedOf : listedOnce;
+
+// every write of every batch asks (refuseBatchDuplicates, per document): listed once per model
+// object (a changed class is a new one); Node only, the browser files have no bytes for it
+let claimedLists: WeakMap<ClassModel, AttributeModel[]> | undefined;
+
+function listedOnce(model: ClassModel): AttributeModel[] {
+  let list = (claimedLists ??= new WeakMap()).get(model);
+  if (!list) claimedLists.set(model, (list = claimedOf(model)));
+  return list;
+}
+
+function claimedOf(model: ClassModel): AttributeModel[] {
   return Object.values(model.schema).filter((a) => a.unique === true || typeof a.sequence === 'string');
 }
 

@@ -80,10 +80,12 @@ export function fixedWidthReader(format: string): DateReader | undefined {
       length += width!;
     }
   });
+  // one parts object per reader, not per value: each value sets every part the format has, and
+  // the others keep the start's values (utcInstant only reads it, and nothing here awaits)
+  const parts = startParts();
   return (value) => {
     if (value.length !== length) return undefined;
     for (const { at, code } of fixed) if (value.charCodeAt(at) !== code) return undefined;
-    const parts = startParts();
     for (const { at, width, part } of fields) {
       let n = 0;
       for (let k = at; k < at + width; k++) {
@@ -93,8 +95,33 @@ export function fixedWidthReader(format: string): DateReader | undefined {
       }
       parts[part] = n;
     }
-    return instantOf(parts);
+    return utcInstant(parts);
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * instantOf by arithmetic, for the fixed-width reader (no offset): the same answers without a
+ * Date object and four reads of it per value. Date.UTC takes years 0–99 as 1900–1999, so
+ * instantOf refuses them: so does this.
+ */
+function utcInstant(p: Parts): number | undefined {
+  const { year, month, day } = p;
+  if (year < 100 || month < 1 || month > 12 || day < 1 || p.hour > 23 || p.minute > 59 || p.second > 59) return undefined;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 ? (leap ? 29 : 28) : 30 + ((month + (month >> 3)) & 1))) return undefined;
+  return daysFromCivil(year, month, day) * DAY_MS + ((p.hour * 60 + p.minute) * 60 + p.second) * 1000 + p.ms;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
 export function regexReader(format: string): DateReader {

@@ -55,6 +55,11 @@ function itemCheck(a: AttributeModel): FastCheck | undefined {
       const max = typeof a.max === 'number' ? a.max : Infinity;
       if (a.type === 'integer') return (v) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
       const p = a.precision;
+      if (!globalThis.docstackBrowserBuild && p !== undefined && p <= 15) {
+        // Node: the precision by arithmetic first (toFixed makes a string per value); see withinPrecision
+        const scale = 10 ** p;
+        return (v) => typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (withinPrecision(v, scale) || Number(v.toFixed(p)) === v);
+      }
       return (v) => typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (p === undefined || Number(v.toFixed(p)) === v);
     }
     case 'boolean':
@@ -76,4 +81,15 @@ function itemCheck(a: AttributeModel): FastCheck | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * True only when `Number(v.toFixed(p)) === v` (scale = 10^p, p ≤ 15, so scale is exact): r =
+ * round(v·scale), and r / scale (correctly rounded) being v makes v the double nearest r / 10^p.
+ * With |r| < 2^52, v's spacing is under 10^-p, so r is the one integer toFixed picks and its text
+ * reads back as v. False says nothing (toFixed decides).
+ */
+function withinPrecision(v: number, scale: number): boolean {
+  const r = Math.round(v * scale);
+  return r / scale === v && Math.abs(r) < 4_503_599_627_370_496;
 }

@@ -22,6 +22,7 @@ interface BatchTargets {
 }
 
 function idsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value]; // the usual reference: one list, not two
   if (value === undefined || value === null) return [];
   return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
 }

@@ -48,6 +48,19 @@ describe('createDraft: what a new document may not set', () => {
     expect(Object.keys(doc)[0]).toBe('_id');
     expect(draft({ label: 'k' })._id).toBe(naturalDocId('Item', ['a']));
   });
+
+  it('builds the stored order whatever the input order: _id, ~class, the attributes as given, the stamp, active', () => {
+    const order = ['_id', '~class', 'label', 'code', '~createTimestamp', 'active'];
+    expect(Object.keys(createDraft({ label: 'l', active: true, '~class': 'Item', code: 'a', _id: 'Item-y' }, item, undefined, 'now'))).toEqual(order);
+    expect(Object.keys(createDraft({ label: 'l', code: 'a', '~class': 'Other' }, item, 'Item-z', 'now'))).toEqual(order);
+    const given = createDraft({ label: 'l', code: 'a', '~class': 'Other', _id: 'Item-q' }, item, 'Item-z', 'now');
+    expect([given._id, given['~class']]).toEqual(['Item-z', 'Item']); // the given id and the model's name win
+    // an own "__proto__" (parsed JSON) stays a field, never the prototype
+    const parsed = createDraft(JSON.parse('{"code":"a","__proto__":{"polluted":1}}') as Record<string, unknown>, item, undefined, 'now');
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.keys(parsed)).toContain('__proto__');
+    expect((parsed as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 describe('a one-attribute key: the claim and the natural id from one JSON text', () => {

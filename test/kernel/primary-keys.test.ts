@@ -123,6 +123,33 @@ describe('primary keys', () => {
     expect(await active()).toBe(1);
   });
 
+  it('a batch of natural-id creates reads its class\'s counted key entries: a pending claim refuses it, on this stack and on a fresh one', async () => {
+    const name = uniqueName('batch-pk');
+    const a = track(await createStack({ name, adapter: 'memory', plugins: [] }));
+    await Class.create(a, 'Tag', 'class', '', { label: { type: 'string', primaryKey: true } });
+    // a batch of plain-text keys only, none counted: stored under the natural ids, nothing planned
+    const stored = await a.createDocs([{ '~class': 'Tag', label: 'red' }, { '~class': 'Tag', label: 'x.y' }, { '~class': 'Tag', label: 'ünï code' }]);
+    expect(stored.map((d) => d._id)).toEqual(['Tag-_22red_22', 'Tag-_22x_2Ey_22', 'Tag-_22_C3_BCn_C3_AF_20code_22']);
+    // an id of a natural id's shape that is not its key's: the key gets its entry, and is held
+    await a.createDocs([{ '~class': 'Tag', _id: 'Tag-_22aaa_22', label: 'bbb' }, { '~class': 'Tag', label: 'ccc' }]);
+    expect((await refusal(a.createDoc({ '~class': 'Tag', label: 'bbb' }))).code).toBe('DS_UNIQUE_VIOLATION');
+    expect((await (await a.getClass('Tag')).getByPrimaryKeys({ label: 'bbb' }))?._id).toBe('Tag-_22aaa_22');
+    // a writer's claim ahead of its document (a transaction's): counted
+    await a.primaryKeys.claim([{ keyId: '_local/~pk/Tag/["blue"]', docId: 'Tag-being-written', className: 'Tag', attributes: ['label'] }]);
+    const b = track(await createStack({ name, adapter: 'memory', plugins: [] })); // knows no count yet: reads it
+    for (const stack of [b, a]) {
+      const err = await refusal(stack.createDocs([{ '~class': 'Tag', label: 'green' }, { '~class': 'Tag', label: 'blue' }]));
+      expect(err.code).toBe('DS_UNIQUE_VIOLATION');
+      expect(await stack.findDocuments('Tag')).toHaveLength(5); // green not stored either
+    }
+    // two of one key in a batch, plain text or not: the second is the duplicate
+    for (const label of ['twice', 'tw ice']) {
+      const err = await refusal(b.createDocs([{ '~class': 'Tag', label }, { '~class': 'Tag', label }]));
+      expect(err.code).toBe('DS_UNIQUE_VIOLATION');
+    }
+    expect(await b.findDocuments('Tag')).toHaveLength(5);
+  });
+
   it('keeps the index across two stack instances of one store', async () => {
     const name = uniqueName('shared-pk');
     const a = track(await createStack({ name, adapter: 'memory', plugins: [] }));

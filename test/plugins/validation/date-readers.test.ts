@@ -36,4 +36,27 @@ describe('date readers', () => {
       { seed: 29, numRuns: 5_000 },
     );
   });
+
+  it('gives the instant Date gives for every calendar day and time it reads (leap years, month ends, years under 100)', () => {
+    const pad = (n: number, w: number) => String(n).padStart(w, '0');
+    const parts = fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 999 }));
+    const format = 'YYYY-MM-DD HH:mm:ss.SSS';
+    const [fixed, regex] = [fixedWidthReader(format)!, regexReader(format)];
+    let read = 0;
+    fc.assert(
+      fc.property(parts, ([y, m, d, h, min, ms]) => {
+        const text = `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)} ${pad(h, 2)}:${pad(min, 2)}:${pad(min, 2)}.${pad(ms, 3)}`;
+        const instant = fixed(text);
+        if (instant !== undefined) read++;
+        return instant === regex(text);
+      }),
+      { seed: 29, numRuns: 20_000 },
+    );
+    expect(read).toBeGreaterThan(10_000); // most generated values are real instants: the arithmetic is what was compared
+    for (const day of ['2000-02-29', '1900-02-29', '2100-02-28', '2024-12-31', '0100-01-01', '0099-12-31', '9999-12-31']) {
+      expect(fixedWidthReader('YYYY-MM-DD')!(day), day).toBe(regexReader('YYYY-MM-DD')(day));
+    }
+    expect(fixedWidthReader('YYYY-MM-DD')!('1900-02-29')).toBeUndefined();
+    expect(fixedWidthReader('YYYY-MM-DD')!('2000-02-29')).toBe(Date.UTC(2000, 1, 29));
+  });
 });

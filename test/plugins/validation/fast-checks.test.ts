@@ -57,6 +57,24 @@ describe('fast checks agree with zod', () => {
     });
   }
 
+  it('a decimal precision decided by arithmetic (Node) accepts nothing toFixed refuses, precision 0 to 15', () => {
+    for (let p = 0; p <= 15; p++) {
+      const attribute = attr({ type: 'decimal', precision: p });
+      const fast = fastCheck(attribute)!;
+      const schema = attributeSchema(attribute, types);
+      const scale = 10 ** p;
+      // values of exactly p places, of one more, near 2^52 / 10^p (where the arithmetic gives way to toFixed), and any double
+      const values = fc.oneof(
+        fc.integer({ min: -1e15, max: 1e15 }).map((k) => k / scale),
+        fc.integer({ min: -1e15, max: 1e15 }).map((k) => k / (scale * 10)),
+        fc.double({ min: -4.6e15 / scale, max: 4.6e15 / scale, noNaN: true }).map((d) => Math.round(d * scale) / scale),
+        fc.double({ noNaN: true }),
+      );
+      fc.assert(fc.property(values, (v) => !fast(v) || schema.safeParse(v).success), { seed: 29 + p, numRuns: 3000 });
+      expect(fast(Math.round(1234.56789 * scale) / scale), `precision ${p}`).toBe(true);
+    }
+  });
+
   it('has no plain check for an object or a plugin type: zod always decides', () => {
     expect(fastCheck(attr({ type: 'object' }))).toBeUndefined();
     expect(fastCheck(attr({ type: 'reference' } as never))).toBeUndefined();
