@@ -70,9 +70,27 @@ function escapeAscii(text: string): string {
 /** `_XX` of each ASCII code, '' for a character kept as it is; built on first use. */
 let asciiEscapes: string[] | undefined;
 
+const escapesOfAscii = (): string[] => (asciiEscapes ??= Array.from({ length: 128 }, (_, code) => (KEPT.test(String.fromCharCode(code)) ? '' : byteEscape(code))));
+
+/**
+ * Is `id` the natural id of a one-attribute key whose value is `text`, when the text is only of
+ * characters escapeIdPart keeps (then the id is `<Class>-_22<text>_22`: its quotes escaped)?
+ * Compared in place, nothing built; false for any other text (derive the id then). Node only.
+ */
+export function isPlainTextNaturalId(className: string, text: string, id: string): boolean {
+  const at = className.length + 4; // where the text starts: after `<Class>-_22`
+  if (id.length !== at + text.length + 3 || !id.startsWith(className) || !id.startsWith('-_22', className.length) || !id.endsWith('_22')) return false;
+  const escapes = escapesOfAscii();
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (escapes[code] !== '' || id.charCodeAt(at + i) !== code) return false; // past ASCII: undefined, not ''
+  }
+  return true;
+}
+
 /** escapeIdPart of ASCII text by its character codes, or undefined when the text is not only ASCII. */
 function escapeAsciiScan(text: string): string | undefined {
-  const escapes = (asciiEscapes ??= Array.from({ length: 128 }, (_, code) => (KEPT.test(String.fromCharCode(code)) ? '' : byteEscape(code))));
+  const escapes = escapesOfAscii();
   let out = '';
   let kept = 0; // text[kept, i) is copied as it is
   for (let i = 0; i < text.length; i++) {

@@ -1,3 +1,4 @@
+import { primaryKeyAttributes, type ClassModel } from '../../contracts/model.js';
 import type { Database } from '../../storage/database.js';
 import { readRaw } from '../../storage/raw-reads.js';
 import { storeKeyOf } from '../../storage/write-lock.js';
@@ -116,4 +117,29 @@ export class KeyHolders {
     queues.set(this.storeKey, run.catch(() => undefined));
     return run;
   }
+}
+
+/**
+ * Have the keyed classes of a batch's items counted key entries? false: none, known now;
+ * true; or the classes whose counts are still to be read (a stack's first write of a class).
+ */
+export function countedEntries(holders: KeyHolders, items: readonly { classModel: ClassModel }[]): boolean | string[] {
+  let last: ClassModel | undefined;
+  let unknown: string[] | undefined;
+  for (const { classModel } of items) {
+    if (classModel === last || classModel.simple || primaryKeyAttributes(classModel).length === 0) continue;
+    last = classModel;
+    const count = holders.knownCount(classModel.name);
+    if (count === undefined) (unknown ??= []).push(classModel.name);
+    else if (count !== 0) return true;
+  }
+  return unknown ?? false;
+}
+
+/** countedEntries' answer once the unknown counts are read. */
+export async function anyCounted(holders: KeyHolders, counted: true | string[]): Promise<boolean> {
+  if (counted === true) return true;
+  let any = false;
+  for (const className of new Set(counted)) if ((await holders.count(className)) !== 0) any = true;
+  return any;
 }

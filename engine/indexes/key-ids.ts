@@ -1,5 +1,5 @@
 import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
-import { isKeyScalar, naturalDocId, naturalIdOf, naturalIdOfJson } from '../../kernel/drafts.js';
+import { isKeyScalar, isPlainTextNaturalId, naturalDocId, naturalIdOf, naturalIdOfJson } from '../../kernel/drafts.js';
 
 /**
  * A document's primary-key claim and the ids it is known by: the key entry's id
@@ -60,27 +60,14 @@ export function claimFor(model: ClassModel, doc: Doc): KeyClaim | null {
 }
 
 /**
- * Is a new document under its key's natural id? A one-attribute key of plain text (letters,
- * digits, `-`: its natural id is `<Class>-_22<text>_22`) is compared in place, nothing built —
- * a batch asks it of every document (engine/write-parts/natural-ids.ts naturalCreates); any other
+ * Is a new document under its key's natural id? A one-attribute key of plain text is compared
+ * in place, nothing built (kernel/drafts.ts isPlainTextNaturalId) — a batch asks it of every document (engine/write-parts/natural-ids.ts naturalCreates); any other
  * key is derived and compared. Node only (the browser files have no bytes for it).
  */
 export function underNaturalId(model: ClassModel, doc: Doc): boolean {
   const attributes = primaryKeyAttributes(model);
   const value = attributes.length === 1 ? doc[attributes[0].name] : undefined;
-  return (typeof value === 'string' && isPlainNaturalId(model.name, value, doc._id)) || (naturalIdOf(model, doc) ?? null) === doc._id;
-}
-
-/** id === `${className}-_22${text}_22`, text only of letters, digits and `-` (escapeIdPart keeps those). */
-function isPlainNaturalId(className: string, text: string, id: string): boolean {
-  const at = className.length + 4; // where the text starts: after `<Class>-_22`
-  if (id.length !== at + text.length + 3 || !id.startsWith(className) || !id.startsWith('-_22', className.length) || !id.endsWith('_22')) return false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const kept = (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45;
-    if (!kept || id.charCodeAt(at + i) !== code) return false;
-  }
-  return true;
+  return (typeof value === 'string' && isPlainTextNaturalId(model.name, value, doc._id)) || (naturalIdOf(model, doc) ?? null) === doc._id;
 }
 
 /** The key values of a claim (the entry id's JSON). */

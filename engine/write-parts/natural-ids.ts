@@ -1,6 +1,5 @@
 import { KERNEL_ERRORS } from '../../contracts/errors.js';
-import { primaryKeyAttributes, type ClassModel, type Doc } from '../../contracts/model.js';
-import type { KeyHolders } from '../indexes/key-holders.js';
+import { primaryKeyAttributes, type Doc } from '../../contracts/model.js';
 import type { UnitItem } from '../../contracts/unit-of-work.js';
 import { canonicalJson, naturalIdOf } from '../../kernel/drafts.js';
 import { batchDuplicate } from '../indexes/key-claims.js';
@@ -49,7 +48,7 @@ export function refuseDuplicateCreates(items: readonly UnitItem[]): void {
  * Is every item a new document under its key's natural id, or of a class that claims no key? The
  * usual batch: each document is its own claim, two of one key share their id (refused by
  * refuseDuplicateCreates), so planClaims would plan no entry — and the batch needs none planned
- * unless its class has counted entries (KeysShare.prepare asks). Node only: the browser files
+ * unless its class has counted entries (KeysShare.prepare asks: key-holders.ts countedEntries). Node only: the browser files
  * plan every batch (no bytes for this).
  */
 export function naturalCreates(items: readonly UnitItem[]): boolean {
@@ -59,31 +58,6 @@ export function naturalCreates(items: readonly UnitItem[]): boolean {
     if (!model.simple && primaryKeyAttributes(model).length > 0 && !underNaturalId(model, item.doc)) return false;
   }
   return true;
-}
-
-/**
- * Have the keyed classes of a batch counted key entries (KeyHolders)? false: none, known now;
- * true; or the classes whose counts are still to be read (a stack's first write of a class).
- */
-export function countedEntries(holders: KeyHolders, items: readonly UnitItem[]): boolean | string[] {
-  let last: ClassModel | undefined;
-  let unknown: string[] | undefined;
-  for (const { classModel } of items) {
-    if (classModel === last || classModel.simple || primaryKeyAttributes(classModel).length === 0) continue;
-    last = classModel;
-    const count = holders.knownCount(classModel.name);
-    if (count === undefined) (unknown ??= []).push(classModel.name);
-    else if (count !== 0) return true;
-  }
-  return unknown ?? false;
-}
-
-/** countedEntries' answer once the unknown counts are read. */
-export async function anyCounted(holders: KeyHolders, counted: true | string[]): Promise<boolean> {
-  if (counted === true) return true;
-  let any = false;
-  for (const className of new Set(counted)) if ((await holders.count(className)) !== 0) any = true;
-  return any;
 }
 
 /**

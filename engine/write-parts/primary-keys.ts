@@ -1,7 +1,8 @@
 import type { StoredResult, UnitDoc, UnitItem, UnitOfWork, WritePart, WriteShare } from '../../contracts/unit-of-work.js';
 import { planClaims } from '../indexes/key-claims.js';
 import { uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
-import { anyCounted, countedEntries, naturalCreates, refuseDuplicateCreates, refuseKeyChanges, settleRefusedCreates } from './natural-ids.js';
+import { anyCounted, countedEntries } from '../indexes/key-holders.js';
+import { naturalCreates, refuseDuplicateCreates, refuseKeyChanges, settleRefusedCreates } from './natural-ids.js';
 
 /**
  * The primary-key entries of a write, as a unit-of-work part: the keys it claims and gives back
