@@ -35,8 +35,11 @@ const spreadOf = (rounds: readonly number[], mid: number): number[] => [Math.min
 /** The markdown block of one results file: when and how it was run, then one row per comparison. */
 export function tableOf(file: ResultsFile): string {
   const rounds = file.settings.rounds ?? file.results[0]?.rounds;
+  // a row sampled more than once a round (bench/pipeline's serial step) says over how many samples
+  const oftener = [...new Set(file.results.filter((r) => rounds !== undefined && r.rounds > rounds).map((r) => `${r.name} (${r.adapter}): ${r.rounds}`))];
+  const samples = oftener.length > 0 ? ` Rows sampled more than once a round, and their samples: ${oftener.join('; ')}.` : '';
   const lines = [
-    `Recorded ${file.date.slice(0, 10)} (\`bench/results/${file.bench}.json\`): ${rounds} rounds after a warm-up, node ${file.node}, ${file.cpus} cores, load average ${file.loadAverage1m.before} → ${file.loadAverage1m.after}. Ratios are min / median / max of the per-round ratios.`,
+    `Recorded ${file.date.slice(0, 10)} (\`bench/results/${file.bench}.json\`): ${rounds} rounds after a warm-up, node ${file.node}, ${file.cpus} cores, load average ${file.loadAverage1m.before} → ${file.loadAverage1m.after}. Ratios are min / median / max of the per-round ratios.${samples}`,
     '',
     '| adapter | comparison | docstack (or the side measured) | ÷ baseline | CPU ratio | wall ratio | aim |',
     '|---|---|---|---|---|---|---|',

@@ -14,7 +14,8 @@
  *     CHUNK (≈ 1.0 shows the baseline is linear) and in one call (shows why one call is not used);
  *     every size timed over DOCS documents in all (DOCS/n fresh databases of n), apart from the
  *     bulk step;
- *   - SERIAL serial `stack.createDoc` ÷ SERIAL serial raw `db.put`;
+ *   - SERIAL serial `stack.createDoc` ÷ SERIAL serial raw `db.put`, SERIAL_SAMPLES times a round
+ *     (each a sample of its own, on fresh databases);
  *   - CONCURRENT `stack.createDoc` at once (Promise.all) ÷ raw PouchDB's best for the same
  *     writes, coalesced `bulkDocs` in calls of CHUNK; also ÷ CONCURRENT separate raw `put`s at
  *     once, and ÷ the engine's own serial inserts (what concurrency gains it);
@@ -66,6 +67,18 @@ const WARMUP_ROUNDS = 3;
  * a write (memory; the main thread's from 265 to 62–83 µs): ≈ 6,000 writes to a steady state.
  */
 const SERIAL_WARMUP = 5_000;
+/**
+ * Serial samples per round: the serial step runs this many times a round, each time on a fresh
+ * raw database and a fresh stack, and each is a sample of the serial row (so 7 rounds judge the
+ * serial median on 21). One step of 1,000 writes a side sees about five young-generation
+ * collections of 4–8 ms each, and which side's slice each one lands in is a coin toss: traced
+ * per slice on memory, one round gave the engine 22 ms of them and raw `put` 4 ms (ratio 1.78×),
+ * the next 5 ms and 20 ms (0.84×), while the sides' own counts over a run were even (17 and 19,
+ * and 18 and 16 per 6,000 writes alone). Per-round ratios of one run spread 0.80–1.71× from that
+ * alone, so a median of seven moved by ±0.2× between runs of the same code. More samples of the
+ * same 1,000-write step narrow the median; they do not move it.
+ */
+const SERIAL_SAMPLES = 3;
 const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
 /**
  * Slices per interleaved step. Ten (100 serial writes a slice) let young-generation collections
@@ -232,28 +245,9 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   await dropRaw(chunked);
   await dropEngine(engine, place);
 
-  // -- serial single-document inserts
-  const serialAttributes = itemAttributeList(sizes.serial, sizes.docs, seed + 500);
-  const serialDocs = rawDocs(serialAttributes);
-  const serialInputs = engineInputs(serialAttributes);
-  const serialRaw = await openRaw(place);
-  const serialEngine = await openEngine(place);
-  const serial = await interleaved(
-    {
-      baseline: async (block) => {
-        for (const doc of slice(serialDocs, block)) await serialRaw.put(doc);
-      },
-      engine: async (block) => {
-        for (const input of slice(serialInputs, block)) await serialEngine.stack.createDoc(input);
-      },
-    },
-    BLOCKS,
-    round,
-  );
-  await expectItems(serialRaw, serialDocs, 'raw serial put');
-  await expectItems(storeOf(serialEngine), serialDocs, 'engine serial createDoc');
-  await dropRaw(serialRaw);
-  await dropEngine(serialEngine, place);
+  // -- serial single-document inserts, SERIAL_SAMPLES times on fresh stores
+  const serial: { engine: Sample; baseline: Sample }[] = [];
+  for (let sample = 0; sample < SERIAL_SAMPLES; sample++) serial.push(await serialStep(place, sizes, seed + 500 + 31 * sample, round * SERIAL_SAMPLES + sample));
 
   // -- concurrent inserts: every write started at once
   const concurrentAttributes = itemAttributeList(sizes.concurrent, sizes.docs + sizes.serial, seed + 900);
@@ -293,17 +287,43 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   record(into.bulk, bulk.engine!, bulk.chunked!);
   record(into.bulkOneCall, bulk.engine!, bulk.oneCall!);
   record(into.bulkLive, bulk.live!, bulk.chunked!);
-  record(into.serial, serial.engine, serial.baseline);
+  for (const { engine, baseline } of serial) record(into.serial, engine, baseline);
   record(into.concurrent, concurrent.engine!, concurrent.coalesced!);
   record(into.concurrentPuts, concurrent.engine!, concurrent.puts!);
   // same number of documents on both sides (CONCURRENT = SERIAL), so the totals compare
-  record(into.concurrentVsSerial, concurrent.engine!, serial.engine);
+  record(into.concurrentVsSerial, concurrent.engine!, serial[0].engine);
   record(into.lookup, lookup.engine, lookup.baseline);
   record(into.lookupUncached, lookup.uncached, lookup.baseline);
   record(into.linearChunked, linear.chunked[2], linear.chunked[0]);
   record(into.linearChunkedHalf, linear.chunked[1], linear.chunked[0]);
   record(into.linearOneCall, perDoc(bulk.oneCall!, sizes.docs), linear.oneCall);
   return countMs;
+}
+
+/** SERIAL serial writes a side, alternating in BLOCKS slices, on a fresh raw database and a fresh stack. */
+async function serialStep(place: Place, sizes: Sizes, seed: number, order: number): Promise<{ engine: Sample; baseline: Sample }> {
+  const attributes = itemAttributeList(sizes.serial, sizes.docs, seed);
+  const docs = rawDocs(attributes);
+  const inputs = engineInputs(attributes);
+  const raw = await openRaw(place);
+  const engine = await openEngine(place);
+  const spent = await interleaved(
+    {
+      baseline: async (block) => {
+        for (const doc of slice(docs, block)) await raw.put(doc);
+      },
+      engine: async (block) => {
+        for (const input of slice(inputs, block)) await engine.stack.createDoc(input);
+      },
+    },
+    BLOCKS,
+    order,
+  );
+  await expectItems(raw, docs, 'raw serial put');
+  await expectItems(storeOf(engine), docs, 'engine serial createDoc');
+  await dropRaw(raw);
+  await dropEngine(engine, place);
+  return spent;
 }
 
 /** SERIAL_WARMUP serial writes on each side, alternating, on scratch stores dropped after (not timed). */
@@ -381,6 +401,7 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
       docs: DOCS,
       rawChunk: CHUNK,
       serialInserts: SERIAL,
+      serialSamplesPerRound: SERIAL_SAMPLES,
       concurrentInserts: CONCURRENT,
       lookups: LOOKUPS,
       aimsOn: 'cpu ratio median (÷ raw PouchDB at the engine batch size)',
