@@ -15,7 +15,8 @@
  *     every size timed over DOCS documents in all (DOCS/n fresh databases of n), apart from the
  *     bulk step;
  *   - SERIAL serial `stack.createDoc` ÷ SERIAL serial raw `db.put`, SERIAL_SAMPLES times a round
- *     (each a sample of its own, on fresh databases);
+ *     (each a sample of its own, on fresh databases); the floor sketch (bench/minimal-write.ts) runs
+ *     in the same slices, shown ÷ `put` and under the engine, never judged;
  *   - CONCURRENT `stack.createDoc` at once (Promise.all) ÷ raw PouchDB's best for the same
  *     writes, coalesced `bulkDocs` in calls of CHUNK; also ÷ CONCURRENT separate raw `put`s at
  *     once, and ÷ the engine's own serial inserts (what concurrency gains it);
@@ -30,12 +31,14 @@
  * The aims judge the CPU-time median (the machine these run on is shared); wall is shown too.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { NewDoc } from '../index.js';
+import { minimalWriter } from './minimal-write.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addSamples, comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf, withoutDocumentCache,
-  type AdapterName, type Engine, type Place, type RawDoc,
+  type AdapterName, type Attributes, type Engine, type Place, type RawDoc,
 } from './pipeline-sides.js';
 
 const DOCS = 10_000;
@@ -109,6 +112,8 @@ function rowsFor(adapter: AdapterName) {
     bulkOneCall: c(`bulk insert ${fmt(DOCS)}`, 'stack.createDocs', `bulkDocs, 1 call (shown, not the aim's baseline)`),
     bulkLive: c(`bulk insert ${fmt(DOCS)}, live listener`, 'createDocs + feed catch-up', `bulkDocs, ${CHUNK}/call`),
     serial: c(`serial insert ×${fmt(SERIAL)}`, 'stack.createDoc', 'db.put', AIMS.serial),
+    serialFloor: c(`serial insert ×${fmt(SERIAL)}, floor sketch (shown)`, 'draft, validate tap, bulkDocs', 'db.put'),
+    serialOverFloor: c(`serial insert ×${fmt(SERIAL)}, floor sketch (shown)`, 'stack.createDoc', 'draft, validate tap, bulkDocs'),
     concurrent: c(`concurrent insert ×${fmt(CONCURRENT)}`, 'createDoc, all at once', `bulkDocs, ${CHUNK}/call (coalesced)`),
     concurrentPuts: c(`concurrent insert ×${fmt(CONCURRENT)}`, 'createDoc, all at once', 'db.put, all at once'),
     concurrentVsSerial: c(`concurrent insert ×${fmt(CONCURRENT)}`, 'createDoc, all at once', 'createDoc, one after another'),
@@ -246,7 +251,7 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   await dropEngine(engine, place);
 
   // -- serial single-document inserts, SERIAL_SAMPLES times on fresh stores
-  const serial: { engine: Sample; baseline: Sample }[] = [];
+  const serial: { engine: Sample; baseline: Sample; floor: Sample }[] = [];
   for (let sample = 0; sample < SERIAL_SAMPLES; sample++) serial.push(await serialStep(place, sizes, seed + 500 + 31 * sample, round * SERIAL_SAMPLES + sample));
 
   // -- concurrent inserts: every write started at once
@@ -287,7 +292,11 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   record(into.bulk, bulk.engine!, bulk.chunked!);
   record(into.bulkOneCall, bulk.engine!, bulk.oneCall!);
   record(into.bulkLive, bulk.live!, bulk.chunked!);
-  for (const { engine, baseline } of serial) record(into.serial, engine, baseline);
+  for (const { engine, baseline, floor } of serial) {
+    record(into.serial, engine, baseline);
+    record(into.serialFloor, floor, baseline);
+    record(into.serialOverFloor, engine, floor);
+  }
   record(into.concurrent, concurrent.engine!, concurrent.coalesced!);
   record(into.concurrentPuts, concurrent.engine!, concurrent.puts!);
   // same number of documents on both sides (CONCURRENT = SERIAL), so the totals compare
@@ -300,13 +309,21 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   return countMs;
 }
 
-/** SERIAL serial writes a side, alternating in BLOCKS slices, on a fresh raw database and a fresh stack. */
-async function serialStep(place: Place, sizes: Sizes, seed: number, order: number): Promise<{ engine: Sample; baseline: Sample }> {
+/**
+ * SERIAL serial writes a side, alternating in BLOCKS slices, on fresh databases and a fresh
+ * stack: the engine, raw `put`, and the floor sketch (bench/minimal-write.ts: a draft, one
+ * validate tap, `bulkDocs([doc])` into a raw database, none of the engine's parts), shown beside
+ * the judged pair so that every run says what a write path with nothing but a draft and a
+ * validation costs in the same slices.
+ */
+async function serialStep(place: Place, sizes: Sizes, seed: number, order: number): Promise<{ engine: Sample; baseline: Sample; floor: Sample }> {
   const attributes = itemAttributeList(sizes.serial, sizes.docs, seed);
   const docs = rawDocs(attributes);
   const inputs = engineInputs(attributes);
   const raw = await openRaw(place);
   const engine = await openEngine(place);
+  const floorDb = await openRaw(place);
+  const floor = minimalWriter(floorDb);
   const spent = await interleaved(
     {
       baseline: async (block) => {
@@ -315,16 +332,24 @@ async function serialStep(place: Place, sizes: Sizes, seed: number, order: numbe
       engine: async (block) => {
         for (const input of slice(inputs, block)) await engine.stack.createDoc(input);
       },
+      floor: async (block) => {
+        for (const attributes of slice(attributesOf(inputs), block)) await floor(attributes);
+      },
     },
     BLOCKS,
     order,
   );
   await expectItems(raw, docs, 'raw serial put');
   await expectItems(storeOf(engine), docs, 'engine serial createDoc');
+  await expectItems(floorDb, docs, 'floor sketch');
   await dropRaw(raw);
+  await dropRaw(floorDb);
   await dropEngine(engine, place);
   return spent;
 }
+
+/** The engine's inputs as the floor sketch takes them (the same objects: `~class` and the attributes). */
+const attributesOf = (inputs: readonly NewDoc[]) => inputs as unknown as readonly (Attributes & { '~class': string })[];
 
 /** SERIAL_WARMUP serial writes on each side, alternating, on scratch stores dropped after (not timed). */
 async function warmSerial(place: Place, writes: number): Promise<void> {
