@@ -31,22 +31,21 @@
  * The aims judge the CPU-time median (the machine these run on is shared); wall is shown too.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { NewDoc } from '../index.js';
-import { minimalWriter } from './minimal-write.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addSamples, comparison, interleaved, measure, median, record, rotate, summarize, time, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
+import type { NewDoc } from '../index.js';
+import { addSamples, comparison, interleaved, measure, median, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf, withoutDocumentCache,
   type AdapterName, type Attributes, type Engine, type Place, type RawDoc,
 } from './pipeline-sides.js';
+import { minimalWriter } from './minimal-write.js';
+import { BIG, bigCount, countOf } from './pipeline-counts.js';
 
 const DOCS = 10_000;
 const SERIAL = 1_000;
 const CONCURRENT = 1_000;
 const LOOKUPS = 3_000;
-const BIG = 100_000;
-const COUNT_CALLS = 100;
 /**
  * The warm-up round runs every step at this fraction of the full size, then is thrown away. Full
  * size: the engine's code is larger than raw PouchDB's and V8 optimizes it over the first
@@ -144,26 +143,6 @@ function pickIndexes(total: number, count: number, seed: number): number[] {
     [picks[i], picks[j]] = [picks[j], picks[i]];
   }
   return picks;
-}
-
-/** `calls` calls in a row after one untimed call and a quiet moment (timers of the last step run before, not inside): the mean. */
-async function meanMs(calls: number, fn: () => Promise<unknown>): Promise<number> {
-  await fn();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const block = await time(async () => {
-    for (let k = 0; k < calls; k++) await fn();
-  });
-  return block.wallMs / calls;
-}
-
-/** The mean ms of a count, and of one raw `get` of a document of the same store (what one storage read costs there, for reference). */
-async function countOf(engine: Engine, expected: number): Promise<{ count: number; rawGet: number }> {
-  const n = await engine.stack.countDocuments('Item');
-  if (n !== expected) throw new Error(`countDocuments said ${n}, expected ${expected}`);
-  const count = await meanMs(COUNT_CALLS, () => engine.stack.countDocuments('Item'));
-  const store = storeOf(engine);
-  const id = itemId(itemAttributeList(1, 0, 1)[0].code);
-  return { count, rawGet: await meanMs(COUNT_CALLS, () => store.get(id)) };
 }
 
 /**
@@ -366,17 +345,6 @@ async function warmSerial(place: Place, writes: number): Promise<void> {
   await dropEngine(engine, place);
 }
 
-/** The count on a store of BIG items (filled once, not timed), mean of COUNT_CALLS calls per round. */
-async function bigCount(place: Place, rounds: number, log: (line: string) => void): Promise<{ count: number; rawGet: number }[]> {
-  log(`pipeline/${place.adapter}: storing ${fmt(BIG)} items for the count`);
-  const engine = await openEngine(place);
-  for (let start = 0; start < BIG; start += DOCS) await engine.stack.createDocs(engineInputs(itemAttributeList(DOCS, start, 7)));
-  const times: { count: number; rawGet: number }[] = [];
-  for (let round = 0; round < rounds; round++) times.push(await countOf(engine, BIG));
-  await dropEngine(engine, place);
-  return times;
-}
-
 // ---- entry ---------------------------------------------------------------------------------
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -406,7 +374,7 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
         counts.push(await runRound(place, sizes(1), round, rows));
       }
       countMs[adapter] = [countEntry(DOCS, counts)];
-      if (adapter === 'memory') countMs[adapter].push(countEntry(BIG, await bigCount(place, rounds, log)));
+      if (adapter === 'memory') countMs[adapter].push(countEntry(BIG, await bigCount(place, rounds, DOCS, log)));
       for (const { items, minMedianMax, rawGetMs } of countMs[adapter]) {
         log(`pipeline/${adapter}: countDocuments of ${fmt(items)} items: ${minMedianMax.join(' / ')} ms (min / median / max; aim ≤ ${AIMS.countMs} ms: ${minMedianMax[1] <= AIMS.countMs ? 'met' : 'MISSED'}); one raw get there: ${rawGetMs.join(' / ')} ms`);
       }
