@@ -16,7 +16,8 @@ import { AsyncSeriesHook } from 'tapable';
 import { naturalDocId, nowIso } from '../kernel/drafts.js';
 import { runSeries } from '../kernel/planned-calls.js';
 import { isPromiseLike } from '../storage/settle.js';
-import { CATEGORIES, categoryId, STATUSES, type Attributes } from './items.js';
+import type { NewDoc } from '../index.js';
+import { CATEGORIES, categoryId, STATUSES } from './items.js';
 import type { RawDb } from './pipeline-sides.js';
 
 type Draft = Record<string, unknown> & { _id: string };
@@ -36,8 +37,8 @@ const CHECKS: [string, (value: unknown) => boolean][] = [
   ['category', (v) => typeof v === 'string' && KNOWN_TARGETS.has(v)],
 ];
 
-/** A writer of Item inputs (attributes and `~class`) into `db` the floor-sketch way. */
-export function minimalWriter(db: RawDb): (input: Attributes & { '~class': string }) => Promise<Draft> {
+/** A writer of Item inputs (the engine's: attributes and `~class`) into `db` the floor-sketch way. */
+export function minimalWriter(db: RawDb): (input: NewDoc) => Promise<Draft> {
   const validate = new AsyncSeriesHook<[Draft]>(['draft']);
   validate.tap('validation', (draft) => {
     for (const [name, check] of CHECKS) if (!check(draft[name])) throw new Error(`invalid ${name}: ${JSON.stringify(draft[name])}`);

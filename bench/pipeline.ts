@@ -33,11 +33,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewDoc } from '../index.js';
 import { addSamples, comparison, interleaved, measure, median, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf, withoutDocumentCache,
-  type AdapterName, type Attributes, type Engine, type Place, type RawDoc,
+  type AdapterName, type Engine, type Place, type RawDoc,
 } from './pipeline-sides.js';
 import { minimalWriter } from './minimal-write.js';
 import { BIG, bigCount, countOf } from './pipeline-counts.js';
@@ -312,7 +311,7 @@ async function serialStep(place: Place, sizes: Sizes, seed: number, order: numbe
         for (const input of slice(inputs, block)) await engine.stack.createDoc(input);
       },
       floor: async (block) => {
-        for (const attributes of slice(attributesOf(inputs), block)) await floor(attributes);
+        for (const input of slice(inputs, block)) await floor(input);
       },
     },
     BLOCKS,
@@ -327,8 +326,6 @@ async function serialStep(place: Place, sizes: Sizes, seed: number, order: numbe
   return spent;
 }
 
-/** The engine's inputs as the floor sketch takes them (the same objects: `~class` and the attributes). */
-const attributesOf = (inputs: readonly NewDoc[]) => inputs as unknown as readonly (Attributes & { '~class': string })[];
 
 /** SERIAL_WARMUP serial writes on each side, alternating, on scratch stores dropped after (not timed). */
 async function warmSerial(place: Place, writes: number): Promise<void> {

@@ -61,7 +61,7 @@ async function computeSide(place: Place): Promise<{ write: Writer; stack: Client
 function minimalSide(db: RawDb): Writer {
   const write = minimalWriter(db);
   const inputs = engineInputs(itemAttributeList(WARM + SERIAL * 8, 0, 29));
-  return (i) => write(inputs[i] as Parameters<typeof write>[0]);
+  return (i) => write(inputs[i]);
 }
 
 function rawSide(db: RawDb, call: 'put' | 'bulk1'): Writer {
