@@ -33,7 +33,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addSamples, comparison, interleaved, measure, median, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
+import { addSamples, comparison, interleaved, interleavedSpans, measure, median, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf, withoutDocumentCache,
   type AdapterName, type Engine, type Place, type RawDoc,
@@ -302,18 +302,19 @@ async function serialStep(place: Place, sizes: Sizes, seed: number, order: numbe
   const engine = await openEngine(place);
   const floorDb = await openRaw(place);
   const floor = minimalWriter(floorDb);
-  const spent = await interleaved(
+  const spent = await interleavedSpans(
     {
-      baseline: async (block) => {
-        for (const doc of slice(docs, block)) await raw.put(doc);
+      baseline: async (from, to) => {
+        for (let i = from; i < to; i++) await raw.put(docs[i]);
       },
-      engine: async (block) => {
-        for (const input of slice(inputs, block)) await engine.stack.createDoc(input);
+      engine: async (from, to) => {
+        for (let i = from; i < to; i++) await engine.stack.createDoc(inputs[i]);
       },
-      floor: async (block) => {
-        for (const input of slice(inputs, block)) await floor(input);
+      floor: async (from, to) => {
+        for (let i = from; i < to; i++) await floor(inputs[i]);
       },
     },
+    sizes.serial,
     BLOCKS,
     order,
   );

@@ -122,8 +122,13 @@ export class WritePipeline {
   private readonly deps: PipelineDeps;
 
   constructor(deps: PipelineDeps) {
-    // concurrent small writes of this pipeline share storage calls (group commit)
-    this.deps = { ...deps, group: new CommitGroup(deps) };
+    // concurrent small writes of this pipeline share storage calls (group commit). Written out, not
+    // spread: every write reads this object, and a spread copy's hidden class depends on the state
+    // of V8's clone cache when the stack opens — after a few stacks it changed, and the write
+    // path's optimized code was thrown away (a "wrong map" deopt per function) for each new stack
+    // (docs/benchmarks.md#code-shared-by-every-stack)
+    const { db, lock, feed, hooks, stack, announce } = deps;
+    this.deps = { db, lock, feed, hooks, stack, announce, group: new CommitGroup(deps) };
   }
 
   /** Adds a participant to every write from now on; a second part of the same name is refused. */

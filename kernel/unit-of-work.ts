@@ -3,6 +3,7 @@ import type { Doc } from '../contracts/model.js';
 import type { StoredResult, UnitDoc, UnitItem, WriteShare } from '../contracts/unit-of-work.js';
 import type { ChangeFeed, WrittenChange } from '../storage/change-feed.js';
 import { writeChunkOf, type Database } from '../storage/database.js';
+import { storeDocs } from '../storage/direct-write.js';
 import { isPromiseLike } from '../storage/settle.js';
 import type { WriteLock } from '../storage/write-lock.js';
 import { STORAGE_WRITE_CHUNK } from '../storage/write-chunks.js';
@@ -89,7 +90,11 @@ function storeListed(deps: UnitDeps, unit: Unit, attempt: Attempt, added: UnitDo
   if (!added) return storeSettling(deps, unit, attempt);
   // a bound function, not a closure per write: V8 keeps a function's optimized code only while some
   // function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
-  return deps.db.bulkDocs(callDocs(added, unit.items, 0, unit.items.length) as never[]).then(storedOnce.bind(null, deps, unit, attempt, added));
+  const { items } = unit;
+  // Node's stores directly (storage/direct-write.ts); the browser files never call this function
+  // (storeLocked) yet still bundle it, and the ternary keeps that module out of them
+  const stored = globalThis.docstackBrowserBuild ? deps.db.bulkDocs(callDocs(added, items, 0, items.length) as never[]) : storeDocs(deps.db, callDocs(added, items, 0, items.length));
+  return stored.then(storedOnce.bind(null, deps, unit, attempt, added));
 }
 
 function storedOnce(deps: UnitDeps, unit: Unit, attempt: Attempt, added: UnitDoc[][], results: unknown): void | Promise<void> {
@@ -178,7 +183,8 @@ async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: r
     const pending = shareDocs(shares, start, end, attempt);
     const added = isPromiseLike(pending) ? await pending : pending;
     if (!added) break;
-    const results = (await deps.db.bulkDocs(callDocs(added, items, start, end) as never[])) as StoredResult[];
+    // Node's stores directly (storage/direct-write.ts); the browser files keep pouchdb-core's call (no bytes for it)
+    const results = (await (globalThis.docstackBrowserBuild ? deps.db.bulkDocs(callDocs(added, items, start, end) as never[]) : storeDocs(deps.db, callDocs(added, items, start, end)))) as StoredResult[];
     absorb(attempt, items, shares, added, results, start);
   }
   return attempt;

@@ -1,15 +1,11 @@
 import type { Doc } from '../contracts/model.js';
 import type { Database } from './database.js';
+import { adapterCallable } from './direct-calls.js';
 import { documentCaches, type StoredDone } from './document-caches.js';
 import { boundDatabase } from './raw-database.js';
 
-/** The parts of a PouchDB object a direct read relies on (pouchdb-core 9's own fields). */
+/** The adapter's read a direct read calls (pouchdb-core 9's adapter interface). */
 interface PouchInternals {
-  adapter?: string;
-  _closed?: boolean;
-  _destroyed?: boolean;
-  taskqueue?: { isReady?: boolean };
-  constructor: { listenerCount?(event: string): number };
   _get(id: string, opts: object, done: (err: unknown, result?: { doc: Doc }) => void): void;
 }
 
@@ -26,14 +22,13 @@ const LOCAL_ADAPTERS = new Set(['memory', 'leveldb', 'idb', 'indexeddb']);
  * the adapter already answers 404 for a missing or deleted winner; attachments come as stubs.
  * A store not ready, closed, logging its calls (`debug` listeners), a remote one, or a `_local`
  * id takes the public `get`, so nothing is lost where the direct call does not fit (the adapters
- * listed in LOCAL_ADAPTERS all have pouchdb-core's `_get`). Writes keep the public `bulkDocs`:
- * the same shortcut there (a shallow copy per document instead of its deep clone) measured
- * ≈ 10 % slower per document in createDocs, not faster. On Node's leveldb and memory stores the
+ * listed in LOCAL_ADAPTERS all have pouchdb-core's `_get`). Writes take the same shortcut on
+ * Node's stores (storage/direct-write.ts). On Node's leveldb and memory stores the
  * store's document cache answers first when the store confirms its revision still wins
  * (storage/document-cache.ts).
  */
 export function getStored(db: Database, id: string, done: (err: unknown, doc: Doc | null) => void): void {
-  if (typeof id !== 'string' || id.startsWith('_local/') || !directFits(db)) {
+  if (typeof id !== 'string' || id.startsWith('_local/') || !adapterCallable(db, LOCAL_ADAPTERS)) {
     db.get(id).then(
       (doc) => done(null, doc as unknown as Doc),
       (err: unknown) => done(isMissing(err) ? null : err, null),
@@ -69,17 +64,6 @@ export function getStoredVia(storage: { get(id: string): Promise<object | null> 
   else storage.get(id).then((doc) => done(null, doc as Doc | null), (err: unknown) => done(err, null));
 }
 
-/** Can a read call this store's adapter directly? A local adapter, open and ready, not logging its calls (pouchdb-core's `debug` event). */
-function directFits(db: Database): boolean {
-  const pouch = db as unknown as PouchInternals;
-  return (
-    LOCAL_ADAPTERS.has(pouch.adapter ?? '') &&
-    pouch._closed !== true &&
-    pouch._destroyed !== true &&
-    pouch.taskqueue?.isReady === true &&
-    (pouch.constructor.listenerCount?.('debug') ?? 0) === 0
-  );
-}
 
 /** As pouchdb-core's get without `attachments`: each attachment a stub. */
 function markStubs(doc: Doc): Doc {

@@ -1,5 +1,6 @@
 import type { AdapterName, PouchPlugin, StorageOptions } from './options.js';
 import { attachDocumentCache } from './document-cache.js';
+import { allowDirectWrites } from './direct-write.js';
 import { INDEXEDDB_WRITE_CHUNK } from './write-chunks.js';
 
 /**
@@ -22,8 +23,14 @@ export interface AdapterLoader {
   patched?: true;
   /** documents per bulkDocs call of a large write (storage/write-chunks.ts; default STORAGE_WRITE_CHUNK) */
   writeChunk?: number;
-  /** runs once the store is open (leveldb and memory: their document cache, storage/document-cache.ts) */
+  /** runs once the store is open (leveldb and memory: their document cache and direct writes, levelCoreOpened) */
   opened?(db: object, options: StorageOptions): void;
+}
+
+/** A leveldb or memory store, open: its document cache (storage/document-cache.ts) and direct writes (storage/direct-write.ts). */
+function levelCoreOpened(db: object, options: StorageOptions): void {
+  attachDocumentCache(db, options);
+  allowDirectWrites(db);
 }
 
 const indexeddb: AdapterLoader = { load: () => import('pouchdb-adapter-indexeddb'), pouchAdapter: 'indexeddb', writeChunk: INDEXEDDB_WRITE_CHUNK };
@@ -35,9 +42,9 @@ export const adapterLoaders: Record<AdapterName, AdapterLoader> = {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(options.dataDir ?? './data', { recursive: true });
     },
-    opened: attachDocumentCache,
+    opened: levelCoreOpened,
   },
-  memory: { load: () => import('pouchdb-adapter-memory'), opened: attachDocumentCache },
+  memory: { load: () => import('pouchdb-adapter-memory'), opened: levelCoreOpened },
   // IndexedDB (a Node process has none of its own): the browser's adapters by the same names, as
   // published — the browser bundles carry pouchdb-adapter-indexeddb patched for tabs, a full quota
   // and `_local` documents (scripts/patch-indexeddb-adapter.mjs; docs/browser.md#storage-indexeddb)

@@ -1,0 +1,27 @@
+/** The fields of a PouchDB object (pouchdb-core 9) that say whether its adapter may be called directly. */
+interface PouchState {
+  adapter?: string;
+  _closed?: boolean;
+  _destroyed?: boolean;
+  taskqueue?: { isReady?: boolean };
+  constructor: { listenerCount?(event: string): number };
+}
+
+/**
+ * May the engine call this store's adapter (its `_get`, `_bulkDocs`) instead of pouchdb-core's
+ * public method? Only when the public method would go straight to the adapter: the store is of
+ * one of `adapters`, open, ready (its setup done: pouchdb-core queues calls until then) and not
+ * logging its calls (pouchdb-core's `debug` event). storage/direct-get.ts and direct-write.ts.
+ * (A PouchDB object typed `object`: storage/database.ts opens stores through storage-adapters.ts,
+ * which reaches direct-write.ts, so nothing here imports database.ts, not even its types.)
+ */
+export function adapterCallable(db: object, adapters: ReadonlySet<string>): boolean {
+  const pouch = db as unknown as PouchState;
+  return (
+    adapters.has(pouch.adapter ?? '') &&
+    pouch._closed !== true &&
+    pouch._destroyed !== true &&
+    pouch.taskqueue?.isReady === true &&
+    (pouch.constructor.listenerCount?.('debug') ?? 0) === 0
+  );
+}
