@@ -109,6 +109,12 @@ interface PipelineDeps extends UnitDeps {
   announce(event: DocChangeEvent): void;
 }
 
+/** The pipeline's deps as one object literal (WritePipeline's constructor says why not a spread). */
+function writtenOut(deps: PipelineDeps): PipelineDeps {
+  const { db, lock, feed, hooks, stack, announce } = deps;
+  return { db, lock, feed, hooks, stack, announce, group: new CommitGroup(deps) };
+}
+
 /**
  * The write pipeline: beforeValidate → validate → beforeWrite → bulkDocs (documents and what the
  * write parts add: the engine's primary-key entries and class counters, in one call) →
@@ -126,9 +132,9 @@ export class WritePipeline {
     // spread: every write reads this object, and a spread copy's hidden class depends on the state
     // of V8's clone cache when the stack opens — after a few stacks it changed, and the write
     // path's optimized code was thrown away (a "wrong map" deopt per function) for each new stack
-    // (docs/benchmarks.md#code-shared-by-every-stack)
-    const { db, lock, feed, hooks, stack, announce } = deps;
-    this.deps = { db, lock, feed, hooks, stack, announce, group: new CommitGroup(deps) };
+    // (docs/benchmarks.md#code-shared-by-every-stack); the browser files keep the spread, which
+    // costs them no bytes (their budget has none to spare)
+    this.deps = globalThis.docstackBrowserBuild ? { ...deps, group: new CommitGroup(deps) } : writtenOut(deps);
   }
 
   /** Adds a participant to every write from now on; a second part of the same name is refused. */
