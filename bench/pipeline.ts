@@ -15,8 +15,9 @@
  *     every size timed over DOCS documents in all (DOCS/n fresh databases of n), apart from the
  *     bulk step;
  *   - SERIAL serial `stack.createDoc` ÷ SERIAL serial raw `db.put`, SERIAL_SAMPLES times a round
- *     (each a sample of its own, on fresh databases); the floor sketch (bench/minimal-write.ts) runs
- *     in the same slices, shown ÷ `put` and under the engine, never judged;
+ *     (each a sample of its own, on fresh databases), in slices of random length (harness.ts
+ *     interleavedSpans); the floor sketch (bench/minimal-write.ts) runs in the same slices, shown
+ *     ÷ `put` and under the engine, never judged;
  *   - CONCURRENT `stack.createDoc` at once (Promise.all) ÷ raw PouchDB's best for the same
  *     writes, coalesced `bulkDocs` in calls of CHUNK; also ÷ CONCURRENT separate raw `put`s at
  *     once, and ÷ the engine's own serial inserts (what concurrency gains it);
@@ -85,7 +86,9 @@ const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
  * Slices per interleaved step. Ten (100 serial writes a slice) let young-generation collections
  * fall in step with the slices: a scavenge came once per four slices and landed on the same
  * side's slice round after round (per-slice CPU and GC traced, docs/benchmarks.md). Fifty (20
- * writes, 60 lookups) spreads each side's collections over many slices, as its allocation does.
+ * writes, 60 lookups) spreads each side's collections over many slices, as its allocation does;
+ * the serial step's slices also vary in length around that mean (harness.ts interleavedSpans:
+ * with one length, one side still took nearly every collection of a round).
  */
 const BLOCKS = 50;
 
