@@ -88,12 +88,12 @@ function storeOnce(deps: UnitDeps, unit: Unit): Promise<void> {
 /** storeOnce with its shares' documents listed: the one bulkDocs call (null: a share broke the rules). */
 function storeListed(deps: UnitDeps, unit: Unit, attempt: Attempt, added: UnitDoc[][] | null): Promise<void> {
   if (!added) return storeSettling(deps, unit, attempt);
-  // a bound function, not a closure per write: V8 keeps a function's optimized code only while some
-  // function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
   const { items } = unit;
   // Node's stores directly (storage/direct-write.ts); the browser files never call this function
   // (storeLocked) yet still bundle it, and the ternary keeps that module out of them
   const stored = globalThis.docstackBrowserBuild ? deps.db.bulkDocs(callDocs(added, items, 0, items.length) as never[]) : storeDocs(deps.db, callDocs(added, items, 0, items.length));
+  // a bound function, not a closure per write: V8 keeps a function's optimized code only while some
+  // function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
   return stored.then(storedOnce.bind(null, deps, unit, attempt, added));
 }
 

@@ -64,7 +64,6 @@ export function getStoredVia(storage: { get(id: string): Promise<object | null> 
   else storage.get(id).then((doc) => done(null, doc as Doc | null), (err: unknown) => done(err, null));
 }
 
-
 /** As pouchdb-core's get without `attachments`: each attachment a stub. */
 function markStubs(doc: Doc): Doc {
   const attachments = doc._attachments as Record<string, { stub?: boolean }> | undefined;
