@@ -70,19 +70,13 @@ export async function measure(fn: () => Promise<unknown>): Promise<Sample> {
  * (another program, a leveldb compaction, a GC) then lands on both sides instead of one; use
  * it for any step made of many small operations (lookups, serial writes).
  */
-export async function interleaved<K extends string>(
+export function interleaved<K extends string>(
   sides: Record<K, (block: number) => Promise<unknown>>,
   blocks: number,
   round: number,
 ): Promise<Record<K, Sample>> {
-  const names = Object.keys(sides) as K[];
-  const totals = Object.fromEntries(names.map((n) => [n, { wallMs: 0, cpuMs: 0 }])) as Record<K, Sample>;
-  for (let block = 0; block < blocks; block++) {
-    for (const name of rotate(names, round + block)) {
-      totals[name] = addSamples(totals[name], await measure(() => sides[name](block)));
-    }
-  }
-  return totals;
+  // each block is one operation of `alternate`, one a turn: a side gets its block's index
+  return alternate(sides, blocks, round, () => 1);
 }
 
 /**
@@ -99,22 +93,35 @@ export async function interleaved<K extends string>(
  * rounds' ratios fell in two groups around 1.0 and 1.5. With random lengths the fill point falls
  * anywhere in a turn, so each side collects in proportion to what it allocates.
  */
-export async function interleavedSpans<K extends string>(
+export function interleavedSpans<K extends string>(
   sides: Record<K, (from: number, to: number) => Promise<unknown>>,
   items: number,
   blocks: number,
   round: number,
 ): Promise<Record<K, Sample>> {
+  const random = prng(0x5eed + round);
+  const mean = items / blocks;
+  return alternate(sides, items, round, () => Math.max(1, Math.round(mean * (0.25 + 1.5 * random()))));
+}
+
+/**
+ * interleaved and interleavedSpans: each turn, in an order rotating with `round + turn`, every
+ * side not done runs its next `span()` of its `items` operations, timed; each side's samples summed.
+ */
+async function alternate<K extends string>(
+  sides: Record<K, (from: number, to: number) => Promise<unknown>>,
+  items: number,
+  round: number,
+  span: () => number,
+): Promise<Record<K, Sample>> {
   const names = Object.keys(sides) as K[];
   const totals = Object.fromEntries(names.map((n) => [n, { wallMs: 0, cpuMs: 0 }])) as Record<K, Sample>;
   const done = Object.fromEntries(names.map((n) => [n, 0])) as Record<K, number>;
-  const random = prng(0x5eed + round);
-  const mean = items / blocks;
   for (let turn = 0; names.some((n) => done[n] < items); turn++) {
     for (const name of rotate(names, round + turn)) {
       const from = done[name];
       if (from >= items) continue;
-      const to = Math.min(items, from + Math.max(1, Math.round(mean * (0.25 + 1.5 * random()))));
+      const to = Math.min(items, from + span());
       done[name] = to;
       totals[name] = addSamples(totals[name], await measure(() => sides[name](from, to)));
     }

@@ -291,11 +291,11 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
 }
 
 /**
- * SERIAL serial writes a side, alternating in BLOCKS slices, on fresh databases and a fresh
- * stack: the engine, raw `put`, and the floor sketch (bench/minimal-write.ts: a draft, one
- * validate tap, `bulkDocs([doc])` into a raw database, none of the engine's parts), shown beside
- * the judged pair so that every run says what a write path with nothing but a draft and a
- * validation costs in the same slices.
+ * SERIAL serial writes a side, alternating in slices of random length around SERIAL ÷ BLOCKS
+ * (harness.ts interleavedSpans), on fresh databases and a fresh stack: the engine, raw `put`,
+ * and the floor sketch (bench/minimal-write.ts: a draft, one validate tap, `bulkDocs([doc])` into
+ * a raw database, none of the engine's parts), shown beside the judged pair so that every run
+ * says what a write path with nothing but a draft and a validation costs in the same slices.
  */
 async function serialStep(place: Place, sizes: Sizes, seed: number, order: number): Promise<{ engine: Sample; baseline: Sample; floor: Sample }> {
   const attributes = itemAttributeList(sizes.serial, sizes.docs, seed);
@@ -329,7 +329,6 @@ async function serialStep(place: Place, sizes: Sizes, seed: number, order: numbe
   await dropEngine(engine, place);
   return spent;
 }
-
 
 /** SERIAL_WARMUP serial writes on each side, alternating, on scratch stores dropped after (not timed). */
 async function warmSerial(place: Place, writes: number): Promise<void> {

@@ -6,6 +6,7 @@ import { boundDatabase } from './raw-database.js';
 
 /** The adapter's read a direct read calls (pouchdb-core 9's adapter interface). */
 interface PouchInternals {
+  adapter?: string;
   _get(id: string, opts: object, done: (err: unknown, result?: { doc: Doc }) => void): void;
 }
 
@@ -28,7 +29,8 @@ const LOCAL_ADAPTERS = new Set(['memory', 'leveldb', 'idb', 'indexeddb']);
  * (storage/document-cache.ts).
  */
 export function getStored(db: Database, id: string, done: (err: unknown, doc: Doc | null) => void): void {
-  if (typeof id !== 'string' || id.startsWith('_local/') || !adapterCallable(db, LOCAL_ADAPTERS)) {
+  const local = LOCAL_ADAPTERS.has((db as unknown as PouchInternals).adapter ?? '');
+  if (typeof id !== 'string' || id.startsWith('_local/') || !local || !adapterCallable(db)) {
     db.get(id).then(
       (doc) => done(null, doc as unknown as Doc),
       (err: unknown) => done(isMissing(err) ? null : err, null),

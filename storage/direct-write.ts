@@ -8,8 +8,9 @@ interface PouchWrites {
 }
 
 /**
- * The public `bulkDocs` of each store opened for direct writes (a leveldb or memory store, noted
- * at open: storage/storage-adapters.ts). A store whose `bulkDocs` is no longer that one — wrapped
+ * The public `bulkDocs` of each store opened for direct writes: a leveldb or memory store, both
+ * pouchdb-adapter-leveldb-core, whose `_bulkDocs` this file was checked against (noted at open:
+ * storage/storage-adapters.ts). A store whose `bulkDocs` is no longer that one — wrapped
  * since by a PouchDB plugin, an instrumentation or a test's spy — is written through its wrapper.
  */
 const openedWrites = new WeakMap<object, unknown>();
@@ -18,9 +19,6 @@ const openedWrites = new WeakMap<object, unknown>();
 export function allowDirectWrites(db: object): void {
   openedWrites.set(db, (db as Partial<PouchWrites>).bulkDocs);
 }
-
-/** Node's adapters, both pouchdb-adapter-leveldb-core (whose `_bulkDocs` this file was checked against). */
-const LEVEL_CORE = new Set(['leveldb', 'memory']);
 
 /** pouchdb-core's own check of a `_rev` (isValidRev): another revision goes to the public call, which refuses it. */
 const VALID_REV = /^\d+-[^-]*$/;
@@ -48,7 +46,7 @@ const PLAIN_UNDERSCORE = new Set(['_id', '_rev', '_deleted']);
  */
 export function storeDocs(db: object, docs: readonly object[]): Promise<StoredResult[]> {
   const pouch = db as PouchWrites;
-  const copies = openedWrites.get(db) === pouch.bulkDocs && adapterCallable(db, LEVEL_CORE) ? flatCopies(docs) : undefined;
+  const copies = openedWrites.get(db) === pouch.bulkDocs && adapterCallable(db) ? flatCopies(docs) : undefined;
   if (!copies) return pouch.bulkDocs(docs as never[]) as Promise<StoredResult[]>;
   return new Promise((resolve, reject) => {
     try {
