@@ -4,6 +4,7 @@ import type { ClassModel, Doc } from '../contracts/model.js';
 import type { StackPort } from '../contracts/stack-port.js';
 import type { UnitItem, UnitOfWork, WritePart, WriteShare } from '../contracts/unit-of-work.js';
 import type { KernelHooks } from './hooks.js';
+import { KEEP_AT_MOST, keepShape, lastKept } from '../storage/kept-shapes.js';
 import { isPromiseLike } from '../storage/settle.js';
 import { CommitGroup } from './commit-group.js';
 import { storeUnit, type UnitDeps } from './unit-of-work.js';
@@ -81,6 +82,8 @@ class Batch implements WriteBatch {
     return (this.#scratch ??= new Map());
   }
 }
+// its hidden class outlives the writes (storage/kept-shapes.ts; Node only: the browser files have no bytes for it)
+if (!globalThis.docstackBrowserBuild) keepShape(new Batch([], undefined));
 
 /** Does a beforeWrite, afterRead or afterWrite tap see one of these writes? (A loop: it runs for every write.) */
 function anyTapSees(requests: WriteRequest[], plans: WritePlan[]): boolean {
@@ -160,6 +163,8 @@ export class WritePipeline {
         return this.writeTapped(requests, origin, extras, prepared);
       }
       const { drafts, contexts, items, shares, work } = prepared;
+      // a serial writer's drafts outlive their write until the next one (storage/kept-shapes.ts): their hidden classes, and the code that checks them, survive a full collection between two writes
+      if (!globalThis.docstackBrowserBuild && drafts.length <= KEEP_AT_MOST) lastKept.drafts = drafts;
       // bound methods, not closures per write: V8 keeps a function's optimized code only while
       // some function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
       return storeUnit(this.deps, { items, shares, guard: extras.guard, renew: this.begin.bind(this, work) }).then(this.stored.bind(this, requests, origin, contexts, drafts));

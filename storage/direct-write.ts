@@ -1,5 +1,6 @@
 import type { StoredResult } from '../contracts/unit-of-work.js';
 import { adapterCallable } from './direct-calls.js';
+import { KEEP_AT_MOST, lastKept } from './kept-shapes.js';
 
 /** The store's write methods: its public one and the adapter's (pouchdb-core 9's adapter interface). */
 interface PouchWrites {
@@ -48,6 +49,7 @@ export function storeDocs(db: object, docs: readonly object[]): Promise<StoredRe
   const pouch = db as PouchWrites;
   const copies = openedWrites.get(db) === pouch.bulkDocs && adapterCallable(db) ? flatCopies(docs) : undefined;
   if (!copies) return pouch.bulkDocs(docs as never[]) as Promise<StoredResult[]>;
+  if (copies.length <= KEEP_AT_MOST) lastKept.copies = copies; // their hidden classes outlive the write (kept-shapes.ts)
   return new Promise((resolve, reject) => {
     try {
       pouch._bulkDocs({ docs: copies }, { new_edits: true }, answered.bind(null, copies, resolve, reject));

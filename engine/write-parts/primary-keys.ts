@@ -1,4 +1,5 @@
 import type { StoredResult, UnitDoc, UnitItem, UnitOfWork, WritePart, WriteShare } from '../../contracts/unit-of-work.js';
+import { keepShape } from '../../storage/kept-shapes.js';
 import { planClaims } from '../indexes/key-claims.js';
 import { uniqueViolation, type KeyClaim, type KeyEntryWrite, type PrimaryKeyIndex } from '../indexes/primary-keys.js';
 import { anyCounted, countedEntries } from '../indexes/key-holders.js';
@@ -116,3 +117,6 @@ class KeysShare implements WriteShare {
     return this.index.released(this.written.map(({ write }) => write));
   }
 }
+
+// its hidden class outlives the writes (storage/kept-shapes.ts; Node only: the browser files have no bytes for it)
+if (!globalThis.docstackBrowserBuild) keepShape(new KeysShare(null as never, { items: [], origin: 'local', dryRun: false }));
