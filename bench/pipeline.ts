@@ -72,8 +72,8 @@ const SERIAL_WARMUP = 5_000;
 /**
  * Serial samples per round: the serial step runs this many times a round, each time on a fresh
  * raw database and a fresh stack, and each is a sample of the serial row (so 7 rounds judge the
- * serial median on 42; 21 until stop 52, whose runs of one code still spread ±0.06 around their
- * median — a sample's ratio spread 0.8–2.2×, docs/benchmarks.md). One step of 1,000 writes a side sees about five young-generation
+ * serial median on 42; 21 until stop 52, when one sample's ratio still spread 0.8–2.2×,
+ * docs/benchmarks.md). One step of 1,000 writes a side sees about five young-generation
  * collections of 4–8 ms each, and which side's slice each one lands in is a coin toss: traced
  * per slice on memory, one round gave the engine 22 ms of them and raw `put` 4 ms (ratio 1.78×),
  * the next 5 ms and 20 ms (0.84×), while the sides' own counts over a run were even (17 and 19,

@@ -3,7 +3,7 @@
  * makes serial creates until V8 has optimized its write path, then a full garbage collection runs
  * between two writes (marked `@@gc` … `@@gc done` on stdout, where V8 prints what it throws away),
  * then more creates. With `forget`, the kept shapes are let go just before the collection.
- * Run: node --expose-gc --trace-deopt <bundle> [forget]
+ * Run: node --expose-gc --trace-opt --trace-deopt --no-concurrent-recompilation <bundle> [forget]
  */
 import { Class, createStack } from '../../index.js';
 import { validationPlugin } from '../../plugins/validation/index.js';
