@@ -1,6 +1,5 @@
 import type { StoredResult, UnitDoc } from '../contracts/unit-of-work.js';
-import { storeDocs } from '../storage/direct-write.js';
-import { absorb, newAttempt, prepareShares, shareDocs, storeLocked, WRITE_CHUNK, type Attempt, type Unit, type UnitDeps } from './unit-of-work.js';
+import { absorb, newAttempt, prepareShares, shareDocs, storeCall, storeLocked, WRITE_CHUNK, type Attempt, type Unit, type UnitDeps } from './unit-of-work.js';
 
 interface Waiting {
   unit: Unit;
@@ -105,8 +104,7 @@ export class CommitGroup {
     }
     let results: StoredResult[];
     try {
-      // Node's stores directly (storage/direct-write.ts); the browser files keep pouchdb-core's call (no bytes for it)
-      results = (await (globalThis.docstackBrowserBuild ? this.deps.db.bulkDocs(docs as never[]) : storeDocs(this.deps.db, docs))) as StoredResult[];
+      results = await storeCall(this.deps.db, docs);
     } catch (err) {
       // the call itself failed (storage closed, quota): nothing of it is known stored
       for (const { waiting } of ready) waiting.reject(err);

@@ -88,10 +88,7 @@ function storeOnce(deps: UnitDeps, unit: Unit): Promise<void> {
 /** storeOnce with its shares' documents listed: the one bulkDocs call (null: a share broke the rules). */
 function storeListed(deps: UnitDeps, unit: Unit, attempt: Attempt, added: UnitDoc[][] | null): Promise<void> {
   if (!added) return storeSettling(deps, unit, attempt);
-  const { items } = unit;
-  // Node's stores directly (storage/direct-write.ts); the browser files never call this function
-  // (storeLocked) yet still bundle it, and the ternary keeps that module out of them
-  const stored = globalThis.docstackBrowserBuild ? deps.db.bulkDocs(callDocs(added, items, 0, items.length) as never[]) : storeDocs(deps.db, callDocs(added, items, 0, items.length));
+  const stored = storeCall(deps.db, callDocs(added, unit.items, 0, unit.items.length));
   // a bound function, not a closure per write: V8 keeps a function's optimized code only while some
   // function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
   return stored.then(storedOnce.bind(null, deps, unit, attempt, added));
@@ -183,11 +180,19 @@ async function storeChunks(deps: UnitDeps, items: readonly UnitItem[], shares: r
     const pending = shareDocs(shares, start, end, attempt);
     const added = isPromiseLike(pending) ? await pending : pending;
     if (!added) break;
-    // Node's stores directly (storage/direct-write.ts); the browser files keep pouchdb-core's call (no bytes for it)
-    const results = (await (globalThis.docstackBrowserBuild ? deps.db.bulkDocs(callDocs(added, items, start, end) as never[]) : storeDocs(deps.db, callDocs(added, items, start, end)))) as StoredResult[];
+    const results = await storeCall(deps.db, callDocs(added, items, start, end));
     absorb(attempt, items, shares, added, results, start);
   }
   return attempt;
+}
+
+/**
+ * One storage call of a write's documents: on Node's stores straight to the adapter
+ * (storage/direct-write.ts); the browser files keep pouchdb-core's `bulkDocs` (the ternary keeps
+ * that module out of them: no bytes for it).
+ */
+export function storeCall(db: Database, docs: object[]): Promise<StoredResult[]> {
+  return (globalThis.docstackBrowserBuild ? db.bulkDocs(docs as never[]) : storeDocs(db, docs)) as Promise<StoredResult[]>;
 }
 
 /** One bulkDocs call's documents: the shares' copied (PouchDB adds `_rev` to what it is given), then items [start, end). */
