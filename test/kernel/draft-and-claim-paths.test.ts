@@ -61,6 +61,37 @@ describe('createDraft: what a new document may not set', () => {
     expect(Object.keys(parsed)).toContain('__proto__');
     expect((parsed as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it("builds on Node (attributes copied one by one) the draft the browser files' spread builds", () => {
+    const inputs: Record<string, unknown>[] = [
+      { '~class': 'Item', code: 'a', label: 'l' },
+      { label: 'l', active: true, '~class': 'Item', code: 'a', _id: 'Item-y', 7: 'seven', 2: 'two' },
+      JSON.parse('{"code":"a","__proto__":{"polluted":1},"label":"after"}') as Record<string, unknown>,
+      Object.assign(Object.create(null) as Record<string, unknown>, { code: 'a', label: 'no prototype' }),
+    ];
+    const viaSpread = (input: Record<string, unknown>) => {
+      globalThis.docstackBrowserBuild = true; // the browser files' branch (types/build-flags.d.ts)
+      try {
+        return createDraft(input, item, undefined, 'now');
+      } finally {
+        delete (globalThis as { docstackBrowserBuild?: boolean }).docstackBrowserBuild;
+      }
+    };
+    for (const input of inputs) {
+      const node = createDraft(input, item, undefined, 'now');
+      const spread = viaSpread(input);
+      expect(Object.keys(node)).toEqual(Object.keys(spread));
+      expect(node).toEqual(spread);
+      expect(Object.getPrototypeOf(node)).toBe(Object.prototype);
+    }
+  });
+
+  it('copies no enumerable property an input inherits (a polluted prototype reaches no document)', () => {
+    const inherited = Object.assign(Object.create({ injected: 'from the prototype' }) as Record<string, unknown>, { '~class': 'Item', code: 'a' });
+    const doc = createDraft(inherited, item, undefined, 'now');
+    expect(Object.keys(doc)).toEqual(['_id', '~class', 'code', '~createTimestamp', 'active']);
+    expect(Object.hasOwn(doc, 'injected')).toBe(false);
+  });
 });
 
 describe('a one-attribute key: the claim and the natural id from one JSON text', () => {

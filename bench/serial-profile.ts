@@ -1,0 +1,176 @@
+/**
+ * bench/serial-profile: where a serial create's CPU goes, side by side with a raw `put` and the
+ * floor sketch, in the same slices bench/pipeline times them in (not a timing: bench/pipeline has
+ * the judged ratios). Per step, on fresh stores, the three sides alternate in slices of random
+ * length (≈ 20 writes) under one CPU profile; each profile sample is billed to the side whose
+ * slice was running at its time, so a function the sides share (pouchdb-core, the adapter,
+ * memdown, the garbage collector) is shown per side too — what a profile of the engine alone
+ * cannot tell: whether the adapter's own work costs more when the engine writes.
+ *
+ *   node --import ./bench/strip-types/register.mjs bench/serial-profile.ts [memory|leveldb] [--by=function] [--steps=20] [--top=40]
+ *
+ * `--touch=KB`: the sketch's column becomes a raw `put` followed by a read of KB kilobytes (one
+ * load per cache line of a buffer of its own): what the adapter's own work costs when each write
+ * also walks that much memory — how sensitive the shared code is to what runs beside it.
+ *
+ * Prints each side's process CPU per write (all threads: the collector's and the compiler's
+ * included) and its sampled main-thread time per write, then the `--top` entries (files, or
+ * functions with `--by=function`) whose time per write is most above the `put`'s. Sampling costs
+ * each side alike but is not free: the ratios read here are above bench/pipeline's.
+ */
+import { Session } from 'node:inspector/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { minimalWriter } from './minimal-write.js';
+import { dropEngine, dropRaw, engineInputs, itemAttributeList, openEngine, openRaw, prng, rawDocs, type AdapterName, type Place } from './pipeline-sides.js';
+
+const SIDES = ['put', 'sketch', 'engine'] as const;
+type Side = (typeof SIDES)[number];
+/** Writes a side makes per step (one fresh store each), as bench/pipeline's serial step. */
+const PER_STEP = 1_000;
+/** Steps before the profile starts: V8 optimizes the write path over the first several thousand writes. */
+const WARM_STEPS = 8;
+/** Microseconds between samples. */
+const SAMPLING_US = 100;
+
+interface Options {
+  adapter: AdapterName;
+  byFunction: boolean;
+  steps: number;
+  top: number;
+  /** kilobytes the sketch's column reads after a raw put instead (0: the floor sketch) */
+  touchKb: number;
+}
+
+/** One slice of one side: [start, end] in the profile's clock (µs), and the side. */
+type Slice = [number, number, Side];
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { url: string; functionName: string } }[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { adapter: 'memory', byFunction: false, steps: 20, top: 40, touchKb: 0 };
+  for (const arg of argv) {
+    if (arg === 'memory' || arg === 'leveldb') options.adapter = arg;
+    else if (arg === '--by=function') options.byFunction = true;
+    else if (arg === '--by=file') options.byFunction = false;
+    else if (/^--steps=\d+$/.test(arg)) options.steps = Number(arg.slice(8));
+    else if (/^--top=\d+$/.test(arg)) options.top = Number(arg.slice(6));
+    else if (/^--touch=\d+$/.test(arg)) options.touchKb = Number(arg.slice(8));
+    else throw new Error(`Unknown argument ${arg}: memory|leveldb, --by=file|function, --steps=N, --top=N, --touch=KB.`);
+  }
+  return options;
+}
+
+/** The inspector's profile clock: microseconds of the monotonic clock process.hrtime reads. */
+const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * One step: fresh stores for the three sides, PER_STEP writes each in alternating slices of 5–34
+ * writes (the order rotating every turn). With `slices`, each slice's span is noted and its
+ * process CPU added to `cpu`.
+ */
+/** A read of every cache line of `buffer` (--touch): its sum, so the reads are not optimized away. */
+function touch(buffer: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < buffer.length; i += 8) sum += buffer[i]; // 8 doubles: one 64-byte line
+  return sum;
+}
+
+async function step(place: Place, seed: number, slices: Slice[] | null, cpu: Record<Side, number>, touched: Float64Array | null): Promise<void> {
+  const attributes = itemAttributeList(PER_STEP, 0, seed);
+  const docs = rawDocs(attributes);
+  const inputs = engineInputs(attributes);
+  const raw = await openRaw(place);
+  const floorDb = await openRaw(place);
+  const floor = minimalWriter(floorDb);
+  const engine = await openEngine(place);
+  const write: Record<Side, (i: number) => Promise<unknown>> = {
+    put: (i) => raw.put(docs[i]),
+    sketch: touched ? (i) => floorDb.put(docs[i]).then(() => touch(touched)) : (i) => floor(inputs[i]),
+    engine: (i) => engine.stack.createDoc(inputs[i]),
+  };
+  const done: Record<Side, number> = { put: 0, sketch: 0, engine: 0 };
+  const random = prng(seed);
+  for (let turn = 0; SIDES.some((side) => done[side] < PER_STEP); turn++) {
+    for (let k = 0; k < SIDES.length; k++) {
+      const side = SIDES[(turn + k) % SIDES.length];
+      const from = done[side];
+      const to = Math.min(PER_STEP, from + 5 + Math.floor(random() * 30));
+      done[side] = to;
+      const cpu0 = process.cpuUsage();
+      const start = nowUs();
+      for (let i = from; i < to; i++) await write[side](i);
+      const used = process.cpuUsage(cpu0);
+      if (slices) {
+        slices.push([start, nowUs(), side]);
+        cpu[side] += used.user + used.system;
+      }
+    }
+  }
+  await dropRaw(raw);
+  await dropRaw(floorDb);
+  await dropEngine(engine, place);
+}
+
+/** Each sample's time billed to the side whose slice held it: per side, per entry (file or function), in µs. */
+function attribute(profile: CpuProfile, slices: Slice[], byFunction: boolean): Record<Side, Map<string, number>> {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const billed: Record<Side, Map<string, number>> = { put: new Map(), sketch: new Map(), engine: new Map() };
+  let time = profile.startTime;
+  let at = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    time += profile.timeDeltas[i];
+    while (at < slices.length && slices[at][1] < time) at++;
+    if (at >= slices.length || slices[at][0] > time) continue; // between slices: setup, not a write
+    const frame = nodes.get(profile.samples[i])!;
+    const file = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(bench|kernel|engine|storage|plugins|contracts|kit)\//, '$1/');
+    const key = byFunction ? `${file}:${frame.functionName || '(anonymous)'}` : file || frame.functionName;
+    const spent = profile.timeDeltas[i + 1] ?? SAMPLING_US; // a sample stands for the time up to the next
+    const side = billed[slices[at][2]];
+    side.set(key, (side.get(key) ?? 0) + spent);
+  }
+  return billed;
+}
+
+const perWrite = (us: number, writes: number): string => (us / writes).toFixed(2).padStart(7);
+
+async function main(options: Options): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'docstack-serial-profile-'));
+  const place: Place = { adapter: options.adapter, dir };
+  const cpu: Record<Side, number> = { put: 0, sketch: 0, engine: 0 };
+  const slices: Slice[] = [];
+  const touched = options.touchKb > 0 ? new Float64Array((options.touchKb * 1024) / 8) : null;
+  try {
+    for (let s = 0; s < WARM_STEPS; s++) await step(place, 1 + s, null, cpu, touched);
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: SAMPLING_US });
+    await session.post('Profiler.start');
+    for (let s = 0; s < options.steps; s++) await step(place, 100 + s, slices, cpu, touched);
+    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+    session.disconnect();
+    const billed = attribute(profile, slices, options.byFunction);
+    const writes = options.steps * PER_STEP;
+    const total = (side: Side) => [...billed[side].values()].reduce((a, b) => a + b, 0);
+    const sketch = touched ? `the sketch's column: put, then ${options.touchKb} kB read` : 'floor sketch';
+    console.log(`serial-profile (${options.adapter}, ${options.steps} steps of ${PER_STEP} writes a side; ${sketch}), µs per write`);
+    console.log(`  process CPU: ${SIDES.map((s) => `${s} ${perWrite(cpu[s], writes).trim()}`).join(', ')}; engine ÷ put ${(cpu.engine / cpu.put).toFixed(3)}`);
+    console.log(`  sampled:     ${SIDES.map((s) => `${s} ${perWrite(total(s), writes).trim()}`).join(', ')}`);
+    const keys = new Set(SIDES.flatMap((s) => [...billed[s].keys()]));
+    const rows = [...keys].map((key) => ({ key, spent: SIDES.map((s) => billed[s].get(key) ?? 0) }));
+    rows.sort((a, b) => b.spent[2] - b.spent[0] - (a.spent[2] - a.spent[0]));
+    console.log(`\n${'put'.padStart(7)}${'sketch'.padStart(7)}${'engine'.padStart(7)}  (most above put first)`);
+    for (const { key, spent } of rows.slice(0, options.top)) console.log(`${spent.map((us) => perWrite(us, writes)).join('')}  ${key}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main(parseOptions(process.argv.slice(2)));
