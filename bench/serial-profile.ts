@@ -23,6 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { minimalWriter } from './minimal-write.js';
+import { billToSlices, type CpuProfile, type Slice } from './profile-slices.js';
 import { dropEngine, dropRaw, engineInputs, itemAttributeList, openEngine, openRaw, prng, rawDocs, type AdapterName, type Place } from './pipeline-sides.js';
 
 const SIDES = ['put', 'sketch', 'engine'] as const;
@@ -41,16 +42,6 @@ interface Options {
   top: number;
   /** kilobytes the sketch's column reads after a raw put instead (0: the floor sketch) */
   touchKb: number;
-}
-
-/** One slice of one side: [start, end] in the profile's clock (µs), and the side. */
-type Slice = [number, number, Side];
-
-interface CpuProfile {
-  nodes: { id: number; callFrame: { url: string; functionName: string } }[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -82,7 +73,7 @@ function touch(buffer: Float64Array): number {
   return sum;
 }
 
-async function step(place: Place, seed: number, slices: Slice[] | null, cpu: Record<Side, number>, touched: Float64Array | null): Promise<void> {
+async function step(place: Place, seed: number, slices: Slice<Side>[] | null, cpu: Record<Side, number>, touched: Float64Array | null): Promise<void> {
   const attributes = itemAttributeList(PER_STEP, 0, seed);
   const docs = rawDocs(attributes);
   const inputs = engineInputs(attributes);
@@ -118,33 +109,13 @@ async function step(place: Place, seed: number, slices: Slice[] | null, cpu: Rec
   await dropEngine(engine, place);
 }
 
-/** Each sample's time billed to the side whose slice held it: per side, per entry (file or function), in µs. */
-function attribute(profile: CpuProfile, slices: Slice[], byFunction: boolean): Record<Side, Map<string, number>> {
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
-  const billed: Record<Side, Map<string, number>> = { put: new Map(), sketch: new Map(), engine: new Map() };
-  let time = profile.startTime;
-  let at = 0;
-  for (let i = 0; i < profile.samples.length; i++) {
-    time += profile.timeDeltas[i];
-    while (at < slices.length && slices[at][1] < time) at++;
-    if (at >= slices.length || slices[at][0] > time) continue; // between slices: setup, not a write
-    const frame = nodes.get(profile.samples[i])!;
-    const file = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(bench|kernel|engine|storage|plugins|contracts|kit)\//, '$1/');
-    const key = byFunction ? `${file}:${frame.functionName || '(anonymous)'}` : file || frame.functionName;
-    const spent = profile.timeDeltas[i + 1] ?? SAMPLING_US; // a sample stands for the time up to the next
-    const side = billed[slices[at][2]];
-    side.set(key, (side.get(key) ?? 0) + spent);
-  }
-  return billed;
-}
-
 const perWrite = (us: number, writes: number): string => (us / writes).toFixed(2).padStart(7);
 
 async function main(options: Options): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'docstack-serial-profile-'));
   const place: Place = { adapter: options.adapter, dir };
   const cpu: Record<Side, number> = { put: 0, sketch: 0, engine: 0 };
-  const slices: Slice[] = [];
+  const slices: Slice<Side>[] = [];
   const touched = options.touchKb > 0 ? new Float64Array((options.touchKb * 1024) / 8) : null;
   try {
     for (let s = 0; s < WARM_STEPS; s++) await step(place, 1 + s, null, cpu, touched);
@@ -156,7 +127,10 @@ async function main(options: Options): Promise<void> {
     for (let s = 0; s < options.steps; s++) await step(place, 100 + s, slices, cpu, touched);
     const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
     session.disconnect();
-    const billed = attribute(profile, slices, options.byFunction);
+    const billed = billToSlices(profile, slices, SIDES, (frame) => {
+      const file = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(bench|kernel|engine|storage|plugins|contracts|kit)\//, '$1/');
+      return options.byFunction ? `${file}:${frame.functionName || '(anonymous)'}` : file || frame.functionName;
+    }, SAMPLING_US);
     const writes = options.steps * PER_STEP;
     const total = (side: Side) => [...billed[side].values()].reduce((a, b) => a + b, 0);
     const sketch = touched ? `the sketch's column: put, then ${options.touchKb} kB read` : 'floor sketch';
