@@ -61,11 +61,6 @@ function parseOptions(argv: string[]): Options {
 /** The inspector's profile clock: microseconds of the monotonic clock process.hrtime reads. */
 const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
-/**
- * One step: fresh stores for the three sides, PER_STEP writes each in alternating slices of 5–34
- * writes (the order rotating every turn). With `slices`, each slice's span is noted and its
- * process CPU added to `cpu`.
- */
 /** A read of every cache line of `buffer` (--touch): its sum, so the reads are not optimized away. */
 function touch(buffer: Float64Array): number {
   let sum = 0;
@@ -73,6 +68,11 @@ function touch(buffer: Float64Array): number {
   return sum;
 }
 
+/**
+ * One step: fresh stores for the three sides, PER_STEP writes each in alternating slices of 5–34
+ * writes (the order rotating every turn). With `slices`, each slice's span is noted and its
+ * process CPU added to `cpu`.
+ */
 async function step(place: Place, seed: number, slices: Slice<Side>[] | null, cpu: Record<Side, number>, touched: Float64Array | null): Promise<void> {
   const attributes = itemAttributeList(PER_STEP, 0, seed);
   const docs = rawDocs(attributes);
