@@ -91,7 +91,7 @@ const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
  * the serial step's slices also vary in length around that mean (harness.ts interleavedSpans:
  * with one length, one side still took nearly every collection of a round).
  */
-const BLOCKS = 50;
+export const BLOCKS = 50;
 
 /** Issue 29's aims, ÷ raw PouchDB at the same batch size, judged on the CPU median. */
 const AIMS = { bulk: 1.3, serial: 1.3, lookup: 1.0, countMs: 1 };

@@ -2,7 +2,7 @@
  * bench/serial-profile: where a serial create's CPU goes, side by side with a raw `put` and the
  * floor sketch, in the same slices bench/pipeline times them in (not a timing: bench/pipeline has
  * the judged ratios). Per step, on fresh stores, the three sides alternate in slices of random
- * length (≈ 20 writes) under one CPU profile; each profile sample is billed to the side whose
+ * length (5–35 writes, harness.ts interleavedSpans) under one CPU profile; each profile sample is billed to the side whose
  * slice was running at its time, so a function the sides share (pouchdb-core, the adapter,
  * memdown, the garbage collector) is shown per side too — what a profile of the engine alone
  * cannot tell: whether the adapter's own work costs more when the engine writes.
@@ -23,8 +23,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { minimalWriter } from './minimal-write.js';
+import { interleavedSpans } from './harness.js';
+import { BLOCKS } from './pipeline.js';
 import { billToSlices, type CpuProfile, type Slice } from './profile-slices.js';
-import { dropEngine, dropRaw, engineInputs, itemAttributeList, openEngine, openRaw, prng, rawDocs, type AdapterName, type Place } from './pipeline-sides.js';
+import { dropEngine, dropRaw, engineInputs, itemAttributeList, openEngine, openRaw, rawDocs, type AdapterName, type Place } from './pipeline-sides.js';
 
 const SIDES = ['put', 'sketch', 'engine'] as const;
 type Side = (typeof SIDES)[number];
@@ -69,9 +71,9 @@ function touch(buffer: Float64Array): number {
 }
 
 /**
- * One step: fresh stores for the three sides, PER_STEP writes each in alternating slices of 5–34
- * writes (the order rotating every turn). With `slices`, each slice's span is noted and its
- * process CPU added to `cpu`.
+ * One step: fresh stores for the three sides, PER_STEP writes each in bench/pipeline's slices
+ * (harness.ts interleavedSpans: BLOCKS slices of random length, the order rotating every turn).
+ * With `slices`, each slice's span is noted and each side's process CPU added to `cpu`.
  */
 async function step(place: Place, seed: number, slices: Slice<Side>[] | null, cpu: Record<Side, number>, touched: Float64Array | null): Promise<void> {
   const attributes = itemAttributeList(PER_STEP, 0, seed);
@@ -86,24 +88,14 @@ async function step(place: Place, seed: number, slices: Slice<Side>[] | null, cp
     sketch: touched ? (i) => floorDb.put(docs[i]).then(() => touch(touched)) : (i) => floor(inputs[i]),
     engine: (i) => engine.stack.createDoc(inputs[i]),
   };
-  const done: Record<Side, number> = { put: 0, sketch: 0, engine: 0 };
-  const random = prng(seed);
-  for (let turn = 0; SIDES.some((side) => done[side] < PER_STEP); turn++) {
-    for (let k = 0; k < SIDES.length; k++) {
-      const side = SIDES[(turn + k) % SIDES.length];
-      const from = done[side];
-      const to = Math.min(PER_STEP, from + 5 + Math.floor(random() * 30));
-      done[side] = to;
-      const cpu0 = process.cpuUsage();
-      const start = nowUs();
-      for (let i = from; i < to; i++) await write[side](i);
-      const used = process.cpuUsage(cpu0);
-      if (slices) {
-        slices.push([start, nowUs(), side]);
-        cpu[side] += used.user + used.system;
-      }
-    }
-  }
+  // each side's slice, its span noted for the profile's samples
+  const slice = (side: Side) => async (from: number, to: number) => {
+    const start = nowUs();
+    for (let i = from; i < to; i++) await write[side](i);
+    slices?.push([start, nowUs(), side]);
+  };
+  const spent = await interleavedSpans({ put: slice('put'), sketch: slice('sketch'), engine: slice('engine') }, PER_STEP, BLOCKS, seed);
+  if (slices) for (const side of SIDES) cpu[side] += spent[side].cpuMs * 1000;
   await dropRaw(raw);
   await dropRaw(floorDb);
   await dropEngine(engine, place);
