@@ -38,8 +38,15 @@ export class CommitGroup {
   private queue(): void {
     if (this.queued) return;
     this.queued = true;
-    // flush settles every write it takes; the lock's own promise has nothing left to report
-    this.deps.lock(() => this.flush()).catch(() => undefined);
+    // the writes a turn takes are answered once it gave the lock back: answered inside the turn, a
+    // serial writer's next write found the lock still held — by the group's turn that answered
+    // it — and went to the group, and so did every write after it (each a turn of the lock, an
+    // async flush and its promises), until some pause let the lock go
+    const outcomes: Outcome[] = [];
+    const answer = (): void => {
+      for (const outcome of outcomes) outcome();
+    };
+    this.deps.lock(() => this.flush(outcomes)).then(answer, answer);
   }
 
   /** Writes taken for this turn that must wait for the next one (first in line, in their order). */
@@ -49,7 +56,7 @@ export class CommitGroup {
   }
 
   /** Inside the lock: stores the writes waiting now (as many as fit in one call). */
-  private async flush(): Promise<void> {
+  private async flush(outcomes: Outcome[]): Promise<void> {
     this.queued = false;
     const taken: Waiting[] = [];
     let size = 0;
@@ -59,11 +66,11 @@ export class CommitGroup {
       size += next.unit.items.length;
     }
     if (this.waiting.length > 0) this.queue();
-    if (taken.length === 1) return settle(taken[0], storeLocked(this.deps, taken[0].unit));
-    await this.storeTogether(taken);
+    if (taken.length === 1) return settle(taken[0], storeLocked(this.deps, taken[0].unit), outcomes);
+    await this.storeTogether(taken, outcomes);
   }
 
-  private async storeTogether(taken: Waiting[]): Promise<void> {
+  private async storeTogether(taken: Waiting[], outcomes: Outcome[]): Promise<void> {
     // each write's shares prepared on their own: a refusal (a taken key) refuses that write only
     const ready: { waiting: Waiting; attempt: Attempt; added: UnitDoc[][] }[] = [];
     const ids = new Set<string>();
@@ -78,7 +85,7 @@ export class CommitGroup {
         const attempt = newAttempt();
         const added = await shareDocs(waiting.unit.shares, 0, waiting.unit.items.length, attempt);
         if (!added) {
-          await settle(waiting, storeLocked(this.deps, waiting.unit, attempt));
+          await settle(waiting, storeLocked(this.deps, waiting.unit, attempt), outcomes);
           continue;
         }
         // PouchDB does not order two writes of one id within a call (two puts of one `_local`
@@ -93,7 +100,7 @@ export class CommitGroup {
         for (const item of waiting.unit.items) ids.add(item.doc._id);
         ready.push({ waiting, attempt, added });
       } catch (err) {
-        waiting.reject(err);
+        outcomes.push(() => waiting.reject(err));
       }
     }
     if (ready.length === 0) return;
@@ -107,7 +114,7 @@ export class CommitGroup {
       results = await storeCall(this.deps.db, docs);
     } catch (err) {
       // the call itself failed (storage closed, quota): nothing of it is known stored
-      for (const { waiting } of ready) waiting.reject(err);
+      for (const { waiting } of ready) outcomes.push(() => waiting.reject(err));
       return;
     }
     let offset = 0;
@@ -117,15 +124,19 @@ export class CommitGroup {
       offset += length;
     }
     // every write of the call is read before any is settled: a failed one's undo is its own call
-    for (const { waiting, attempt } of ready) await settle(waiting, storeLocked(this.deps, waiting.unit, attempt));
+    for (const { waiting, attempt } of ready) await settle(waiting, storeLocked(this.deps, waiting.unit, attempt), outcomes);
   }
 }
 
-async function settle(waiting: Waiting, storing: Promise<void>): Promise<void> {
+/** A write's answer, given once its turn of the lock is over (CommitGroup.queue). */
+type Outcome = () => void;
+
+/** A write's outcome, noted in `outcomes`. */
+async function settle(waiting: Waiting, storing: Promise<void>, outcomes: Outcome[]): Promise<void> {
   try {
     await storing;
-    waiting.resolve();
+    outcomes.push(waiting.resolve);
   } catch (err) {
-    waiting.reject(err);
+    outcomes.push(() => waiting.reject(err));
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Class, type ClientStack } from '../../index.js';
-import { countCalls, expectRefused, kernelStack } from '../helpers/stack.js';
+import { writeLockFor } from '../../storage/write-lock.js';
+import { countCalls, expectRefused, kernelStack, rawDb } from '../helpers/stack.js';
 
 async function fourClasses(stack: ClientStack): Promise<string[]> {
   const names = ['Alpha', 'Beta', 'Gamma', 'Delta'];
@@ -24,6 +25,54 @@ describe('group commit: concurrent writes share storage calls, each keeps its ow
     seen.calls = 0;
     await stack.createDoc({ '~class': 'Alpha', code: 'serial', n: 9 });
     expect(seen.calls).toBe(1);
+  });
+
+  it('a write the group stored is answered once the lock is free: the serial writes after it take the lock at once, not the group', async () => {
+    const stack = await kernelStack();
+    await fourClasses(stack);
+    const lock = writeLockFor(rawDb(stack));
+    // a write meeting another section at the lock (here one held by hand; a class counter's flush,
+    // say) goes to the group, which stores it in a turn of its own
+    let release!: () => void;
+    const section = lock(() => new Promise<void>((resolve) => (release = resolve)));
+    const grouped = stack.createDoc({ '~class': 'Alpha', code: 'a', n: 1 });
+    release();
+    await section;
+    await grouped;
+    // answered inside that turn, the writer found the lock still held by it (and so did every write after)
+    expect(lock.busy()).toBe(false);
+    const busyAtAnswer: boolean[] = [];
+    for (let i = 0; i < 5; i++) {
+      await stack.createDoc({ '~class': 'Gamma', code: `g${i}`, n: i });
+      busyAtAnswer.push(lock.busy());
+    }
+    expect(busyAtAnswer).toEqual([false, false, false, false, false]);
+    expect(await stack.countDocuments('Gamma')).toBe(5);
+  });
+
+  it('the write lock a serial write holds is given back on every way out: stored, a taken key refused, a failed storage call', async () => {
+    const stack = await kernelStack();
+    await fourClasses(stack);
+    const lock = writeLockFor(rawDb(stack));
+    await stack.createDoc({ '~class': 'Alpha', code: 'one', n: 1 });
+    expect(lock.busy()).toBe(false);
+    // a taken key: storage refuses the natural id (409), the write is settled and refused
+    await expectRefused(stack.createDoc({ '~class': 'Alpha', code: 'one', n: 2 }), 'DS_UNIQUE_VIOLATION');
+    expect(lock.busy()).toBe(false);
+    // the storage call itself fails: refused, the lock given back, nothing stored
+    const db = rawDb(stack) as unknown as { _bulkDocs: (request: unknown, options: unknown, done: (err: unknown) => void) => void };
+    const inner = db._bulkDocs;
+    db._bulkDocs = (_request: unknown, _options: unknown, done: (err: unknown) => void) => done(new Error('disk gone'));
+    try {
+      await expect(stack.createDoc({ '~class': 'Alpha', code: 'two', n: 2 })).rejects.toThrow('disk gone');
+    } finally {
+      db._bulkDocs = inner;
+    }
+    expect(lock.busy()).toBe(false);
+    await stack.createDoc({ '~class': 'Alpha', code: 'three', n: 3 });
+    expect(lock.busy()).toBe(false);
+    expect((await stack.findDocuments('Alpha', {})).map((d) => d.code).sort()).toEqual(['one', 'three']);
+    expect(await stack.countDocuments('Alpha')).toBe(2);
   });
 
   it('concurrent creates of one class share calls too (its counter is kept in memory, not written per call); the count is exact', async () => {
