@@ -4,7 +4,7 @@ import { CLASS_META, SELF_META, type ClassModel, type Doc, type DocOf, type NewD
 import type { FindOptions, GetOptions, Selector } from '../contracts/queries.js';
 import { closesOf, type Database } from '../storage/database.js';
 import { writeLockFor } from '../storage/write-lock.js';
-import { createDocuments, firstOf, type CreateDeps, type CreateRequests } from './create-requests.js';
+import { createDocument, createDocuments, firstOf, type CreateDeps, type CreateRequests } from './create-requests.js';
 import { KEYS } from '../kernel/container.js';
 import { deleteDraft, nowIso, requireObject, updateDraft } from '../kernel/drafts.js';
 import { extrasOf, type WriteRequest } from '../kernel/pipeline.js';
@@ -171,7 +171,18 @@ export class ClientStack extends StackCore {
   createDoc<C extends MappedClass<DocstackClasses>>(doc: NewDocOf<AttributesOf<DocstackClasses, C>> & { '~class': C }, options?: WriteOptions & { id?: string }): Promise<DocOf<AttributesOf<DocstackClasses, C>>>;
   createDoc<T extends object = Record<string, unknown>, C extends string = string>(doc: NewDocOf<T> & { '~class': UnmappedClass<DocstackClasses, C> }, options?: WriteOptions & { id?: string }): Promise<DocOf<T>>;
   createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
-    return this.createDocs([options.id === undefined ? doc : { ...doc, _id: options.id }], options).then(firstOf);
+    const input = options.id === undefined ? doc : { ...doc, _id: options.id };
+    // Node: the pipeline answers the document itself (no `then` to take it out of a list; the
+    // browser files have no bytes for it)
+    if (!globalThis.docstackBrowserBuild) {
+      try {
+        this.assertOpen();
+        return createDocument(input, this.creates, options);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.createDocs([input], options).then(firstOf);
   }
 
   /** All or nothing: every document is validated before any is stored (engine/create-requests.ts; a refusal rejects, never throws). */
@@ -194,10 +205,11 @@ export class ClientStack extends StackCore {
     store: this.storeCreates.bind(this),
   };
 
-  private storeCreates(built: CreateRequests, options: WriteOptions): Promise<Doc[]> {
+  /** `first`: the first document is the answer (createDoc), not the list. */
+  private storeCreates(built: CreateRequests, options: WriteOptions, first?: boolean): Promise<Doc[] | Doc> {
     // the usual create names no id: written at once, with no callback made for it
-    if (built.chosenIds.length > 0) return refuseTakenIds(this.#db, built.chosenIds).then(() => this.storeCreates({ requests: built.requests, chosenIds: [] }, options));
-    return this.pipeline.write(built.requests, options.origin ?? 'local', extrasOf(options));
+    if (built.chosenIds.length > 0) return refuseTakenIds(this.#db, built.chosenIds).then(() => this.storeCreates({ requests: built.requests, chosenIds: [] }, options, first));
+    return this.pipeline.write(built.requests, options.origin ?? 'local', extrasOf(options), first as true);
   }
 
   async updateDoc<T extends object = Record<string, unknown>>(id: string, changes: Partial<NoInfer<T>>, options: WriteOptions = {}): Promise<DocOf<T>> {

@@ -52,8 +52,8 @@ export interface CreateDeps<O> {
   read(name: string): Promise<ClassModel>;
   now(): string;
   systemFields(): ReadonlySet<string>;
-  /** the requests written with the caller's options (ids callers chose checked free first) */
-  store(built: CreateRequests, options: O): Promise<Doc[]>;
+  /** the requests written with the caller's options (ids callers chose checked free first); `first`: answers the first document, not the list */
+  store(built: CreateRequests, options: O, first?: boolean): Promise<Doc[] | Doc>;
 }
 
 /**
@@ -64,11 +64,17 @@ export interface CreateDeps<O> {
  */
 export function createDocuments<O>(docs: readonly unknown[], deps: CreateDeps<O>, options: O): Promise<Doc[]> {
   const built = createRequests(docs, deps.now(), deps.fresh, deps.systemFields());
-  return built ? deps.store(built, options) : createReading(docs, deps, options);
+  return built ? (deps.store(built, options) as Promise<Doc[]>) : createReading(docs, deps, options);
+}
+
+/** stack.createDoc: createDocuments of one document, answering it (not a list of one: no `then` to take it out). */
+export function createDocument<O>(doc: unknown, deps: CreateDeps<O>, options: O): Promise<Doc> {
+  const built = createRequests([doc], deps.now(), deps.fresh, deps.systemFields());
+  return built ? (deps.store(built, options, true) as Promise<Doc>) : createReading([doc], deps, options).then(firstOf);
 }
 
 async function createReading<O>(docs: readonly unknown[], deps: CreateDeps<O>, options: O): Promise<Doc[]> {
   const models = new Map<string, ClassModel>();
   for (const name of classNamesOf(docs)) models.set(name, deps.fresh(name) ?? (await deps.read(name)));
-  return deps.store(createRequests(docs, deps.now(), (name) => models.get(name), deps.systemFields())!, options);
+  return deps.store(createRequests(docs, deps.now(), (name) => models.get(name), deps.systemFields())!, options) as Promise<Doc[]>;
 }

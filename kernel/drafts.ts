@@ -88,6 +88,13 @@ export function isPlainTextNaturalId(className: string, text: string, id: string
   return true;
 }
 
+/** `<Class>-_22<text>_22` when the text is only of characters escapeIdPart keeps, else undefined. Node only. */
+function plainTextNaturalId(className: string, text: string): string | undefined {
+  const escapes = escapesOfAscii();
+  for (let i = 0; i < text.length; i++) if (escapes[text.charCodeAt(i)] !== '') return undefined; // past ASCII: undefined, not ''
+  return `${className}-_22${text}_22`;
+}
+
 /** escapeIdPart of ASCII text by its character codes, or undefined when the text is not only ASCII. */
 function escapeAsciiScan(text: string): string | undefined {
   const escapes = escapesOfAscii();
@@ -119,6 +126,13 @@ export function naturalIdOf(model: ClassModel, doc: Record<string, unknown>): st
     // the usual key, one attribute: no arrays (every lookup and every write works this id out;
     // Node only: the browser files have no bytes for it, types/build-flags.d.ts)
     const value = doc[attributes[0].name];
+    if (typeof value === 'string') {
+      // plain text (only characters an id keeps as they are): its JSON is the text in quotes,
+      // and the id is that with the quotes escaped — no JSON text made (a call into the
+      // runtime), what isPlainTextNaturalId compares against
+      const plain = plainTextNaturalId(model.name, value);
+      if (plain !== undefined) return plain;
+    }
     return isKeyScalar(value) ? naturalIdOfJson(model.name, JSON.stringify(value)) : undefined;
   }
   const values = attributes.map((a) => doc[a.name]);
@@ -156,19 +170,37 @@ export function canonicalJson(value: unknown): string {
 
 let lastMs = Number.NaN;
 let lastIso = '';
+/** the second lastIso lies in (its first millisecond), and its text up to the milliseconds: `…T12:34:56.` */
+let secondStart = Number.NaN;
+let secondText = '';
+/** the last millisecond a Date holds (past it toISOString throws) */
+const MAX_TIME = 8.64e15;
 
 /**
  * The time of a clock (default the wall clock) as an ISO string: document timestamps. The string
  * of the last millisecond is kept: serial writes come many to a millisecond, and formatting a
- * Date was ≈ 2 % of a serial insert's CPU in the kernel's profile.
+ * Date was ≈ 2 % of a serial insert's CPU in the kernel's profile. Node also keeps the text of
+ * the last second and writes only the milliseconds of a new one: a serial create (≈ 0.1–0.2 ms)
+ * mostly meets a new millisecond, and Date's formatting (a call into the runtime) was 1–2 µs of
+ * a create in context (bench/serial-profile). The browser files format each millisecond (no bytes).
  */
 export function nowIso(clock: Clock = systemClock): string {
   const ms = clock.now();
   if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString(); // throws for a clock that is not a time, as before
+    lastIso = globalThis.docstackBrowserBuild ? new Date(ms).toISOString() : isoInSecond(ms);
     lastMs = ms;
   }
   return lastIso;
+}
+
+/** nowIso's text of a new millisecond (Node): the milliseconds written after the kept second's text, or formatted anew. */
+function isoInSecond(ms: number): string {
+  const inSecond = ms - secondStart;
+  if (inSecond >= 0 && inSecond < 1000 && Number.isInteger(inSecond) && ms <= MAX_TIME) return secondText + (inSecond < 10 ? '00' : inSecond < 100 ? '0' : '') + inSecond + 'Z';
+  const iso = new Date(ms).toISOString(); // throws for a clock that is not a time, as before
+  secondStart = ms - (((ms % 1000) + 1000) % 1000);
+  secondText = iso.slice(0, -4); // `….123Z` → `….`
+  return iso;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -7,7 +7,7 @@ import type { KernelHooks } from './hooks.js';
 import { KEEP_AT_MOST, keepShape, lastKept } from '../storage/kept-shapes.js';
 import { isPromiseLike } from '../storage/settle.js';
 import { CommitGroup } from './commit-group.js';
-import { storeUnit, type UnitDeps } from './unit-of-work.js';
+import { storeUnit, storeUnitThen, type UnitDeps } from './unit-of-work.js';
 import { planFor, type WritePlan } from './write-plan.js';
 import { runSeries, runWaterfall } from './planned-calls.js';
 
@@ -85,6 +85,8 @@ class Batch implements WriteBatch {
 // its hidden class outlives the writes (storage/kept-shapes.ts; Node only: the browser files have no bytes for it)
 if (!globalThis.docstackBrowserBuild) keepShape(new Batch([], undefined));
 
+const firstOf = (docs: Doc[]): Doc => docs[0];
+
 /** Does a beforeWrite, afterRead or afterWrite tap see one of these writes? (A loop: it runs for every write.) */
 function anyTapSees(requests: WriteRequest[], plans: WritePlan[]): boolean {
   for (let i = 0; i < plans.length; i++) {
@@ -92,6 +94,19 @@ function anyTapSees(requests: WriteRequest[], plans: WritePlan[]): boolean {
     if (plan.afterWrite || (!requests[i].classModel.simple && (plan.beforeWrite || plan.afterRead))) return true;
   }
   return false;
+}
+
+/** The usual write, stored: its `change` events, and its drafts (or the first) as the answer (Node: the browser files write every write as writeTapped). */
+function stored(deps: PipelineDeps, requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], drafts: Doc[], first: boolean): Doc[] | Doc {
+  announce(deps, requests, origin, contexts, drafts, drafts);
+  return first ? drafts[0] : drafts;
+}
+
+/** Each stored document's `change` event, with what the write answers for it. */
+function announce(deps: PipelineDeps, requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], stored: Doc[], results: Doc[]): void {
+  for (let i = 0; i < stored.length; i++) {
+    deps.announce({ op: contexts[i].op, id: stored[i]._id, rev: stored[i]._rev, className: requests[i].classModel.name, origin, doc: results[i] });
+  }
 }
 
 /** The `change` event of a stack: one per document this stack stored. */
@@ -156,27 +171,26 @@ export class WritePipeline {
    * beforeWrite, afterRead or afterWrite tap — has no async frame: it answers its stored drafts in
    * a `then` on the store, so a serial write pays for the promises it waits on and no more.
    */
-  write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}): Promise<Doc[]> {
+  write(requests: WriteRequest[], origin: WriteOrigin, extras?: WriteExtras): Promise<Doc[]>;
+  /** `first`: answers the first request's document (stack.createDoc on Node), not a list of one — no `then` to take it out. */
+  write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras, first: true): Promise<Doc>;
+  write(requests: WriteRequest[], origin: WriteOrigin, extras: WriteExtras = {}, first = false): Promise<Doc[] | Doc> {
     try {
       const prepared = this.prepare(requests, origin, extras, false);
-      if (globalThis.docstackBrowserBuild || isPromiseLike(prepared) || anyTapSees(requests, prepared.plans)) {
-        return this.writeTapped(requests, origin, extras, prepared);
+      // the usual write (Node: the browser files take writeTapped for every write, no bytes for this)
+      if (!globalThis.docstackBrowserBuild && !isPromiseLike(prepared) && !anyTapSees(requests, prepared.plans)) {
+        const { drafts, contexts, items, shares, work } = prepared;
+        // a serial writer's drafts outlive their write until the next one (storage/kept-shapes.ts): their hidden classes, and the code that checks them, survive a full collection between two writes
+        if (drafts.length <= KEEP_AT_MOST) lastKept.drafts = drafts;
+        // bound methods, not closures per write: V8 keeps a function's optimized code only while
+        // some function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
+        return storeUnitThen(this.deps, { items, shares, guard: extras.guard, renew: this.begin.bind(this, work) }, stored.bind(null, this.deps, requests, origin, contexts, drafts, first));
       }
-      const { drafts, contexts, items, shares, work } = prepared;
-      // a serial writer's drafts outlive their write until the next one (storage/kept-shapes.ts): their hidden classes, and the code that checks them, survive a full collection between two writes
-      if (!globalThis.docstackBrowserBuild && drafts.length <= KEEP_AT_MOST) lastKept.drafts = drafts;
-      // bound methods, not closures per write: V8 keeps a function's optimized code only while
-      // some function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
-      return storeUnit(this.deps, { items, shares, guard: extras.guard, renew: this.begin.bind(this, work) }).then(this.stored.bind(this, requests, origin, contexts, drafts));
+      const written = this.writeTapped(requests, origin, extras, prepared);
+      return !globalThis.docstackBrowserBuild && first ? written.then(firstOf) : written; // (the browser files never ask for the first)
     } catch (err) {
       return Promise.reject(err);
     }
-  }
-
-  /** The usual write, stored: its `change` events, and its drafts as the answer. */
-  private stored(requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], drafts: Doc[]): Doc[] {
-    this.announce(requests, origin, contexts, drafts, drafts);
-    return drafts;
   }
 
   /** A write some tap sees (beforeWrite, afterRead, afterWrite), or prepared with a promise. */
@@ -212,20 +226,13 @@ export class WritePipeline {
       const read = afterRead ? runWaterfall(afterRead, result, { stack: this.deps.stack, classModel: requests[i].classModel, written: true }) : result;
       results.push(isPromiseLike(read) ? await read : read);
     }
-    this.announce(requests, origin, contexts, stored, results);
+    announce(this.deps, requests, origin, contexts, stored, results);
     for (let i = 0; i < stored.length; i++) {
       const afterWrite = plans[i].afterWrite;
       const after = afterWrite ? runSeries(afterWrite, [stored[i]], contexts[i]) : undefined;
       if (isPromiseLike(after)) await after;
     }
     return results;
-  }
-
-  /** Each stored document's `change` event, with what the write answers for it. */
-  private announce(requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], stored: Doc[], results: Doc[]): void {
-    for (let i = 0; i < stored.length; i++) {
-      this.deps.announce({ op: contexts[i].op, id: stored[i]._id, rev: stored[i]._rev, className: requests[i].classModel.name, origin, doc: results[i] });
-    }
   }
 
   /**
@@ -260,7 +267,9 @@ export class WritePipeline {
       }
       plans.push(lastPlan!);
     }
-    const drafts = requests.map((r) => r.draft);
+    // loops, not `map` with an arrow (a closure and a builtin's call per write)
+    const drafts: Doc[] = new Array(requests.length);
+    for (let index = 0; index < requests.length; index++) drafts[index] = requests[index].draft;
     const batch: WriteBatch = new Batch(drafts, extras.siblings);
     const depth = extras.depth ?? 0;
     // built field by field (no spread of temporary objects): a large batch makes one per document
@@ -304,11 +313,15 @@ export class WritePipeline {
       const checking = !requests[i].classModel.simple && validate ? runSeries(validate, drafts[i], contexts[i]) : undefined;
       if (isPromiseLike(checking)) return Promise.resolve(checking).then(() => this.checkDrafts(p, 1, i + 1));
     }
-    const items: UnitItem[] = requests.map((r, i) => ({ doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] }));
+    const items: UnitItem[] = new Array(requests.length);
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i];
+      items[i] = { doc: drafts[i], previous: r.previous, classModel: r.classModel, op: r.op, context: contexts[i] };
+    }
     const work: UnitOfWork = { items, origin: p.origin, dryRun: p.dryRun };
     const begun = this.begin(work);
-    const prepared = (shares: WriteShare[]): Prepared => ({ drafts, contexts, plans, items, shares, work });
-    return isPromiseLike(begun) ? Promise.resolve(begun).then(prepared) : prepared(begun);
+    if (isPromiseLike(begun)) return Promise.resolve(begun).then((shares) => ({ drafts, contexts, plans, items, shares, work }));
+    return { drafts, contexts, plans, items, shares: begun, work };
   }
 
   /** Each write part's share of a write, checked (waiting only on a check that returns a promise). */

@@ -62,20 +62,82 @@ export function storeUnit(deps: UnitDeps, unit: Unit): Promise<void> {
 }
 
 /**
+ * storeUnit, answering what `answer` returns once the write is stored. The usual write (one
+ * chunk, no guard, no feed hand-over) finding the lock free holds it (WriteLock.hold), stores,
+ * gives it back and answers in the turn the adapter calls back in: no `then` of the lock's on the
+ * section's promise, none of the caller's on storeUnit's — each a promise and a turn of the
+ * microtask queue per serial write. Any other write (or a step answering with a promise) is
+ * storeUnit's, then `answer`. Node only (the pipeline's usual write): the browser files' lock cannot be held.
+ */
+export function storeUnitThen<T>(deps: UnitDeps, unit: Unit, answer: () => T): Promise<T> {
+  const { lock, feed } = deps;
+  if (unit.guard || unit.items.length > WRITE_CHUNK || !lock.hold || feed?.takesOver(unit.items.length) || !lock.hold()) {
+    return storeUnit(deps, unit).then(answer);
+  }
+  // held from here: every way out gives the lock back
+  const attempt = newAttempt();
+  let listed: UnitDoc[][] | null | Promise<UnitDoc[][] | null>;
+  let stored: Promise<StoredResult[]>;
+  try {
+    const preparing = prepareShares(unit.shares);
+    if (isPromiseLike(preparing)) return releasedThen(lock, Promise.resolve(preparing).then(() => storeOnce(deps, unit)), answer);
+    listed = shareDocs(unit.shares, 0, unit.items.length, attempt);
+    if (isPromiseLike(listed) || !listed) return releasedThen(lock, Promise.resolve(listed).then((added) => storeListed(deps, unit, attempt, added)), answer);
+    stored = storeCall(deps.db, callDocs(listed, unit.items, 0, unit.items.length));
+  } catch (err) {
+    lock.release!();
+    return Promise.reject(err);
+  }
+  return stored.then(storedHeld.bind(null, deps, unit, attempt, listed, answer) as (results: StoredResult[]) => T, releaseFailed.bind(null, lock));
+}
+
+/** storedOnce for a write that holds the lock: what follows, the lock given back, then its answer. */
+function storedHeld<T>(deps: UnitDeps, unit: Unit, attempt: Attempt, added: UnitDoc[][], answer: () => T, results: StoredResult[]): T | Promise<T> {
+  let rest: void | Promise<void>;
+  try {
+    rest = storedOnce(deps, unit, attempt, added, results);
+  } catch (err) {
+    deps.lock.release!();
+    throw err;
+  }
+  if (isPromiseLike(rest)) return releasedThen(deps.lock, rest, answer);
+  deps.lock.release!();
+  return answer();
+}
+
+/** A held lock given back once `running` settles, then `answer` (the rarer paths: a turn more is nothing there). */
+function releasedThen<T>(lock: WriteLock, running: Promise<void>, answer: () => T): Promise<T> {
+  return running.then(
+    () => {
+      lock.release!();
+      return answer();
+    },
+    (err: unknown) => releaseFailed(lock, err),
+  );
+}
+
+function releaseFailed(lock: WriteLock, err: unknown): never {
+  lock.release!();
+  throw err;
+}
+
+/**
  * storeUnit's work, the store's write lock held. `first`: the outcome of a first attempt already
  * made (a group's shared call, its shares prepared): only its failure is settled here. The usual
  * write (one chunk, no guard, no feed hand-over) is one bulkDocs call and a `then`: no async
  * frame, whose promise every serial write would pay for; anything else goes to storeSettling.
  */
 export function storeLocked(deps: UnitDeps, unit: Unit, first?: Attempt): Promise<void> {
-  const { items, shares } = unit;
-  if (globalThis.docstackBrowserBuild || first || unit.guard || items.length > WRITE_CHUNK || deps.feed?.takesOver(items.length)) return storeSettling(deps, unit, first);
-  try {
-    const preparing = prepareShares(shares);
-    return isPromiseLike(preparing) ? Promise.resolve(preparing).then(() => storeOnce(deps, unit)) : storeOnce(deps, unit);
-  } catch (err) {
-    return Promise.reject(err);
+  // the usual write (Node: the browser files settle every write in storeSettling, no bytes for this)
+  if (!globalThis.docstackBrowserBuild && !first && !unit.guard && unit.items.length <= WRITE_CHUNK && !deps.feed?.takesOver(unit.items.length)) {
+    try {
+      const preparing = prepareShares(unit.shares);
+      return isPromiseLike(preparing) ? Promise.resolve(preparing).then(() => storeOnce(deps, unit)) : storeOnce(deps, unit);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
+  return storeSettling(deps, unit, first);
 }
 
 /** One call for the whole write, its shares prepared: stored, or its failure settled by storeSettling. */
@@ -221,10 +283,20 @@ async function shareDocsRest(shares: readonly WriteShare[], start: number, end: 
 }
 
 function checkShareDocs(shares: readonly WriteShare[], added: UnitDoc[][], attempt: Attempt): UnitDoc[][] | null {
-  const replacing = shares.findIndex((share, k) => !share.undo && added[k].some((doc) => doc._rev !== undefined));
+  const replacing = replacingShare(shares, added);
   if (replacing < 0) return added;
   attempt.failure = KERNEL_ERRORS.pluginInvalid('A write share that replaces documents (a _rev given) needs an undo.', { details: { share: replacing } });
   return null;
+}
+
+/** The first share without an `undo` whose documents replace stored ones (a `_rev` given), or -1. Loops: every write asks, and most shares add nothing. */
+function replacingShare(shares: readonly WriteShare[], added: readonly UnitDoc[][]): number {
+  for (let k = 0; k < shares.length; k++) {
+    if (shares[k].undo) continue;
+    const docs = added[k];
+    for (let j = 0; j < docs.length; j++) if (docs[j]._rev !== undefined) return k;
+  }
+  return -1;
 }
 
 /**

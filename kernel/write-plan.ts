@@ -41,7 +41,9 @@ const plans = new WeakMap<ClassModel, Map<string, { version: number; plan: Write
  * class no plugin has work for runs no hook at all, so its write is one validation and one
  * bulkDocs. Without `op`, the plan of every operation (what reads use for afterRead).
  */
-export function planFor(hooks: KernelHooks, model: ClassModel, origin: WriteOrigin, op?: WriteOp): WritePlan {
+export const planFor: (hooks: KernelHooks, model: ClassModel, origin: WriteOrigin, op?: WriteOp) => WritePlan = globalThis.docstackBrowserBuild ? compiledPlan : lastOrCompiled;
+
+function compiledPlan(hooks: KernelHooks, model: ClassModel, origin: WriteOrigin, op?: WriteOp): WritePlan {
   // taps are only ever added, so their total number changes whenever any planned hook changes
   let version = 0;
   for (const name of PLANNED) version += hooks[name].taps.length;
@@ -55,6 +57,31 @@ export function planFor(hooks: KernelHooks, model: ClassModel, origin: WriteOrig
   byOrigin.set(key, { version, plan: plan as WritePlan });
   return plan as WritePlan;
 }
+
+/**
+ * planFor on Node: the last plan asked, compared in place — a serial writer asks the same one
+ * write after write, and compiledPlan's key (`localcreate`) was a string made and hashed per
+ * write, its version a keyed read per hook. The browser files have no bytes for it. It keeps the
+ * last asker's hooks and class model alive until the next plan is asked (one stack's, at most).
+ */
+function lastOrCompiled(hooks: KernelHooks, model: ClassModel, origin: WriteOrigin, op?: WriteOp): WritePlan {
+  const version = hooks.beforeValidate.taps.length + hooks.validate.taps.length + hooks.beforeWrite.taps.length + hooks.afterWrite.taps.length + hooks.afterRead.taps.length;
+  const last = lastAsked;
+  if (last.model === model && last.hooks === hooks && last.origin === origin && last.op === op && last.version === version) return last.plan!;
+  const plan = compiledPlan(hooks, model, origin, op);
+  lastAsked = { hooks, model, origin, op, version, plan };
+  return plan;
+}
+
+/** lastOrCompiled's last answer */
+let lastAsked: { hooks: KernelHooks | null; model: ClassModel | null; origin: WriteOrigin; op: WriteOp | undefined; version: number; plan: WritePlan | null } = {
+  hooks: null,
+  model: null,
+  origin: 'local',
+  op: undefined,
+  version: -1,
+  plan: null,
+};
 
 function filtered<H extends object>(hook: H, model: ClassModel, origin: WriteOrigin, op: WriteOp | undefined): H | null {
   const taps = (hook as unknown as { taps: TapRecord[] }).taps;

@@ -19,6 +19,14 @@ const queues = new Map<string, Queue>();
 export type WriteLock = (<T>(section: () => Promise<T>) => Promise<T>) & {
   /** Is a section of this store running now (a write arriving would wait)? */
   busy(): boolean;
+  /**
+   * Takes the lock now if it is free (true: the caller holds it until `release`), else false —
+   * for a section that gives the lock back in its own last step, without the `then` a section's
+   * promise costs (kernel/unit-of-work.ts storeUnitThen). Node only: the browser files' lock has neither.
+   */
+  hold?(): boolean;
+  /** Gives back a lock `hold` took: the next section waiting runs. */
+  release?(): void;
 };
 
 export { storeKeyOf };
@@ -41,28 +49,41 @@ export function writeLockFor(db: Database): WriteLock {
     try {
       running = section();
     } catch (err) {
-      leave(queue);
+      leave();
       return Promise.reject(err);
     }
-    return Promise.resolve(running).then(
-      (value) => {
-        leave(queue);
-        return value;
-      },
-      (err: unknown) => {
-        leave(queue);
-        throw err;
-      },
-    );
+    return Promise.resolve(running).then(left as (value: T) => T, leftFailed);
   };
-  const leave = (queue: Queue): void => {
+  // made once per lock, not per section: the queue a section leaves is the busy one of its store
+  // (only the last section out removes it, and nothing replaces a busy queue)
+  const leave = (): void => {
+    const queue = queues.get(key)!;
     const next = queue.waiting.shift();
     if (next) next();
     else {
       queue.busy = false;
       // the last section out removes the queue, so a closed store leaves nothing behind
-      if (queues.get(key) === queue) queues.delete(key);
+      queues.delete(key);
     }
   };
-  return Object.assign(lock, { busy: () => queues.get(key)?.busy === true });
+  const left = (value: unknown): unknown => {
+    leave();
+    return value;
+  };
+  const leftFailed = (err: unknown): never => {
+    leave();
+    throw err;
+  };
+  const busy = (): boolean => queues.get(key)?.busy === true;
+  if (!globalThis.docstackBrowserBuild) {
+    const hold = (): boolean => {
+      let queue = queues.get(key);
+      if (queue?.busy) return false;
+      if (!queue) queues.set(key, (queue = { busy: false, waiting: [] }));
+      queue.busy = true;
+      return true;
+    };
+    return Object.assign(lock, { busy, hold, release: leave });
+  }
+  return Object.assign(lock, { busy });
 }

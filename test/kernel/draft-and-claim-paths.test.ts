@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KERNEL_ERRORS, type ClassModel, type Doc } from '../../index.js';
-import { createDraft, decodeNaturalKey, naturalDocId, naturalIdOf } from '../../kernel/drafts.js';
+import { createDraft, decodeNaturalKey, naturalDocId, naturalIdOf, nowIso } from '../../kernel/drafts.js';
 import { claimFor, keyIdOf } from '../../engine/indexes/primary-keys.js';
 import { DocstackError } from '../../contracts/errors.js';
 
@@ -99,7 +99,7 @@ describe('a one-attribute key: the claim and the natural id from one JSON text',
   const two = model('Pair', ['a', 'b']);
 
   it('names the same entry and natural id as the general form, for every kind of key value', () => {
-    for (const value of ['plain', 'with "quotes" / é ✓', '', 42, -0, 1.5e300, true, false, { nested: [1, 'x'] }, [1, 2]]) {
+    for (const value of ['plain', 'ITEM-0000042', 'a-b-Z9', 'with "quotes" / é ✓', 'tab\tin', '', 42, -0, 1.5e300, true, false, { nested: [1, 'x'] }, [1, 2]]) {
       const natural = typeof value === 'object' ? undefined : naturalDocId('Item', [value]);
       expect(naturalIdOf(one, { code: value }), JSON.stringify(value)).toBe(natural);
       for (const id of [natural ?? 'Item-random', 'Item-other']) {
@@ -153,5 +153,38 @@ describe('natural ids escape every character an id part does not keep', () => {
     for (const c of every) expect(naturalDocId('Item', [c])).toBe(`Item-${rule(JSON.stringify(c))}`);
     expect(naturalDocId('Item', ['"x"'])).toBe('Item-_22_5C_22x_5C_22_22'); // escapes first and last
     expect(naturalDocId('Item', [true])).toBe('Item-true'); // nothing to escape: the text itself
+  });
+});
+
+describe('nowIso: a document timestamp', () => {
+  it("is the clock's time as toISOString writes it, through new milliseconds, seconds, years and odd clocks", () => {
+    const times = [
+      Date.UTC(2026, 10, 28, 14, 0, 0, 0),
+      Date.UTC(2026, 10, 28, 14, 0, 0, 1),
+      Date.UTC(2026, 10, 28, 14, 0, 0, 1), // the same millisecond again
+      Date.UTC(2026, 10, 28, 14, 0, 0, 9),
+      Date.UTC(2026, 10, 28, 14, 0, 0, 10),
+      Date.UTC(2026, 10, 28, 14, 0, 0, 99),
+      Date.UTC(2026, 10, 28, 14, 0, 0, 100),
+      Date.UTC(2026, 10, 28, 14, 0, 0, 999),
+      Date.UTC(2026, 10, 28, 14, 0, 1, 0), // the next second
+      Date.UTC(2026, 10, 28, 14, 0, 0, 500), // back in time (a test's clock)
+      Date.UTC(2026, 10, 28, 14, 0, 0, 500) + 0.25, // a fraction of a millisecond
+      Date.UTC(2026, 10, 28, 14, 0, 0, 501),
+      Date.UTC(1969, 11, 31, 23, 59, 59, 1), // before the epoch
+      -1,
+      0,
+      Date.UTC(10000, 0, 1, 0, 0, 0, 5), // a six-digit year
+      8.64e15 - 1000,
+      8.64e15, // the last millisecond a Date holds
+    ];
+    for (const ms of times) expect(nowIso({ now: () => ms }), String(ms)).toBe(new Date(ms).toISOString());
+    for (let ms = Date.UTC(2026, 0, 1, 23, 59, 58, 0); ms < Date.UTC(2026, 0, 2, 0, 0, 1, 0); ms += 7) expect(nowIso({ now: () => ms })).toBe(new Date(ms).toISOString());
+  });
+
+  it('refuses a clock past the last time a Date holds, or not a time, as toISOString does', () => {
+    expect(nowIso({ now: () => 8.64e15 })).toBe('+275760-09-13T00:00:00.000Z'); // the kept second is the last one
+    expect(() => nowIso({ now: () => 8.64e15 + 1 })).toThrow(RangeError);
+    expect(() => nowIso({ now: () => Number.NaN })).toThrow(RangeError);
   });
 });
