@@ -97,7 +97,7 @@ function anyTapSees(requests: WriteRequest[], plans: WritePlan[]): boolean {
 }
 
 /** The usual write, stored: its `change` events, and its drafts (or the first) as the answer (Node: the browser files write every write as writeTapped). */
-function stored(deps: PipelineDeps, requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], drafts: Doc[], first: boolean): Doc[] | Doc {
+function answerStored(deps: PipelineDeps, requests: WriteRequest[], origin: WriteOrigin, contexts: WriteContext[], drafts: Doc[], first: boolean): Doc[] | Doc {
   announce(deps, requests, origin, contexts, drafts, drafts);
   return first ? drafts[0] : drafts;
 }
@@ -184,7 +184,7 @@ export class WritePipeline {
         if (drafts.length <= KEEP_AT_MOST) lastKept.drafts = drafts;
         // bound methods, not closures per write: V8 keeps a function's optimized code only while
         // some function object of its kind lives (docs/benchmarks.md#code-shared-by-every-stack)
-        return storeUnitThen(this.deps, { items, shares, guard: extras.guard, renew: this.begin.bind(this, work) }, stored.bind(null, this.deps, requests, origin, contexts, drafts, first));
+        return storeUnitThen(this.deps, { items, shares, guard: extras.guard, renew: this.begin.bind(this, work) }, answerStored.bind(null, this.deps, requests, origin, contexts, drafts, first));
       }
       const written = this.writeTapped(requests, origin, extras, prepared);
       return !globalThis.docstackBrowserBuild && first ? written.then(firstOf) : written; // (the browser files never ask for the first)
