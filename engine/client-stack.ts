@@ -79,12 +79,8 @@ export class ClientStack extends StackCore {
     this.classCounts = new ClassCounts(db, lock);
     this.#store = { db, primaryKeys: this.primaryKeys, counts: this.classCounts, lock };
     // the engine's own share of every write: capability check, key entries, counters, out-of-range ids, the class-name checkpoint (in that order)
-    this.pipeline.addPart(capabilitiesPart(this.attributeTypes));
-    this.pipeline.addPart(primaryKeysPart(this.primaryKeys));
-    this.pipeline.addPart(classCountsPart(this.classCounts));
-    this.pipeline.addPart(classIdsPart(db, (n) => this.classCache.get(n)));
-    this.pipeline.addPart(classNamesPart(this.classNames));
-    this.pipeline.addPart(attachmentsPart());
+    const parts = [capabilitiesPart(this.attributeTypes), primaryKeysPart(this.primaryKeys), classCountsPart(this.classCounts), classIdsPart(db, (n) => this.classCache.get(n)), classNamesPart(this.classNames), attachmentsPart()];
+    for (const part of parts) this.pipeline.addPart(part);
     // the counts not yet persisted are stored before storage closes (after the plugins' own closing writes)
     this.hooks.onClose.tapPromise({ name: 'class-counts', stage: 1_000 }, () => this.classCounts.close());
     this.ingestor = new Ingestor({
@@ -172,17 +168,8 @@ export class ClientStack extends StackCore {
   createDoc<T extends object = Record<string, unknown>, C extends string = string>(doc: NewDocOf<T> & { '~class': UnmappedClass<DocstackClasses, C> }, options?: WriteOptions & { id?: string }): Promise<DocOf<T>>;
   createDoc(doc: NewDoc, options: WriteOptions & { id?: string } = {}): Promise<Doc> {
     const input = options.id === undefined ? doc : { ...doc, _id: options.id };
-    // Node: the pipeline answers the document itself (no `then` to take it out of a list; the
-    // browser files have no bytes for it)
-    if (!globalThis.docstackBrowserBuild) {
-      try {
-        this.assertOpen();
-        return createDocument(input, this.creates, options);
-      } catch (err) {
-        return Promise.reject(err);
-      }
-    }
-    return this.createDocs([input], options).then(firstOf);
+    // Node, open: the pipeline answers the document (no `then` to take it out of a list); else createDocs, which says what a closing stack allows
+    return !globalThis.docstackBrowserBuild && this.isOpen ? createDocument(input, this.creates, options) : this.createDocs([input], options).then(firstOf);
   }
 
   /** All or nothing: every document is validated before any is stored (engine/create-requests.ts; a refusal rejects, never throws). */
@@ -205,9 +192,8 @@ export class ClientStack extends StackCore {
     store: this.storeCreates.bind(this),
   };
 
-  /** `first`: the first document is the answer (createDoc), not the list. */
   private storeCreates(built: CreateRequests, options: WriteOptions, first?: boolean): Promise<Doc[] | Doc> {
-    // the usual create names no id: written at once, with no callback made for it
+    // the usual create names no id: written at once, with no callback made for it (`first`: createDoc's answer, the document)
     if (built.chosenIds.length > 0) return refuseTakenIds(this.#db, built.chosenIds).then(() => this.storeCreates({ requests: built.requests, chosenIds: [] }, options, first));
     return this.pipeline.write(built.requests, options.origin ?? 'local', extrasOf(options), first as true);
   }

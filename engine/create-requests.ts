@@ -67,10 +67,14 @@ export function createDocuments<O>(docs: readonly unknown[], deps: CreateDeps<O>
   return built ? (deps.store(built, options) as Promise<Doc[]>) : createReading(docs, deps, options);
 }
 
-/** stack.createDoc: createDocuments of one document, answering it (not a list of one: no `then` to take it out). */
+/** stack.createDoc: createDocuments of one document, answering it (not a list of one: no `then` to take it out); a refusal rejects, never throws. */
 export function createDocument<O>(doc: unknown, deps: CreateDeps<O>, options: O): Promise<Doc> {
-  const built = createRequests([doc], deps.now(), deps.fresh, deps.systemFields());
-  return built ? (deps.store(built, options, true) as Promise<Doc>) : createReading([doc], deps, options).then(firstOf);
+  try {
+    const built = createRequests([doc], deps.now(), deps.fresh, deps.systemFields());
+    return built ? (deps.store(built, options, true) as Promise<Doc>) : createReading([doc], deps, options).then(firstOf);
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 async function createReading<O>(docs: readonly unknown[], deps: CreateDeps<O>, options: O): Promise<Doc[]> {

@@ -35,9 +35,14 @@ export function writeLockFor(db: Database): WriteLock {
   const key = storeKeyOf(db);
   // Not an async function: a serial writer's uncontended section costs one `then`, no await chain
   // (the lock runs once per write, so its promises show in every write's cost).
-  const lock = <T>(section: () => Promise<T>): Promise<T> => {
+  /** the store's queue, made when none is there (the last section out removes it) */
+  const queueOf = (): Queue => {
     let queue = queues.get(key);
     if (!queue) queues.set(key, (queue = { busy: false, waiting: [] }));
+    return queue;
+  };
+  const lock = <T>(section: () => Promise<T>): Promise<T> => {
+    const queue = queueOf();
     if (!queue.busy) return enter(queue, section);
     // wait for the turn the section before hands over (busy stays set across the hand-over)
     const waitingOn = queue;
@@ -77,9 +82,8 @@ export function writeLockFor(db: Database): WriteLock {
   const busy = (): boolean => queues.get(key)?.busy === true;
   if (!globalThis.docstackBrowserBuild) {
     const hold = (): boolean => {
-      let queue = queues.get(key);
-      if (queue?.busy) return false;
-      if (!queue) queues.set(key, (queue = { busy: false, waiting: [] }));
+      const queue = queueOf();
+      if (queue.busy) return false;
       queue.busy = true;
       return true;
     };
