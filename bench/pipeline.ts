@@ -72,16 +72,22 @@ const SERIAL_WARMUP = 5_000;
 /**
  * Serial samples per round: the serial step runs this many times a round, each time on a fresh
  * raw database and a fresh stack, and each is a sample of the serial row (so 7 rounds judge the
- * serial median on 42; 21 until stop 52, when one sample's ratio still spread 0.8–2.2×,
+ * serial median on 42 until stop 55; 21 until stop 52, when one sample's ratio still spread 0.8–2.2×,
  * docs/benchmarks.md). One step of 1,000 writes a side sees about five young-generation
  * collections of 4–8 ms each, and which side's slice each one lands in is a coin toss: traced
  * per slice on memory, one round gave the engine 22 ms of them and raw `put` 4 ms (ratio 1.78×),
  * the next 5 ms and 20 ms (0.84×), while the sides' own counts over a run were even (17 and 19,
  * and 18 and 16 per 6,000 writes alone). Per-round ratios of one run spread 0.80–1.71× from that
  * alone, so a median of seven moved by ±0.2× between runs of the same code. More samples of the
- * same 1,000-write step narrow the median; they do not move it.
+ * same 1,000-write step narrow the median; they do not move it. Twelve since stop 55 (84 a run):
+ * with 42, the median's own spread — resampling one run's 42 per-sample ratios (0.83–1.65×),
+ * a bootstrap SD of 0.049× — was the whole of the spread between runs of the same code (seven
+ * runs' memory medians 1.24–1.33×), so a run's verdict was a coin toss near the aim; with 84
+ * the same resampling gives 0.034× (docs/benchmarks.md). The warm-up rounds keep six.
  */
-const SERIAL_SAMPLES = 6;
+const SERIAL_SAMPLES = 12;
+/** Serial samples per warm-up round (thrown away: what they do is warm the code, as six always did). */
+const WARM_SERIAL_SAMPLES = 6;
 const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
 /**
  * Slices per interleaved step. Ten (100 serial writes a slice) let young-generation collections
@@ -234,7 +240,8 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
 
   // -- serial single-document inserts, SERIAL_SAMPLES times on fresh stores
   const serial: { engine: Sample; baseline: Sample; floor: Sample }[] = [];
-  for (let sample = 0; sample < SERIAL_SAMPLES; sample++) serial.push(await serialStep(place, sizes, seed + 500 + 31 * sample, round * SERIAL_SAMPLES + sample));
+  const samples = into ? SERIAL_SAMPLES : WARM_SERIAL_SAMPLES;
+  for (let sample = 0; sample < samples; sample++) serial.push(await serialStep(place, sizes, seed + 500 + 31 * sample, round * samples + sample));
 
   // -- concurrent inserts: every write started at once
   const concurrentAttributes = itemAttributeList(sizes.concurrent, sizes.docs + sizes.serial, seed + 900);
