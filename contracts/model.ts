@@ -199,17 +199,10 @@ const keyAttributes = new WeakMap<ClassModel, AttributeModel[]>();
 
 /** Attributes of a class that form its natural primary key, in schema order. */
 export function primaryKeyAttributes(model: ClassModel): AttributeModel[] {
-  // Node: the last class asked answers without the keyed lookup — a serial create asks three
-  // to five times for its one class (its id, its key checks); the browser files have no bytes for it
-  if (!globalThis.docstackBrowserBuild && model === lastKeyed.model) return lastKeyed.attributes;
   let attributes = keyAttributes.get(model);
   if (!attributes) {
     attributes = Object.values(model.schema).filter((a) => a.primaryKey === true);
     keyAttributes.set(model, attributes);
   }
-  if (!globalThis.docstackBrowserBuild) lastKeyed = { model, attributes };
   return attributes;
 }
-
-/** primaryKeyAttributes' last answer (Node): it keeps one class model alive until another is asked. */
-let lastKeyed: { model: ClassModel | null; attributes: AttributeModel[] } = { model: null, attributes: [] };

@@ -15,8 +15,6 @@ export function capabilitiesPart(types: AttributeTypes): WritePart {
   return {
     name: 'capabilities',
     admit(model: ClassModel) {
-      // Node: the class this part admitted last, at the same version, without the keyed lookup (a serial writer's every write)
-      if (!globalThis.docstackBrowserBuild && model === lastAdmitted.model && types === lastAdmitted.types && types.version === lastAdmitted.version) return;
       if (admitted.get(model) === types.version) return;
       for (const attribute of Object.values(model.schema)) {
         const missing = types.missing(attribute);
@@ -28,14 +26,10 @@ export function capabilitiesPart(types: AttributeTypes): WritePart {
         }
       }
       admitted.set(model, types.version);
-      if (!globalThis.docstackBrowserBuild) lastAdmitted = { model, types, version: types.version };
     },
     begin: nothing,
   };
 }
-
-/** the class admitted last, by which stack's types and at which version (Node): it keeps one class model alive until another is admitted */
-let lastAdmitted: { model: ClassModel | null; types: AttributeTypes | null; version: number } = { model: null, types: null, version: -1 };
 
 /** the part adds nothing to a write: one function for every stack (docs/benchmarks.md#code-shared-by-every-stack) */
 const nothing = (): undefined => undefined;

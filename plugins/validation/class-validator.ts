@@ -95,8 +95,7 @@ export function checkShape(
     const value = draft[attribute.name];
     // a stored ciphertext the stack cannot open (locked, or a replica without keys) was validated
     // in plaintext by the writer that sealed it; it is kept as it is
-    // (most writes vouch for none: no lookup then; the browser files always look, no bytes for it)
-    if ((globalThis.docstackBrowserBuild || opaque.size > 0) && opaque.has(attribute.name)) continue;
+    if (opaque.has(attribute.name)) continue;
     if (value === undefined || value === null) {
       if (attribute.mandatory) {
         throw VALIDATION_ERRORS.validationMandatory(`"${attribute.name}" is mandatory in the class "${model.name}".`, { path: attribute.name });

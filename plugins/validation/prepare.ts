@@ -5,16 +5,10 @@ import type { AttributeModel, ClassModel, Doc, WriteOp } from '../../index.js';
 const attributeLists = new WeakMap<ClassModel, AttributeModel[]>();
 
 function attributesOf(model: ClassModel): AttributeModel[] {
-  // Node: the last class asked answers without the keyed lookup (a serial writer's every write); the browser files have no bytes for it
-  if (!globalThis.docstackBrowserBuild && model === lastListed.model) return lastListed.list;
   let list = attributeLists.get(model);
   if (!list) attributeLists.set(model, (list = Object.values(model.schema)));
-  if (!globalThis.docstackBrowserBuild) lastListed = { model, list };
   return list;
 }
-
-/** attributesOf's last answer (Node): it keeps one class model alive until another is asked. */
-let lastListed: { model: ClassModel | null; list: AttributeModel[] } = { model: null, list: [] };
 
 /**
  * What a create or an update does to a draft before it is checked (the beforeValidate tap, and

@@ -1,16 +1,16 @@
 /**
- * On Node the serial write path keeps the last class it was asked about: the validate tap its
- * validator (write-taps.ts validatorOf), prepareDraft its attribute list, primaryKeyAttributes
- * its key, the capabilities part the class it admitted last. Each write must still be checked
- * against its own class: when writes of two classes alternate, and at once when a class gets a
- * new revision.
+ * A write is checked against its own class, and gets its own class's natural id, however the
+ * writes before it went: when writes of two classes alternate, and at once when a class gets a new
+ * revision. The write path keeps per class model what it works out once (the validator, the
+ * attribute lists, the key attributes): a cache that answered for the last class asked, whatever
+ * the class, would fail here (checked with such a cut of stop 55, reverted since).
  */
 import { describe, expect, it } from 'vitest';
 import { Attribute, Class } from '../../../index.js';
 import { naturalDocId } from '../../../kernel/drafts.js';
 import { expectRefused, memoryStack } from '../../helpers/stack.js';
 
-describe('the last class kept on the write path', () => {
+describe('each write and its own class', () => {
   it('checks each write against its own class when the classes alternate', async () => {
     const stack = await memoryStack();
     await Class.create(stack, 'Crate', 'class', '', { code: { type: 'string', primaryKey: true }, qty: { type: 'integer', min: 0 } });
