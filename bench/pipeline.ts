@@ -36,11 +36,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addSamples, comparison, interleaved, interleavedSpans, measure, median, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
-  bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, itemId, openEngine, openRaw, prng, rawDocs, storeOf, withoutDocumentCache,
+  bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, openEngine, openRaw, rawDocs, storeOf,
   type AdapterName, type Engine, type Place, type RawDoc,
 } from './pipeline-sides.js';
 import { minimalWriter } from './minimal-write.js';
 import { BIG, bigCount, countOf } from './pipeline-counts.js';
+import { lookupSamples } from './pipeline-lookups.js';
 
 const DOCS = 10_000;
 const SERIAL = 1_000;
@@ -88,6 +89,15 @@ const SERIAL_WARMUP = 5_000;
 const SERIAL_SAMPLES = 12;
 /** Serial samples per warm-up round (thrown away: what they do is warm the code, as six always did). */
 const WARM_SERIAL_SAMPLES = 6;
+/**
+ * Lookup samples per judged round (42 a run; one until stop 55, and one in a warm-up round still):
+ * the lookup step runs this many times on the bulk step's stores, each time the same number of
+ * keys in another order. With one a round, five runs of one code read memory medians of 0.79–1.06×
+ * from per-round ratios of 0.50–1.41×, and in two of them the cached reads' median sat above the
+ * uncached reads' (1.02 and 0.92×, 1.06 and 0.96×) — the median's sampling, not the reads
+ * (docs/benchmarks.md "The serial median, the sketch and validation (stop 55)").
+ */
+const LOOKUP_SAMPLES = 6;
 const ADAPTERS: readonly AdapterName[] = ['memory', 'leveldb'];
 /**
  * Slices per interleaved step. Ten (100 serial writes a slice) let young-generation collections
@@ -135,24 +145,6 @@ function rowsFor(adapter: AdapterName) {
 type Rows = ReturnType<typeof rowsFor>;
 
 const perDoc = (s: Sample, n: number): Sample => ({ wallMs: s.wallMs / n, cpuMs: s.cpuMs / n });
-
-/** Block `block` of BLOCKS equal slices of a list. */
-function slice<T>(items: readonly T[], block: number): readonly T[] {
-  const size = Math.ceil(items.length / BLOCKS);
-  return items.slice(block * size, (block + 1) * size);
-}
-
-/** `count` distinct indexes of [0, total), spread over the whole key range, in a shuffled order. */
-function pickIndexes(total: number, count: number, seed: number): number[] {
-  const step = Math.max(1, Math.floor(total / count));
-  const picks = Array.from({ length: Math.min(count, total) }, (_, i) => (i * step) % total);
-  const random = prng(seed * 7);
-  for (let i = picks.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [picks[i], picks[j]] = [picks[j], picks[i]];
-  }
-  return picks;
-}
 
 /**
  * The baseline's linearity: raw bulk in calls of CHUNK at DOCS/4, DOCS/2 and DOCS, and in one
@@ -205,35 +197,10 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   await expectItems(chunked, docs, 'raw chunked bulkDocs');
   await expectItems(storeOf(engine), docs, 'engine createDocs');
 
-  // -- primary-key lookups, on the stores the bulk step filled (same ids on both sides)
-  const codes = pickIndexes(sizes.docs, sizes.lookups, seed).map((i) => attributes[i].code);
-  const lookup = await interleaved(
-    {
-      baseline: async (block) => {
-        for (const code of slice(codes, block)) await chunked.get(itemId(code));
-      },
-      engine: async (block) => {
-        for (const code of slice(codes, block)) {
-          // a miss would time the cheap path: the bench refuses to report it
-          if (!(await engine.items.getByPrimaryKeys({ code }))) throw new Error(`getByPrimaryKeys missed ${code}`);
-        }
-      },
-      // the same reads with the store's document cache (storage/document-cache.ts) set aside for
-      // the block: each one the adapter's two storage reads, as on a store just opened
-      uncached: async (block) => {
-        const cache = withoutDocumentCache(engine);
-        try {
-          for (const code of slice(codes, block)) {
-            if (!(await engine.items.getByPrimaryKeys({ code }))) throw new Error(`getByPrimaryKeys missed ${code}`);
-          }
-        } finally {
-          cache.restore();
-        }
-      },
-    },
-    BLOCKS,
-    round,
-  );
+  // -- primary-key lookups, on the stores the bulk step filled (same ids on both sides): LOOKUP_SAMPLES
+  // samples in a judged round, one in a warm-up round (bench/pipeline-lookups.ts)
+  const codes = attributes.map((a) => a.code);
+  const lookups = await lookupSamples(chunked, engine, codes, sizes.lookups, { samples: into ? LOOKUP_SAMPLES : 1, blocks: BLOCKS, seed, order: round });
   const countMs = await countOf(engine, sizes.docs);
   await dropRaw(chunked);
   await dropEngine(engine, place);
@@ -290,8 +257,10 @@ async function runRound(place: Place, sizes: Sizes, round: number, into: Rows | 
   record(into.concurrentPuts, concurrent.engine!, concurrent.puts!);
   // same number of documents on both sides (CONCURRENT = SERIAL), so the totals compare
   record(into.concurrentVsSerial, concurrent.engine!, serial[0].engine);
-  record(into.lookup, lookup.engine, lookup.baseline);
-  record(into.lookupUncached, lookup.uncached, lookup.baseline);
+  for (const lookup of lookups) {
+    record(into.lookup, lookup.engine, lookup.baseline);
+    record(into.lookupUncached, lookup.uncached, lookup.baseline);
+  }
   record(into.linearChunked, linear.chunked[2], linear.chunked[0]);
   record(into.linearChunkedHalf, linear.chunked[1], linear.chunked[0]);
   record(into.linearOneCall, perDoc(bulk.oneCall!, sizes.docs), linear.oneCall);
@@ -403,6 +372,7 @@ export async function runPipeline(options: BenchOptions): Promise<BenchReport> {
       rawChunk: CHUNK,
       serialInserts: SERIAL,
       serialSamplesPerRound: SERIAL_SAMPLES,
+      lookupSamplesPerRound: LOOKUP_SAMPLES,
       concurrentInserts: CONCURRENT,
       lookups: LOOKUPS,
       aimsOn: 'cpu ratio median (÷ raw PouchDB at the engine batch size)',
