@@ -22,7 +22,8 @@
  *     writes, coalesced `bulkDocs` in calls of CHUNK; also ÷ CONCURRENT separate raw `put`s at
  *     once, and ÷ the engine's own serial inserts (what concurrency gains it);
  *   - LOOKUPS `items.getByPrimaryKeys({ code })` ÷ raw `db.get` of the id the engine derives from
- *     the key (a keyed document's id is its natural id: docs/data-model.md);
+ *     the key (a keyed document's id is its natural id: docs/data-model.md), LOOKUP_SAMPLES times a
+ *     round on the bulk step's stores (bench/pipeline-lookups.ts);
  *   - count: `stack.countDocuments('Item')`, mean of COUNT_CALLS calls, absolute ms (aim ≤ 1 ms),
  *     on the bulk step's store and once on a store of BIG documents (memory); beside it, the mean
  *     of one raw `get` on the same store (a count is one storage read at most).
@@ -73,7 +74,7 @@ const SERIAL_WARMUP = 5_000;
 /**
  * Serial samples per round: the serial step runs this many times a round, each time on a fresh
  * raw database and a fresh stack, and each is a sample of the serial row (so 7 rounds judge the
- * serial median on 42 until stop 55; 21 until stop 52, when one sample's ratio still spread 0.8–2.2×,
+ * serial median on 42 until stop 55, on 21 until stop 52, when one sample's ratio still spread 0.8–2.2×,
  * docs/benchmarks.md). One step of 1,000 writes a side sees about five young-generation
  * collections of 4–8 ms each, and which side's slice each one lands in is a coin toss: traced
  * per slice on memory, one round gave the engine 22 ms of them and raw `put` 4 ms (ratio 1.78×),
