@@ -35,7 +35,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addSamples, comparison, interleaved, interleavedSpans, measure, median, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
+import { addSamples, comparison, interleavedSpans, measure, median, record, rotate, summarize, type BenchOptions, type BenchReport, type Comparison, type Sample } from './harness.js';
 import {
   bulkInChunks, CHUNK, dropEngine, dropRaw, engineInputs, expectItems, ITEM_SCHEMA, itemAttributeList, openEngine, openRaw, rawDocs, storeOf,
   type AdapterName, type Engine, type Place, type RawDoc,
